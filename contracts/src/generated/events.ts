@@ -1,0 +1,146 @@
+// Generated from schemas/avro by `npm run contracts:gen`. Do not edit: change the .avsc files and re-run.
+// A unit test (schemas/src/generate-contracts.unit.test.ts) fails when this file is out of date.
+
+/** A business system reports changed source content of one entity. Topic content.changed.v1, key <entityType>:<entityId>. */
+export interface ContentChanged {
+  /** Unique id of this event; consumers use it for idempotence. */
+  readonly eventId: string;
+  /** Name of the event, equal to the record name. */
+  readonly eventType: 'ContentChanged';
+  /** Schema version the producer wrote with. */
+  readonly eventVersion: number;
+  /** When the fact happened (epoch ms). */
+  readonly occurredAt: number;
+  /** Id shared by everything caused by one original request. */
+  readonly correlationId: string;
+  /** eventId (or request id) of the direct cause. */
+  readonly causationId: null | string;
+  readonly data: ContentChangedData;
+}
+
+export interface ContentChangedData {
+  /** Business module that owns the entity, e.g. catalog. */
+  readonly module: string;
+  /** Entity type, e.g. vendor. */
+  readonly entityType: string;
+  readonly entityId: string;
+  /** Language code of the source text, e.g. zh-CN. */
+  readonly sourceLang: string;
+  /** Monotonic version of the entity in the source system. */
+  readonly sourceVersion: number;
+  readonly fields: readonly ChangedField[];
+}
+
+export interface ChangedField {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A message that failed permanently, kept byte for byte for replay. Topic translation.dlq.v1, key = original key. */
+export interface DeadLetter {
+  /** Unique id of this event; consumers use it for idempotence. */
+  readonly eventId: string;
+  /** Name of the event, equal to the record name. */
+  readonly eventType: 'DeadLetter';
+  /** Schema version the producer wrote with. */
+  readonly eventVersion: number;
+  /** When the fact happened (epoch ms). */
+  readonly occurredAt: number;
+  /** Id shared by everything caused by one original request. */
+  readonly correlationId: string;
+  /** eventId (or request id) of the direct cause. */
+  readonly causationId: null | string;
+  readonly data: DeadLetterData;
+}
+
+export interface DeadLetterData {
+  readonly originalTopic: string;
+  readonly originalPartition: number;
+  readonly originalOffset: number;
+  readonly originalKey: null | Buffer;
+  readonly originalValue: Buffer;
+  readonly originalHeaders: Readonly<Record<string, Buffer>>;
+  readonly consumerGroup: string;
+  /** Stable error code of the last failure. */
+  readonly errorCode: string;
+  readonly errorMessage: string;
+  readonly attempts: number;
+  readonly failedAt: number;
+}
+
+/** A field translation is available. Topic translation.completed.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
+export interface TranslationCompleted {
+  /** Unique id of this event; consumers use it for idempotence. */
+  readonly eventId: string;
+  /** Name of the event, equal to the record name. */
+  readonly eventType: 'TranslationCompleted';
+  /** Schema version the producer wrote with. */
+  readonly eventVersion: number;
+  /** When the fact happened (epoch ms). */
+  readonly occurredAt: number;
+  /** Id shared by everything caused by one original request. */
+  readonly correlationId: string;
+  /** eventId (or request id) of the direct cause. */
+  readonly causationId: null | string;
+  readonly data: TranslationCompletedData;
+}
+
+export interface TranslationCompletedData {
+  readonly entityType: string;
+  readonly entityId: string;
+  readonly field: string;
+  readonly sourceLang: string;
+  readonly targetLang: string;
+  readonly translatedText: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  /** Engine that produced the text, e.g. deepl, mymemory, libretranslate, offline. */
+  readonly engine: string;
+  /** v2: the engine translated only a prefix (e.g. MyMemory at 500 characters). */
+  readonly truncated: boolean;
+  /** v2: language the engine detected when the source was auto. */
+  readonly detectedSourceLang: null | string;
+}
+
+/** One field of one entity needs a translation into one language. Topic translation.requested.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
+export interface TranslationRequested {
+  /** Unique id of this event; consumers use it for idempotence. */
+  readonly eventId: string;
+  /** Name of the event, equal to the record name. */
+  readonly eventType: 'TranslationRequested';
+  /** Schema version the producer wrote with. */
+  readonly eventVersion: number;
+  /** When the fact happened (epoch ms). */
+  readonly occurredAt: number;
+  /** Id shared by everything caused by one original request. */
+  readonly correlationId: string;
+  /** eventId (or request id) of the direct cause. */
+  readonly causationId: null | string;
+  readonly data: TranslationRequestedData;
+}
+
+export interface TranslationRequestedData {
+  readonly entityType: string;
+  readonly entityId: string;
+  readonly field: string;
+  readonly sourceLang: string;
+  readonly targetLang: string;
+  readonly text: string;
+  /** SHA-256 hex of the source text. */
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+}
+
+export type IntegrationEvent = ContentChanged | DeadLetter | TranslationCompleted | TranslationRequested;
+
+export type EventType = IntegrationEvent['eventType'];
+
+export const EVENT_TYPES = ['ContentChanged', 'DeadLetter', 'TranslationCompleted', 'TranslationRequested'] as const;
+
+/** Schema version each event type is written with (the latest .avsc). */
+export const LATEST_SCHEMA_VERSION = {
+  ContentChanged: 1,
+  DeadLetter: 1,
+  TranslationCompleted: 2,
+  TranslationRequested: 1,
+} as const satisfies Record<EventType, number>;

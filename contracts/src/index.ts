@@ -1,0 +1,3 @@
+export * from './generated/events.js';
+export * from './headers.js';
+export * from './topics.js';

@@ -1,0 +1,61 @@
+import type { EventType } from './generated/events.js';
+
+/** One declarative entry per Kafka topic; infra creates exactly these (see libs/kafka ensureTopics). */
+export interface TopicSpec {
+  /** Versioned topic name; a breaking change of the payload means a new topic, not a new schema version. */
+  readonly name: string;
+  readonly partitions: number;
+  readonly retentionMs: number;
+  /** Event types that may appear on the topic. */
+  readonly events: readonly EventType[];
+  readonly description: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const TOPICS = {
+  contentChanged: {
+    name: 'content.changed.v1',
+    partitions: 6,
+    retentionMs: 7 * DAY_MS,
+    events: ['ContentChanged'],
+    description: 'Business systems report changed source content (key: entityType:entityId).',
+  },
+  translationRequested: {
+    name: 'translation.requested.v1',
+    partitions: 6,
+    retentionMs: 3 * DAY_MS,
+    events: ['TranslationRequested'],
+    description: 'One field x target language to translate (key: entityType:entityId:field:targetLang).',
+  },
+  translationRequestedRetry: {
+    name: 'translation.requested.retry.v1',
+    partitions: 3,
+    retentionMs: 3 * DAY_MS,
+    events: ['TranslationRequested'],
+    description: 'Transient failures wait here with a due time so the main partition keeps flowing.',
+  },
+  translationCompleted: {
+    name: 'translation.completed.v1',
+    partitions: 6,
+    retentionMs: 7 * DAY_MS,
+    events: ['TranslationCompleted'],
+    description: 'Translated fields, projected into content_translations (key as requested).',
+  },
+  deadLetter: {
+    name: 'translation.dlq.v1',
+    partitions: 1,
+    retentionMs: 30 * DAY_MS,
+    events: ['DeadLetter'],
+    description: 'Permanently failed messages, byte for byte, for operators to replay.',
+  },
+} as const satisfies Record<string, TopicSpec>;
+
+export type TopicKey = keyof typeof TOPICS;
+
+export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
+
+/** Topic name with an optional prefix, so tests (and tenants) can run isolated copies of the pipeline. */
+export function topicName(key: TopicKey, prefix = ''): string {
+  return `${prefix}${TOPICS[key].name}`;
+}

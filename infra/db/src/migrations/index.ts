@@ -1,0 +1,8 @@
+import type { MigrationObject } from '@mikro-orm/core';
+
+import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
+
+/** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
+export const MIGRATIONS: readonly MigrationObject[] = [
+  { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
+];

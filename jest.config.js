@@ -1,0 +1,28 @@
+// One jest config for every tier; the tier is in the file name:
+//   *.unit.test.ts  no I/O           *.int.test.ts  real Postgres/Redis/Kafka      *.e2e.test.ts  real processes
+// Pick a tier with e.g. `npm run jest -- --testPathPatterns '\.unit\.'`.
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  // Resolve workspace packages (@tp/*) to their TypeScript sources through the "source" export condition.
+  testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+        module: { type: 'es6' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/**/*.{unit,int,e2e}.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.run/'],
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  testTimeout: 60_000,
+  // Two cores here: two workers keep Kafka, Postgres and the tests from starving each other.
+  maxWorkers: 2,
+};

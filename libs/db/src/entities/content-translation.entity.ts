@@ -1,0 +1,32 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A stored translation of one field of one entity into one language (the projection's output). */
+export const ContentTranslation = defineEntity({
+  name: 'ContentTranslation',
+  tableName: 'content_translations',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    entityType: p.string().length(100),
+    entityId: p.string().length(200),
+    field: p.string().length(100),
+    targetLang: p.string().length(20),
+    sourceLang: p.string().length(20),
+    translatedText: p.text(),
+    sourceHash: p.string().length(64),
+    /** Source version the translation was made from; an older one never overwrites a newer one. */
+    sourceVersion: p.bigint('number'),
+    engine: p.string().length(50),
+    truncated: p.boolean().default(false),
+    /** The TranslationCompleted event last applied, for tracing and idempotence. */
+    lastEventId: p.uuid(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [
+    {
+      name: 'content_translations_entity_field_lang_unique',
+      properties: ['entityType', 'entityId', 'field', 'targetLang'],
+    },
+  ],
+});
+export type ContentTranslation = InferEntity<typeof ContentTranslation>;

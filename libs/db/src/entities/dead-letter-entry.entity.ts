@@ -1,0 +1,25 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** Operator view of a permanently failed message (at most 1000 kept; the topic keeps them by time). */
+export const DeadLetterEntry = defineEntity({
+  name: 'DeadLetterEntry',
+  tableName: 'dead_letters',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    eventId: p.string().length(100).nullable(),
+    originalTopic: p.string().length(200),
+    originalPartition: p.integer(),
+    originalOffset: p.bigint('number'),
+    messageKey: p.blob().nullable(),
+    payload: p.blob(),
+    headers: p.json<Record<string, string>>(),
+    consumerGroup: p.string().length(200),
+    errorCode: p.string().length(100),
+    errorMessage: p.text(),
+    attempts: p.integer(),
+    failedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ name: 'dead_letters_failed_at_idx', properties: ['failedAt'] }],
+});
+export type DeadLetterEntry = InferEntity<typeof DeadLetterEntry>;

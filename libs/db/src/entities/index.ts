@@ -1,0 +1,25 @@
+import { ApiKey } from './api-key.entity.js';
+import { ContentTranslation } from './content-translation.entity.js';
+import { DeadLetterEntry } from './dead-letter-entry.entity.js';
+import { NliConfig } from './nli-config.entity.js';
+import { OutboxMessage } from './outbox-message.entity.js';
+import { SourceContent } from './source-content.entity.js';
+import { TranslationConfig } from './translation-config.entity.js';
+
+export * from './api-key.entity.js';
+export * from './content-translation.entity.js';
+export * from './dead-letter-entry.entity.js';
+export * from './nli-config.entity.js';
+export * from './outbox-message.entity.js';
+export * from './source-content.entity.js';
+export * from './translation-config.entity.js';
+
+export const ENTITIES = [
+  ApiKey,
+  ContentTranslation,
+  DeadLetterEntry,
+  NliConfig,
+  OutboxMessage,
+  SourceContent,
+  TranslationConfig,
+] as const;

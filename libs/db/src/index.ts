@@ -1,0 +1,3 @@
+export * from './entities/index.js';
+export * from './orm.js';
+export * from './outbox.js';

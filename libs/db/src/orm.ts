@@ -1,0 +1,50 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import type { DependencyCheck } from '@tp/runtime';
+
+import { ENTITIES } from './entities/index.js';
+
+export type Orm = MikroORM;
+
+export interface DatabaseOptions {
+  readonly url: string;
+  readonly poolMax?: number;
+  readonly connectTimeoutMs?: number;
+  readonly debug?: boolean;
+}
+
+/** MikroORM options shared by the services and the migration CLI (which adds the migrator). */
+export function ormOptions({ url, poolMax = 10, connectTimeoutMs = 3000, debug = false }: DatabaseOptions): Options {
+  return {
+    clientUrl: url,
+    entities: [...ENTITIES],
+    // Every request or message works on its own fork (em.fork()); the global one is off limits.
+    allowGlobalContext: false,
+    debug,
+    pool: { min: 0, max: poolMax },
+    driverOptions: { connectionTimeoutMillis: connectTimeoutMs },
+    // Migrations are a deploy step (npm run migrate), never run on boot.
+    ensureDatabase: false,
+  };
+}
+
+/** Connects and proves the connection with a query; throws with the driver's reason otherwise. */
+export async function connectDatabase(options: DatabaseOptions, extra: Partial<Options> = {}): Promise<Orm> {
+  const orm = await MikroORM.init({ ...ormOptions(options), ...extra });
+  const status = await orm.checkConnection();
+  if (!status.ok) {
+    await orm.close(true);
+    throw new Error(status.reason ?? 'cannot connect');
+  }
+  return orm;
+}
+
+export function postgresCheck(orm: Orm): DependencyCheck {
+  return {
+    name: 'postgres',
+    required: true,
+    async check() {
+      const status = await orm.checkConnection();
+      if (!status.ok) throw new Error(status.reason ?? 'connection failed');
+    },
+  };
+}

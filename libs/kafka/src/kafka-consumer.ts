@@ -1,0 +1,84 @@
+import type { Logger } from '@tp/runtime';
+import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+
+import type { IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
+
+export interface KafkaConsumerOptions {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly logger: Logger;
+  /** Where a group without committed offsets starts. Default: the beginning (nothing is skipped). */
+  readonly fromBeginning?: boolean;
+  /** Commit at least every this many handled messages inside a large batch. */
+  readonly commitEvery?: number;
+  /** Partitions handled in parallel (order is kept within each partition). */
+  readonly partitionsConsumedConcurrently?: number;
+}
+
+/**
+ * Consumer that commits an offset only after the handler succeeded for that message and every earlier
+ * one in the partition. A handler error commits the successful prefix, then rethrows, so kafkajs
+ * redelivers from the failed message (at-least-once; handlers must be idempotent).
+ */
+export class KafkaConsumer implements MessageConsumer {
+  private readonly consumer: Consumer;
+
+  constructor(
+    kafka: Kafka,
+    private readonly options: KafkaConsumerOptions,
+  ) {
+    this.consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+  }
+
+  async start(handler: MessageHandler): Promise<void> {
+    const { topics, fromBeginning = true, commitEvery = 100, partitionsConsumedConcurrently = 1 } = this.options;
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...topics], fromBeginning });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const { topic, partition } = batch;
+        let handled: string | undefined;
+        let sinceCommit = 0;
+        const commit = async () => {
+          if (handled === undefined) return;
+          const offset = (BigInt(handled) + 1n).toString();
+          await this.consumer.commitOffsets([{ topic, partition, offset }]);
+          sinceCommit = 0;
+        };
+        try {
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) break;
+            await handler(toIncoming(topic, partition, message));
+            resolveOffset(message.offset);
+            handled = message.offset;
+            if (++sinceCommit >= commitEvery) await commit();
+            await heartbeat();
+          }
+        } finally {
+          await commit().catch((err: unknown) =>
+            this.options.logger.warn({ err, topic, partition }, 'offset commit failed; messages will be redelivered'),
+          );
+        }
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
+function toIncoming(topic: string, partition: number, m: KafkaMessage): IncomingMessage {
+  return {
+    topic,
+    partition,
+    offset: m.offset,
+    key: m.key,
+    value: m.value,
+    headers: m.headers ?? {},
+    timestamp: m.timestamp,
+  };
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/** A setting is wrong or unusable; the message names the environment variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly setting: string,
+    readonly problem: string,
+  ) {
+    super(`${setting}: ${problem}`);
+  }
+}
+
+/**
+ * Parses environment variables with a zod object whose keys are the variable names, and fails fast
+ * with a ConfigError naming the first bad variable (and every other one in `problems`).
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => {
+    const setting = String(issue.path[0] ?? '(environment)');
+    const raw = env[setting];
+    const got = raw === undefined ? 'it is not set' : `got ${JSON.stringify(redactUrl(raw))}`;
+    return new ConfigError(setting, `${issue.message} (${got})`);
+  });
+  const first = issues[0] as ConfigError;
+  if (issues.length > 1) {
+    const others = issues.slice(1).map((i) => i.setting);
+    throw new ConfigError(first.setting, `${first.problem}; also invalid: ${others.join(', ')}`);
+  }
+  throw first;
+}
+
+/** Reusable field schemas; each message says what a good value looks like. */
+export const env = {
+  port: (fallback: number) =>
+    z.coerce
+      .number({ error: 'must be a TCP port number' })
+      .int({ error: 'must be an integer from 1 to 65535' })
+      .min(1, { error: 'must be an integer from 1 to 65535' })
+      .max(65535, { error: 'must be an integer from 1 to 65535' })
+      .default(fallback),
+  url: (protocols: readonly string[], fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .refine(
+        (value) => {
+          try {
+            return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+          } catch {
+            return false;
+          }
+        },
+        { error: `must be a URL with scheme ${protocols.join(' or ')}` },
+      ),
+  brokers: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) => value.split(',').map((b) => b.trim()).filter(Boolean))
+      .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
+        error: 'must be a comma-separated list of host:port',
+      }),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  positiveInt: (fallback: number) =>
+    z.coerce.number({ error: 'must be a number' }).int().positive({ error: 'must be a positive integer' }).default(fallback),
+  string: (fallback: string) => z.string().default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
+};
+
+/** Hides the password in a connection URL so it can be printed. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return value;
+  }
+}

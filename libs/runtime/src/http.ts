@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Registry } from 'prom-client';
+
+import { ConfigError } from './config.js';
+import { AppError, internalError, malformedJson, notFound } from './errors.js';
+import type { Logger } from './logger.js';
+import { httpDurationHistogram } from './metrics.js';
+import { checkReadiness, type DependencyCheck } from './readiness.js';
+
+export interface HttpAppOptions {
+  readonly service: string;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly checks: readonly DependencyCheck[];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const QUIET_PATHS = new Set(['/health', '/ready', '/metrics']);
+
+/**
+ * Express app with what every process serves: request/correlation ids (echoed as x-request-id),
+ * JSON access logs, request metrics, GET /health (liveness), /ready (dependencies), /metrics.
+ * Add routes, then call finishHttpApp() for the 404 and error mapping.
+ */
+export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestIds());
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => req.id as string,
+      customProps: (req) => ({ correlation_id: req.headers['x-correlation-id'] }),
+      autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url ?? '') },
+    }),
+  );
+  app.use(recordDuration(metrics));
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok', service, uptime_s: Math.round(process.uptime()) });
+  });
+  app.get('/ready', async (_req, res) => {
+    const report = await checkReadiness(checks);
+    res.status(report.status === 'ready' ? 200 : 503).json({ service, ...report });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+  return app;
+}
+
+/** Unknown routes -> 404 envelope; AppError -> its status and code; anything else -> 500 without details. */
+export function finishHttpApp(app: Express): Express {
+  app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
+  const handler: ErrorRequestHandler = (err, req, res, _next) => {
+    const error = toAppError(err);
+    if (error.httpStatus >= 500) req.log.error({ err }, 'request failed');
+    res.status(error.httpStatus).json({
+      code: error.numeric,
+      error: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      request_id: req.id,
+    });
+  };
+  app.use(handler);
+  return app;
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return malformedJson('request body is not valid JSON');
+  return internalError();
+}
+
+function requestIds(): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
+    res.setHeader('x-request-id', id);
+    next();
+  };
+}
+
+function recordDuration(metrics: Registry): RequestHandler {
+  const histogram = httpDurationHistogram(metrics);
+  return (req, res, next) => {
+    const end = histogram.startTimer({ method: req.method });
+    res.on('finish', () => {
+      const route = req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      end({ route: String(route), status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+/** Listens on host:port; a port that cannot be bound is a configuration error naming the setting. */
+export function listen(app: Express, port: number, host: string, portSetting: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new ConfigError(portSetting, `cannot listen on ${host}:${port} (${err.code ?? err.message})`));
+    });
+  });
+}
+
+/** Stops accepting connections, lets in-flight requests finish, then drops idle keep-alive sockets. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,7 @@
+export * from './config.js';
+export * from './errors.js';
+export * from './http.js';
+export * from './logger.js';
+export * from './metrics.js';
+export * from './readiness.js';
+export * from './service.js';

@@ -1,0 +1,19 @@
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** One Prometheus registry per process, with Node's default metrics and a `service` label. */
+export function createMetrics(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export function httpDurationHistogram(registry: Registry): Histogram<'method' | 'route' | 'status'> {
+  return new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, matched route and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+}
