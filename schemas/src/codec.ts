@@ -85,7 +85,8 @@ export function headerString(headers: RawHeaders, name: string): string | undefi
 function invalidPaths(type: avsc.Type, value: unknown): string {
   const paths: string[] = [];
   type.isValid(value, {
-    errorHook: (path, val) => paths.push(`${path.join('.') || '(root)'}: invalid value ${JSON.stringify(val)}`),
+    errorHook: (path, val) =>
+      paths.push(`${path.join('.') || '(root)'}: invalid value ${JSON.stringify(val)}`),
   });
   return paths.join('; ') || 'value does not match the schema';
 }

@@ -12,12 +12,16 @@ export function compatibilityProblems(older: SchemaVersion, newer: SchemaVersion
   try {
     newer.type.createResolver(older.type);
   } catch (err) {
-    problems.push(`${label}: v${newer.version} cannot read v${older.version} data: ${(err as Error).message}`);
+    problems.push(
+      `${label}: v${newer.version} cannot read v${older.version} data: ${(err as Error).message}`,
+    );
   }
   try {
     older.type.createResolver(newer.type);
   } catch (err) {
-    problems.push(`${label}: v${older.version} cannot read v${newer.version} data: ${(err as Error).message}`);
+    problems.push(
+      `${label}: v${older.version} cannot read v${newer.version} data: ${(err as Error).message}`,
+    );
   }
   return problems;
 }

@@ -66,8 +66,7 @@ function renderType(schema: AnySchema, declarations: Map<string, string>): strin
     case 'record':
     case 'error':
       return renderRecord(complex as unknown as avsc.schema.RecordType, declarations);
-    case 'array':
-    {
+    case 'array': {
       const items = renderType(complex.items as AnySchema, declarations);
       return items.includes(' ') ? `readonly (${items})[]` : `readonly ${items}[]`;
     }

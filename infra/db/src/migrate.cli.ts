@@ -21,7 +21,12 @@ const command = positionals[0] ?? 'up';
 
 try {
   const { DATABASE_URL: url } = parseEnv(
-    z.object({ DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/translation_platform') }),
+    z.object({
+      DATABASE_URL: env.url(
+        ['postgres', 'postgresql'],
+        'postgres://postgres@127.0.0.1:5432/translation_platform',
+      ),
+    }),
   );
   if (values.help) {
     console.log(USAGE);

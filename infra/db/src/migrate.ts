@@ -26,7 +26,10 @@ export async function schemaDrift(url: string): Promise<string> {
 }
 
 export async function createMigration(url: string, name: string): Promise<string> {
-  return withMigrator(url, async (orm) => (await orm.migrator.create(undefined, false, false, name)).fileName);
+  return withMigrator(
+    url,
+    async (orm) => (await orm.migrator.create(undefined, false, false, name)).fileName,
+  );
 }
 
 async function withMigrator<T>(url: string, work: (orm: MikroORM) => Promise<T>): Promise<T> {

@@ -13,7 +13,12 @@ export interface DatabaseOptions {
 }
 
 /** MikroORM options shared by the services and the migration CLI (which adds the migrator). */
-export function ormOptions({ url, poolMax = 10, connectTimeoutMs = 3000, debug = false }: DatabaseOptions): Options {
+export function ormOptions({
+  url,
+  poolMax = 10,
+  connectTimeoutMs = 3000,
+  debug = false,
+}: DatabaseOptions): Options {
   return {
     clientUrl: url,
     entities: [...ENTITIES],
@@ -30,10 +35,11 @@ export function ormOptions({ url, poolMax = 10, connectTimeoutMs = 3000, debug =
 /** Connects and proves the connection with a query; throws with the driver's reason otherwise. */
 export async function connectDatabase(options: DatabaseOptions, extra: Partial<Options> = {}): Promise<Orm> {
   const orm = await MikroORM.init({ ...ormOptions(options), ...extra });
-  const status = await orm.checkConnection();
-  if (!status.ok) {
+  try {
+    await ping(orm);
+  } catch (err) {
     await orm.close(true);
-    throw new Error(status.reason ?? 'cannot connect');
+    throw err;
   }
   return orm;
 }
@@ -42,9 +48,11 @@ export function postgresCheck(orm: Orm): DependencyCheck {
   return {
     name: 'postgres',
     required: true,
-    async check() {
-      const status = await orm.checkConnection();
-      if (!status.ok) throw new Error(status.reason ?? 'connection failed');
-    },
+    check: () => ping(orm),
   };
+}
+
+/** A real round trip (MikroORM connects lazily, so a status flag alone proves nothing). */
+async function ping(orm: Orm): Promise<void> {
+  await orm.em.getConnection().execute('select 1');
 }

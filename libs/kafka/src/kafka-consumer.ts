@@ -31,7 +31,12 @@ export class KafkaConsumer implements MessageConsumer {
   }
 
   async start(handler: MessageHandler): Promise<void> {
-    const { topics, fromBeginning = true, commitEvery = 100, partitionsConsumedConcurrently = 1 } = this.options;
+    const {
+      topics,
+      fromBeginning = true,
+      commitEvery = 100,
+      partitionsConsumedConcurrently = 1,
+    } = this.options;
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...topics], fromBeginning });
     await this.consumer.run({
@@ -59,7 +64,10 @@ export class KafkaConsumer implements MessageConsumer {
           }
         } finally {
           await commit().catch((err: unknown) =>
-            this.options.logger.warn({ err, topic, partition }, 'offset commit failed; messages will be redelivered'),
+            this.options.logger.warn(
+              { err, topic, partition },
+              'offset commit failed; messages will be redelivered',
+            ),
           );
         }
       },

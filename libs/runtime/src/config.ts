@@ -59,13 +59,22 @@ export const env = {
     z
       .string()
       .default(fallback)
-      .transform((value) => value.split(',').map((b) => b.trim()).filter(Boolean))
+      .transform((value) =>
+        value
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean),
+      )
       .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
         error: 'must be a comma-separated list of host:port',
       }),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   positiveInt: (fallback: number) =>
-    z.coerce.number({ error: 'must be a number' }).int().positive({ error: 'must be a positive integer' }).default(fallback),
+    z.coerce
+      .number({ error: 'must be a number' })
+      .int()
+      .positive({ error: 'must be a positive integer' })
+      .default(fallback),
   string: (fallback: string) => z.string().default(fallback),
   bool: (fallback: boolean) =>
     z

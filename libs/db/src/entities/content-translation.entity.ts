@@ -20,7 +20,10 @@ export const ContentTranslation = defineEntity({
     /** The TranslationCompleted event last applied, for tracing and idempotence. */
     lastEventId: p.uuid(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [
     {

@@ -13,7 +13,10 @@ export const NliConfig = defineEntity({
     hypothesisTemplate: p.string().length(200).default('This example is {}.'),
     enabled: p.boolean().default(true),
     revision: p.integer().default(1),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type NliConfig = InferEntity<typeof NliConfig>;

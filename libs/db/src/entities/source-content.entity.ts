@@ -15,7 +15,10 @@ export const SourceContent = defineEntity({
     /** SHA-256 hex of the text: an unchanged field requests no translation. */
     sourceHash: p.string().length(64),
     sourceVersion: p.bigint('number'),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [{ name: 'source_contents_entity_field_unique', properties: ['entityType', 'entityId', 'field'] }],
 });

@@ -10,7 +10,10 @@ export const TranslationConfig = defineEntity({
     enabled: p.boolean().default(true),
     /** Bumped on every change so processes can tell a newer config from the one they hold. */
     revision: p.integer().default(1),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type TranslationConfig = InferEntity<typeof TranslationConfig>;

@@ -1,0 +1,90 @@
+import {
+  closeServer,
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  finishHttpApp,
+  listen,
+  type DependencyCheck,
+  type Logger,
+  type RunningService,
+} from '@tp/runtime';
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+
+import { connectDependencies, type Dependencies, type Needs } from './dependencies.js';
+import type { CommonSettings } from './settings.js';
+
+export interface ServiceContext {
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly deps: Dependencies;
+}
+
+/** Something a service runs beside its HTTP server (a consumer, the outbox relay...). */
+export interface BackgroundTask {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> {
+  readonly name: string;
+  readonly config: C;
+  readonly needs: Needs;
+  readonly extraChecks?: readonly DependencyCheck[];
+  /** Adds the service's own routes. */
+  readonly routes?: (app: Express, context: ServiceContext) => void;
+  readonly background?: (context: ServiceContext) => BackgroundTask[];
+}
+
+/**
+ * The common life of a process: logger, metrics, dependencies (failing fast on bad settings), HTTP
+ * with /health, /ready and /metrics, background tasks; stop() undoes it in reverse order: stop taking
+ * requests, drain background work, close connections.
+ */
+export async function startService<C extends CommonSettings & { PORT: number }>(
+  definition: ServiceDefinition<C>,
+): Promise<RunningService & { readonly context: ServiceContext; readonly port: number }> {
+  const { name, config } = definition;
+  const logger = createLogger(name, config.LOG_LEVEL);
+  const metrics = createMetrics(name);
+  const deps = await connectDependencies(name, config, logger, definition.needs);
+  const context: ServiceContext = { logger, metrics, deps };
+  const tasks: BackgroundTask[] = [];
+  try {
+    const app = createHttpApp({
+      service: name,
+      logger,
+      metrics,
+      checks: [...deps.checks, ...(definition.extraChecks ?? [])],
+    });
+    definition.routes?.(app, context);
+    finishHttpApp(app);
+    const server = await listen(app, config.PORT, config.HOST, 'PORT');
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    for (const task of definition.background?.(context) ?? []) {
+      await task.start();
+      tasks.push(task);
+    }
+    logger.info({ host: config.HOST, port }, `${name} started`);
+    return {
+      logger,
+      context,
+      port,
+      async stop() {
+        await closeServer(server);
+        for (const task of tasks.reverse()) {
+          await task
+            .stop()
+            .catch((err: unknown) => logger.error({ err }, 'background task did not stop cleanly'));
+        }
+        await deps.close();
+      },
+    };
+  } catch (err) {
+    for (const task of tasks.reverse()) await task.stop().catch(() => undefined);
+    await deps.close();
+    throw err;
+  }
+}
