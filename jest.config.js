@@ -20,8 +20,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/**/*.{unit,int,e2e}.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.run/'],
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  globalSetup: '<rootDir>/test/harness/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
   testTimeout: 60_000,
   // Two cores here: two workers keep Kafka, Postgres and the tests from starving each other.
   maxWorkers: 2,

@@ -16,6 +16,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../src/migrations/', import
 export function migrationOptions(url: string): Options {
   return {
     ...ormOptions({ url, poolMax: 2 }),
+    // The migrator reports each step through the ORM logger; MIGRATE_QUIET=1 (tests) keeps it silent.
+    ...(process.env.MIGRATE_QUIET === '1' ? { logger: () => undefined } : {}),
     extensions: [Migrator],
     migrations: {
       tableName: 'mikro_orm_migrations',

@@ -13,6 +13,8 @@ export interface KafkaConsumerOptions {
   readonly commitEvery?: number;
   /** Partitions handled in parallel (order is kept within each partition). */
   readonly partitionsConsumedConcurrently?: number;
+  /** Longest a fetch waits for new data; also bounds how long stop() waits. Default 1000 ms. */
+  readonly maxWaitTimeMs?: number;
 }
 
 /**
@@ -27,7 +29,11 @@ export class KafkaConsumer implements MessageConsumer {
     kafka: Kafka,
     private readonly options: KafkaConsumerOptions,
   ) {
-    this.consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
+    });
   }
 
   async start(handler: MessageHandler): Promise<void> {

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+
+import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
+import { migrateDown, migrateUp, pendingMigrations, schemaDrift } from './migrate.js';
+
+process.env.MIGRATE_QUIET = '1';
+let db: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ empty: true });
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client.end();
+  await db.drop();
+});
+
+const tables = async () =>
+  (await client.query<{ t: string }>(`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`)).rows.map((r) => r.t);
+
+describe('migrations', () => {
+  it('apply on an empty database and create every table of the architecture', async () => {
+    expect(await tables()).toEqual([]);
+    expect(await migrateUp(db.url)).toEqual(['Migration20261121000000_initial']);
+    expect(await tables()).toEqual([
+      'api_keys',
+      'content_translations',
+      'dead_letters',
+      'mikro_orm_migrations',
+      'nli_config',
+      'outbox',
+      'source_contents',
+      'translation_config',
+    ]);
+    expect(await pendingMigrations(db.url)).toEqual([]);
+  });
+
+  it('leave no difference between the entities and the database', async () => {
+    expect(await schemaDrift(db.url)).toBe('');
+  });
+
+  it('make content_translations unique on exactly (entity_type, entity_id, field, target_lang)', async () => {
+    const { rows } = await client.query<{ columns: string[] }>(`
+      select array_agg(a.attname order by k.ord)::text[] as columns
+      from pg_constraint c
+      cross join lateral unnest(c.conkey) with ordinality as k(attnum, ord)
+      join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
+      where c.conrelid = 'content_translations'::regclass and c.contype = 'u'
+      group by c.oid`);
+    expect(rows.map((r) => r.columns)).toEqual([['entity_type', 'entity_id', 'field', 'target_lang']]);
+
+    const insert = `insert into content_translations
+      (entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, engine, last_event_id, created_at, updated_at)
+      values ('vendor', 'v-1', 'name', $1, 'zh-CN', 'x', 'h', 1, 'offline', gen_random_uuid(), now(), now())`;
+    await client.query(insert, ['en']);
+    await client.query(insert, ['ja']);
+    await expect(client.query(insert, ['en'])).rejects.toThrow(/content_translations_entity_field_lang_unique/);
+  });
+
+  it('seed the configuration singletons', async () => {
+    const { rows } = await client.query(`select target_languages, enabled from translation_config where id = 1`);
+    expect(rows).toEqual([{ target_languages: ['en'], enabled: true }]);
+    const nli = await client.query(`select violation_threshold from nli_config where id = 1`);
+    expect(nli.rows).toEqual([{ violation_threshold: 0.5 }]);
+  });
+
+  it('revert and re-apply cleanly', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261121000000_initial']);
+    expect(await tables()).toEqual(['mikro_orm_migrations']);
+    await migrateUp(db.url);
+    expect(await schemaDrift(db.url)).toBe('');
+  });
+});

@@ -1,0 +1,38 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+
+import { silentLogger } from '../../../test/harness/logger.js';
+import { waitFor } from '../../../test/harness/wait.js';
+import { closeRedis, connectInBackground, createRedis, redisCheck, type RedisClient } from './index.js';
+
+const clients: RedisClient[] = [];
+afterAll(async () => {
+  for (const c of clients) await closeRedis(c);
+});
+
+function client(url: string): RedisClient {
+  const c = createRedis({ url, logger: silentLogger(), timeoutMs: 500 });
+  clients.push(c);
+  connectInBackground(c);
+  return c;
+}
+
+describe('redis client', () => {
+  it('reports ready once connected and serves commands', async () => {
+    const redis = client(process.env.REDIS_URL!);
+    await waitFor('redis ready', () => redis.isReady);
+    await expect(redisCheck(redis).check()).resolves.toBeUndefined();
+    const key = `test:redis:${Date.now()}`;
+    await redis.set(key, 'v', { expiration: { type: 'PX', value: 5000 } });
+    expect(await redis.get(key)).toBe('v');
+  });
+
+  it('when Redis is unreachable: not ready, optional, and commands fail at once instead of queueing', async () => {
+    const redis = client('redis://127.0.0.1:1/0');
+    const check = redisCheck(redis);
+    expect(check.required).toBe(false);
+    await expect(check.check()).rejects.toThrow('not connected');
+    const started = Date.now();
+    await expect(redis.get('any')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+
+import { ConfigError, env, parseEnv, redactUrl } from './config.js';
+
+const schema = z.object({
+  PORT: env.port(3000),
+  DATABASE_URL: env.url(['postgres'], 'postgres://localhost/db'),
+  KAFKA_BROKERS: env.brokers('127.0.0.1:9092'),
+  ENABLED: env.bool(true),
+});
+
+describe('parseEnv', () => {
+  it('applies defaults and converts types', () => {
+    expect(parseEnv(schema, {})).toEqual({
+      PORT: 3000,
+      DATABASE_URL: 'postgres://localhost/db',
+      KAFKA_BROKERS: ['127.0.0.1:9092'],
+      ENABLED: true,
+    });
+  });
+
+  it('names the setting and the bad value of a malformed port', () => {
+    expect(() => parseEnv(schema, { PORT: 'abc' })).toThrow(new ConfigError('PORT', 'must be a TCP port number (got "abc")'));
+  });
+
+  it('rejects a port out of range', () => {
+    expect(() => parseEnv(schema, { PORT: '70000' })).toThrow(/^PORT: must be an integer from 1 to 65535/);
+  });
+
+  it('rejects a URL with the wrong scheme and hides its password', () => {
+    expect(() => parseEnv(schema, { DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow(
+      'DATABASE_URL: must be a URL with scheme postgres (got "mysql://u:***@h/db")',
+    );
+  });
+
+  it('rejects brokers without a port', () => {
+    expect(() => parseEnv(schema, { KAFKA_BROKERS: 'kafka' })).toThrow(/^KAFKA_BROKERS: must be a comma-separated list/);
+  });
+
+  it('lists every other invalid setting after the first', () => {
+    expect(() => parseEnv(schema, { PORT: 'x', ENABLED: 'maybe' })).toThrow(/also invalid: ENABLED$/);
+  });
+});
+
+describe('redactUrl', () => {
+  it('masks only the password', () => {
+    expect(redactUrl('postgres://user:pw@host:5432/db')).toBe('postgres://user:***@host:5432/db');
+    expect(redactUrl('not a url')).toBe('not a url');
+  });
+});
