@@ -8,10 +8,10 @@
 # `docker compose run --rm setup`, whose command is:
 #   sh -c "node infra/db/dist/migrate.cli.js up && node libs/kafka/dist/create-topics.cli.js"
 
-# ---- manifests: package.json files only, so `npm ci` layers are cached until a manifest changes ----
+# ---- manifests: package.json files only, so install layers are cached until a manifest changes ----
 FROM node:24-bookworm-slim AS manifests
 WORKDIR /app
-# .npmrc sets onnxruntime-node-install=skip; it must be in place before `npm ci`.
+# .npmrc sets onnxruntime-node-install=skip; it must be in place before installing.
 COPY package.json package-lock.json .npmrc ./
 COPY contracts/package.json contracts/
 COPY schemas/package.json schemas/
@@ -29,7 +29,7 @@ COPY infra/db/package.json infra/db/
 # ---- build: all dependencies, then tsc -b (src/ -> dist/ for every package) ----
 FROM manifests AS build
 # Dev dependencies included; the root devDependency `node` fetches its binary from the npm registry here.
-RUN --mount=type=cache,target=/root/.npm npm ci
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY contracts/ contracts/
 COPY schemas/ schemas/
@@ -42,7 +42,7 @@ RUN npx tsc -b tsconfig.build.json
 FROM manifests AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0
 # Workspace package.json files are present (manifests stage), so node_modules/@tp/* symlinks resolve.
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/contracts/dist contracts/dist
 COPY --from=build /app/schemas/dist schemas/dist
 # Read at runtime from schemas/dist via ../avro/.

@@ -30,7 +30,9 @@ describe('EventCodec', () => {
   it('round-trips an event and names its writer schema, id and correlation in headers', () => {
     const event = completed();
     const { value, headers } = codec.encode(event);
-    expect(headers[HEADERS.schemaFingerprint]).toBe(codec.registry.latest('TranslationCompleted').fingerprint);
+    expect(headers[HEADERS.schemaFingerprint]).toBe(
+      codec.registry.latest('TranslationCompleted').fingerprint,
+    );
     expect(headers[HEADERS.eventId]).toBe(event.eventId);
     expect(headers[HEADERS.correlationId]).toBe('corr-1');
     expect(headers[HEADERS.causationId]).toBe('cause-1');

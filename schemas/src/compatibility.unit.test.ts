@@ -8,20 +8,33 @@ import { AVRO_DIR, SchemaRegistry, type SchemaVersion } from './registry.js';
 
 const registry = SchemaRegistry.load();
 /** Fingerprints of released versions: a released schema file must never change. */
-const released = JSON.parse(readFileSync(`${AVRO_DIR}released.json`, 'utf8')) as Record<string, Record<string, string>>;
+const released = JSON.parse(readFileSync(`${AVRO_DIR}released.json`, 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
 
 describe('schema evolution', () => {
-  it.each(registry.eventTypes())('%s: every version is fully compatible with every earlier one', (eventType) => {
-    const versions = registry.versions(eventType);
-    const problems = versions.flatMap((newer, i) => versions.slice(0, i).flatMap((older) => compatibilityProblems(older, newer)));
-    expect(problems).toEqual([]);
-  });
+  it.each(registry.eventTypes())(
+    '%s: every version is fully compatible with every earlier one',
+    (eventType) => {
+      const versions = registry.versions(eventType);
+      const problems = versions.flatMap((newer, i) =>
+        versions.slice(0, i).flatMap((older) => compatibilityProblems(older, newer)),
+      );
+      expect(problems).toEqual([]);
+    },
+  );
 
-  it.each(registry.eventTypes())('%s: released versions are unchanged and every version is recorded', (eventType) => {
-    const actual = Object.fromEntries(registry.versions(eventType).map((v) => [String(v.version), v.fingerprint]));
-    // A new version file must be added to schemas/avro/released.json with the fingerprint shown here.
-    expect(actual).toEqual(released[eventType]);
-  });
+  it.each(registry.eventTypes())(
+    '%s: released versions are unchanged and every version is recorded',
+    (eventType) => {
+      const actual = Object.fromEntries(
+        registry.versions(eventType).map((v) => [String(v.version), v.fingerprint]),
+      );
+      // A new version file must be added to schemas/avro/released.json with the fingerprint shown here.
+      expect(actual).toEqual(released[eventType]);
+    },
+  );
 
   it('versions are numbered 1, 2, 3... without gaps', () => {
     for (const eventType of registry.eventTypes()) {
@@ -47,7 +60,10 @@ describe('schema evolution', () => {
 
   it('accepts a new optional field with a default', () => {
     const latest = registry.latest('ContentChanged');
-    const evolved = withDataFields(latest, (fields) => [...fields, { name: 'tenant', type: ['null', 'string'], default: null }]);
+    const evolved = withDataFields(latest, (fields) => [
+      ...fields,
+      { name: 'tenant', type: ['null', 'string'], default: null },
+    ]);
     expect(compatibilityProblems(latest, evolved)).toEqual([]);
   });
 });
@@ -59,5 +75,11 @@ function withDataFields(base: SchemaVersion, change: (fields: Field[]) => Field[
   const data = schema.fields.find((f) => f.name === 'data')?.type as avsc.schema.RecordType;
   data.fields = change(data.fields);
   const type = avsc.Type.forSchema(schema);
-  return { ...base, version: base.version + 1, schema, type, fingerprint: type.fingerprint('sha256').toString('hex') };
+  return {
+    ...base,
+    version: base.version + 1,
+    schema,
+    type,
+    fingerprint: type.fingerprint('sha256').toString('hex'),
+  };
 }

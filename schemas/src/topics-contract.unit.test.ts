@@ -4,7 +4,15 @@ import { ALL_TOPICS, EVENT_TYPES } from '@tp/contracts';
 import { SchemaRegistry } from './registry.js';
 
 const registry = SchemaRegistry.load();
-const ENVELOPE = ['eventId', 'eventType', 'eventVersion', 'occurredAt', 'correlationId', 'causationId', 'data'];
+const ENVELOPE = [
+  'eventId',
+  'eventType',
+  'eventVersion',
+  'occurredAt',
+  'correlationId',
+  'causationId',
+  'data',
+];
 
 describe('contracts and schemas agree', () => {
   it('every event type in contracts has a schema, and every schema an event type', () => {

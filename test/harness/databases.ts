@@ -20,7 +20,8 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   return {
     url: url.toString(),
     name,
-    drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
 }
 

@@ -45,7 +45,9 @@ async function assertRedis(url) {
     await client.connect();
     await client.ping();
   } catch (err) {
-    throw new Error(`Redis at ${url} does not answer (${err.message}); start it or set REDIS_URL`);
+    throw new Error(`Redis at ${url} does not answer (${err.message}); start it or set REDIS_URL`, {
+      cause: err,
+    });
   } finally {
     if (client.isOpen) await client.close();
   }
@@ -57,7 +59,12 @@ async function prepareTemplateDatabase(serverUrl) {
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`Postgres at ${serverUrl} does not answer (${err.message}); start it or set DATABASE_URL`);
+    throw new Error(
+      `Postgres at ${serverUrl} does not answer (${err.message}); start it or set DATABASE_URL`,
+      {
+        cause: err,
+      },
+    );
   }
   try {
     await client.query(`drop database if exists ${name}`);
@@ -68,9 +75,13 @@ async function prepareTemplateDatabase(serverUrl) {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   // The same migration CLI operators run, from the TypeScript sources.
-  await run(`${REPO_ROOT}node_modules/.bin/tsx`, ['--conditions=source', `${REPO_ROOT}infra/db/src/migrate.cli.ts`, 'up'], {
-    env: { ...process.env, DATABASE_URL: url.toString() },
-  });
+  await run(
+    `${REPO_ROOT}node_modules/.bin/tsx`,
+    ['--conditions=source', `${REPO_ROOT}infra/db/src/migrate.cli.ts`, 'up'],
+    {
+      env: { ...process.env, DATABASE_URL: url.toString() },
+    },
+  );
   process.env.TP_TEST_TEMPLATE_DB = name;
 }
 

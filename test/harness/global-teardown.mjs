@@ -15,6 +15,8 @@ export default async function globalTeardown() {
   }
   if (globalThis.kafkaContainer) await globalThis.kafkaContainer.stop();
   if (process.env.TP_TEST_STARTED_KAFKA === 'native' && process.env.TP_TEST_KEEP_KAFKA !== '1') {
-    await promisify(execFile)('bash', [`${REPO_ROOT}infra/kafka/kafka.sh`, 'stop'], { env: kafkaScriptEnv() });
+    await promisify(execFile)('bash', [`${REPO_ROOT}infra/kafka/kafka.sh`, 'stop'], {
+      env: kafkaScriptEnv(),
+    });
   }
 }

@@ -20,7 +20,11 @@ afterAll(async () => {
 });
 
 const tables = async () =>
-  (await client.query<{ t: string }>(`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`)).rows.map((r) => r.t);
+  (
+    await client.query<{ t: string }>(
+      `select table_name as t from information_schema.tables where table_schema = 'public' order by 1`,
+    )
+  ).rows.map((r) => r.t);
 
 describe('migrations', () => {
   it('apply on an empty database and create every table of the architecture', async () => {
@@ -58,11 +62,15 @@ describe('migrations', () => {
       values ('vendor', 'v-1', 'name', $1, 'zh-CN', 'x', 'h', 1, 'offline', gen_random_uuid(), now(), now())`;
     await client.query(insert, ['en']);
     await client.query(insert, ['ja']);
-    await expect(client.query(insert, ['en'])).rejects.toThrow(/content_translations_entity_field_lang_unique/);
+    await expect(client.query(insert, ['en'])).rejects.toThrow(
+      /content_translations_entity_field_lang_unique/,
+    );
   });
 
   it('seed the configuration singletons', async () => {
-    const { rows } = await client.query(`select target_languages, enabled from translation_config where id = 1`);
+    const { rows } = await client.query(
+      `select target_languages, enabled from translation_config where id = 1`,
+    );
     expect(rows).toEqual([{ target_languages: ['en'], enabled: true }]);
     const nli = await client.query(`select violation_threshold from nli_config where id = 1`);
     expect(nli.rows).toEqual([{ violation_threshold: 0.5 }]);

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ALL_TOPICS, HEADERS, topicName, type ContentChanged, type TranslationCompleted } from '@tp/contracts';
+import {
+  ALL_TOPICS,
+  HEADERS,
+  topicName,
+  type ContentChanged,
+  type TranslationCompleted,
+} from '@tp/contracts';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin, Kafka } from 'kafkajs';
 
@@ -52,7 +58,11 @@ function encoded(event: ContentChanged): OutgoingMessage {
 }
 
 /** Starts a consumer that records what it handled; `failOn` makes the handler throw for one entity. */
-async function collect(groupId: string, topic: string, options: { failOn?: string; commitEvery?: number } = {}) {
+async function collect(
+  groupId: string,
+  topic: string,
+  options: { failOn?: string; commitEvery?: number } = {},
+) {
   const seen: IncomingMessage[] = [];
   const consumer = new KafkaConsumer(kafka, {
     groupId,
@@ -134,10 +144,18 @@ describe('Avro over Kafka', () => {
     };
     // An older producer: writes with v1 and names v1 in the header.
     await producer.send(topic, [
-      { key: 'vendor:v-1:name:en', value: v1.type.toBuffer(v1Event), headers: { [HEADERS.schemaFingerprint]: v1.fingerprint } },
+      {
+        key: 'vendor:v-1:name:en',
+        value: v1.type.toBuffer(v1Event),
+        headers: { [HEADERS.schemaFingerprint]: v1.fingerprint },
+      },
     ]);
     const received: TranslationCompleted[] = [];
-    const consumer = new KafkaConsumer(kafka, { groupId: `${prefix}v2-reader`, topics: [topic], logger: silentLogger() });
+    const consumer = new KafkaConsumer(kafka, {
+      groupId: `${prefix}v2-reader`,
+      topics: [topic],
+      logger: silentLogger(),
+    });
     await consumer.start(async (m) => {
       received.push(codec.decode(m.value, m.headers) as TranslationCompleted);
     });
@@ -145,7 +163,10 @@ describe('Avro over Kafka', () => {
     await consumer.stop();
 
     expect(codec.registry.latest('TranslationCompleted').version).toBe(2);
-    expect(received[0]).toEqual({ ...v1Event, data: { ...v1Event.data, truncated: false, detectedSourceLang: null } });
+    expect(received[0]).toEqual({
+      ...v1Event,
+      data: { ...v1Event.data, truncated: false, detectedSourceLang: null },
+    });
   });
 });
 
@@ -154,7 +175,10 @@ describe('consumer offsets', () => {
     const topic = `${prefix}resume`;
     await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
     const groupId = `${prefix}resume-group`;
-    await producer.send(topic, Array.from({ length: 300 }, (_, i) => encoded(contentChanged(i))));
+    await producer.send(
+      topic,
+      Array.from({ length: 300 }, (_, i) => encoded(contentChanged(i))),
+    );
 
     const first = await collect(groupId, topic, { commitEvery: 10 });
     await waitFor('part of the stream', () => first.seen.length >= 50);
@@ -177,11 +201,17 @@ describe('consumer offsets', () => {
     const topic = `${prefix}failing`;
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
     const groupId = `${prefix}failing-group`;
-    await producer.send(topic, Array.from({ length: 10 }, (_, i) => encoded(contentChanged(i))));
+    await producer.send(
+      topic,
+      Array.from({ length: 10 }, (_, i) => encoded(contentChanged(i))),
+    );
 
     const failing = await collect(groupId, topic, { failOn: 'v-5' });
     await waitFor('the messages before the failure', () => failing.seen.length >= 5);
-    await waitFor('the commit of the successful prefix', async () => (await committedTotal(groupId, topic)) === 5);
+    await waitFor(
+      'the commit of the successful prefix',
+      async () => (await committedTotal(groupId, topic)) === 5,
+    );
     await failing.consumer.stop();
     expect(ids(failing.seen)).toEqual(['v-0', 'v-1', 'v-2', 'v-3', 'v-4']);
 

@@ -21,7 +21,9 @@ describe('parseEnv', () => {
   });
 
   it('names the setting and the bad value of a malformed port', () => {
-    expect(() => parseEnv(schema, { PORT: 'abc' })).toThrow(new ConfigError('PORT', 'must be a TCP port number (got "abc")'));
+    expect(() => parseEnv(schema, { PORT: 'abc' })).toThrow(
+      new ConfigError('PORT', 'must be a TCP port number (got "abc")'),
+    );
   });
 
   it('rejects a port out of range', () => {
@@ -35,7 +37,9 @@ describe('parseEnv', () => {
   });
 
   it('rejects brokers without a port', () => {
-    expect(() => parseEnv(schema, { KAFKA_BROKERS: 'kafka' })).toThrow(/^KAFKA_BROKERS: must be a comma-separated list/);
+    expect(() => parseEnv(schema, { KAFKA_BROKERS: 'kafka' })).toThrow(
+      /^KAFKA_BROKERS: must be a comma-separated list/,
+    );
   });
 
   it('lists every other invalid setting after the first', () => {

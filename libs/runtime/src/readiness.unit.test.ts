@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 
 import { checkReadiness, type DependencyCheck } from './readiness.js';
 
-const up = (name: string, required = true): DependencyCheck => ({ name, required, check: async () => undefined });
+const up = (name: string, required = true): DependencyCheck => ({
+  name,
+  required,
+  check: async () => undefined,
+});
 const down = (name: string, required = true): DependencyCheck => ({
   name,
   required,
@@ -10,7 +14,11 @@ const down = (name: string, required = true): DependencyCheck => ({
     throw new Error('refused');
   },
 });
-const hanging = (name: string): DependencyCheck => ({ name, required: true, check: () => new Promise(() => undefined) });
+const hanging = (name: string): DependencyCheck => ({
+  name,
+  required: true,
+  check: () => new Promise(() => undefined),
+});
 
 describe('checkReadiness', () => {
   it('is ready when every dependency answers', async () => {
@@ -33,6 +41,9 @@ describe('checkReadiness', () => {
 
   it('counts a dependency that does not answer in time as down', async () => {
     const report = await checkReadiness([hanging('postgres')], 50);
-    expect(report.dependencies.postgres).toMatchObject({ status: 'down', error: 'postgres did not answer within 50 ms' });
+    expect(report.dependencies.postgres).toMatchObject({
+      status: 'down',
+      error: 'postgres did not answer within 50 ms',
+    });
   });
 });

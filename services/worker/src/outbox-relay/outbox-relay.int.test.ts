@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ALL_TOPICS, topicName, type ContentChanged } from '@tp/contracts';
 import { addToOutbox, connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
-import { ensureTopics, KafkaConsumer, KafkaProducer, type MessageProducer, type OutgoingMessage } from '@tp/kafka';
+import {
+  ensureTopics,
+  KafkaConsumer,
+  KafkaProducer,
+  type MessageProducer,
+  type OutgoingMessage,
+} from '@tp/kafka';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 
@@ -42,7 +48,14 @@ const relayOptions = { batchSize: 3, pollIntervalMs: 20, retentionMs: 60_000, lo
 async function storeContent(entityId: string, fail = false): Promise<ContentChanged> {
   const event = newEvent(
     'ContentChanged',
-    { module: 'catalog', entityType: 'vendor', entityId, sourceLang: 'zh-CN', sourceVersion: 1, fields: [{ name: 'name', text: '你好' }] },
+    {
+      module: 'catalog',
+      entityType: 'vendor',
+      entityId,
+      sourceLang: 'zh-CN',
+      sourceVersion: 1,
+      fields: [{ name: 'name', text: '你好' }],
+    },
     { correlationId: entityId },
   );
   await orm.em.fork().transactional(async (em) => {
@@ -100,7 +113,10 @@ describe('outbox relay', () => {
     // A new relay takes over and publishes everything, the crashed batch again included.
     const relay = new OutboxRelay(orm, producer, relayOptions);
     await relay.start();
-    await waitFor('all rows published', async () => (await orm.em.fork().count(OutboxMessage, { publishedAt: null })) === 0);
+    await waitFor(
+      'all rows published',
+      async () => (await orm.em.fork().count(OutboxMessage, { publishedAt: null })) === 0,
+    );
     await relay.stop();
 
     const consumed = await consumeAll(`${prefix}check`);

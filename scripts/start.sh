@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# npm start: the whole stack on this machine. Installs node modules, builds, starts Kafka natively when
+# KAFKA_BROKERS is not set, creates the database and applies migrations, creates the topics, then runs
+# gateway (3000), translator (3004), nli (3005) and worker (3006). Ctrl-C stops all of it, Kafka included.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_node_modules
+ensure_local_services
+build
+
+started_kafka=""
+if [[ -z "${KAFKA_BROKERS:-}" ]]; then
+  if ! bash infra/kafka/kafka.sh status >/dev/null 2>&1; then started_kafka=1; fi
+  bash infra/kafka/kafka.sh start
+fi
+node infra/db/dist/migrate.cli.js up
+node libs/kafka/dist/create-topics.cli.js
+
+pids=()
+stopping=""
+stop_all() {
+  [[ -n "$stopping" ]] && return
+  stopping=1
+  say "stopping services..."
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [[ -n "$started_kafka" ]]; then bash infra/kafka/kafka.sh stop; fi
+  say "stopped"
+}
+trap 'stop_all; exit 130' INT TERM
+trap 'stop_all' EXIT
+
+# Each service reads PORT; give each its own (override with GATEWAY_PORT, TRANSLATOR_PORT, NLI_PORT, WORKER_PORT).
+declare -A ports=([gateway]="${GATEWAY_PORT:-3000}" [translator]="${TRANSLATOR_PORT:-3004}" [nli]="${NLI_PORT:-3005}" [worker]="${WORKER_PORT:-3006}")
+export TRANSLATOR_URL="${TRANSLATOR_URL:-http://127.0.0.1:${ports[translator]}}"
+export NLI_URL="${NLI_URL:-http://127.0.0.1:${ports[nli]}}"
+for service in gateway translator nli worker; do
+  PORT="${ports[$service]}" node --enable-source-maps --disable-warning=TimeoutNegativeWarning \
+    "services/$service/dist/main.js" &
+  pids+=("$!")
+done
+say "gateway http://127.0.0.1:${ports[gateway]} (translator ${ports[translator]}, nli ${ports[nli]}, worker ${ports[worker]}); Ctrl-C stops everything"
+# Runs until Ctrl-C, or until one service exits (then the others are stopped too).
+set +e
+wait -n "${pids[@]}"
+status=$?
+say "a service exited with status $status"
+exit "$status"
