@@ -7,6 +7,7 @@
 // and its own topic and key prefixes, so files never see each other's data.
 // Plain JavaScript: jest loads global hooks outside its ESM test runtime.
 import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -32,7 +33,11 @@ export default async function globalSetup() {
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/0';
   await assertRedis(process.env.REDIS_URL);
   await prepareTemplateDatabase(process.env.DATABASE_URL);
-  if (!process.env.KAFKA_BROKERS) process.env.KAFKA_BROKERS = await startKafka();
+  if (!process.env.KAFKA_BROKERS) {
+    const started = performance.now();
+    process.env.KAFKA_BROKERS = await startKafka();
+    console.log(`\n[test] kafka ready after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   console.log(
     `\n[test] kafka ${process.env.KAFKA_BROKERS}, postgres ${process.env.DATABASE_URL}, redis ${process.env.REDIS_URL}`,
   );

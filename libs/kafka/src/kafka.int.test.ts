@@ -78,6 +78,12 @@ async function collect(
   return { seen, consumer };
 }
 
+async function createTopic(name: string, partitions: number): Promise<void> {
+  await ensureTopics(admin, [
+    { name, partitions, retentionMs: 3_600_000, events: ['ContentChanged'], description: 'test topic' },
+  ]);
+}
+
 const ids = (messages: IncomingMessage[]) =>
   messages.map((m) => (codec.decode(m.value, m.headers) as ContentChanged).data.entityId);
 
@@ -173,7 +179,7 @@ describe('Avro over Kafka', () => {
 describe('consumer offsets', () => {
   it('a group stopped mid-stream resumes from its committed offset: every message handled, none twice', async () => {
     const topic = `${prefix}resume`;
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
+    await createTopic(topic, 3);
     const groupId = `${prefix}resume-group`;
     await producer.send(
       topic,
@@ -199,7 +205,7 @@ describe('consumer offsets', () => {
 
   it('does not commit a message whose handler failed, so a restarted group gets it again', async () => {
     const topic = `${prefix}failing`;
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopic(topic, 1);
     const groupId = `${prefix}failing-group`;
     await producer.send(
       topic,

@@ -21,8 +21,10 @@ export async function ensureTopics(
   const existing = new Set(await admin.listTopics());
   const missing = wanted.filter((t) => !existing.has(t.name));
   if (missing.length > 0) {
+    // kafkajs's own waitForLeaders retries only LEADER_NOT_AVAILABLE; on KRaft a fresh topic can also
+    // answer UNKNOWN_TOPIC_OR_PARTITION for a moment, so waitForLeaders below does the waiting.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       timeout: timeoutMs,
       topics: missing.map((t) => ({
         topic: t.name,
@@ -45,7 +47,12 @@ export async function ensureTopics(
 async function waitForLeaders(admin: Admin, topics: readonly TopicSpec[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { topics: metadata } = await admin.fetchTopicMetadata({ topics: topics.map((t) => t.name) });
+    const metadata = await fetchMetadata(admin, topics);
+    if (!metadata) {
+      if (Date.now() > deadline) throw new Error(`topics not visible after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
     const short = metadata.flatMap((m) => {
       const spec = topics.find((t) => t.name === m.name);
       return spec && m.partitions.length < spec.partitions
@@ -59,5 +66,17 @@ async function waitForLeaders(admin: Admin, topics: readonly TopicSpec[], timeou
       throw new Error(`no leader after ${timeoutMs} ms for ${leaderless.map((m) => m.name).join(', ')}`);
     }
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const PROPAGATING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/** Topic metadata, or undefined while freshly created topics are still propagating. */
+async function fetchMetadata(admin: Admin, topics: readonly TopicSpec[]) {
+  try {
+    return (await admin.fetchTopicMetadata({ topics: topics.map((t) => t.name) })).topics;
+  } catch (err) {
+    if (PROPAGATING.has((err as { type?: string }).type ?? '')) return undefined;
+    throw err;
   }
 }

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { topicName } from '@tp/contracts';
+import { addToOutbox, connectDatabase } from '@tp/db';
+import { KafkaConsumer } from '@tp/kafka';
+import { EventCodec, newEvent } from '@tp/schemas';
+
+import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
+import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
+import { silentLogger } from '../harness/logger.js';
+import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { waitFor } from '../harness/wait.js';
+
+const SERVICES = ['translator', 'nli', 'worker', 'gateway'] as const;
+const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
+  gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
+  translator: ['kafka', 'postgres', 'redis'],
+  nli: ['postgres', 'redis'],
+  worker: ['kafka', 'postgres', 'redis'],
+};
+
+let db: TestDatabase;
+const prefix = uniquePrefix('e2e');
+const running = new Map<string, ServiceProcess>();
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await createTopics(testKafka('e2e'), prefix);
+  const ports = Object.fromEntries(
+    await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)),
+  );
+  env = {
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+    REDIS_URL: process.env.REDIS_URL,
+    KAFKA_TOPIC_PREFIX: prefix,
+    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
+    NLI_URL: `http://127.0.0.1:${ports.nli}`,
+  };
+  for (const service of SERVICES) running.set(service, runService(service, env, ports[service]!));
+  for (const [name, proc] of running) {
+    await waitFor(
+      `${name} /health`,
+      async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
+    );
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const proc of running.values()) proc.child.kill('SIGKILL');
+  await db.drop();
+});
+
+describe('the four services, as processes', () => {
+  it.each(SERVICES)('%s answers /health with 200', async (service) => {
+    const res = await fetch(`${running.get(service)!.url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', service });
+  });
+
+  it.each(SERVICES)('%s reports each of its dependencies on /ready', async (service) => {
+    const res = await fetch(`${running.get(service)!.url}/ready`);
+    const body = (await res.json()) as { status: string; dependencies: Record<string, { status: string }> };
+    expect(res.status).toBe(200);
+    expect(body.status).toBe('ready');
+    expect(Object.keys(body.dependencies).sort()).toEqual(EXPECTED_DEPENDENCIES[service]);
+    for (const dep of Object.values(body.dependencies)) expect(dep.status).toBe('up');
+  });
+
+  it.each(SERVICES)('%s serves Prometheus metrics', async (service) => {
+    const text = await (await fetch(`${running.get(service)!.url}/metrics`)).text();
+    expect(text).toContain(`process_cpu_seconds_total{service="${service}"}`);
+  });
+
+  it('answers an unknown route with the 404 error envelope and echoes the request id', async () => {
+    const res = await fetch(`${running.get('gateway')!.url}/no/such/route`, {
+      headers: { 'x-request-id': 'req-42' },
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('x-request-id')).toBe('req-42');
+    expect(await res.json()).toEqual({
+      code: 40401,
+      error: 'NOT_FOUND',
+      message: 'no route for GET /no/such/route',
+      request_id: 'req-42',
+    });
+  });
+
+  it('the worker relays an event committed to the outbox onto Kafka', async () => {
+    const codec = new EventCodec();
+    const topic = topicName('contentChanged', prefix);
+    const event = newEvent(
+      'ContentChanged',
+      {
+        module: 'm',
+        entityType: 'vendor',
+        entityId: 'e2e-1',
+        sourceLang: 'zh-CN',
+        sourceVersion: 1,
+        fields: [],
+      },
+      { correlationId: 'e2e' },
+    );
+    const orm = await connectDatabase({ url: db.url, poolMax: 1 });
+    await orm.em
+      .fork()
+      .transactional(async (em) => addToOutbox(em, codec, [{ topic, key: 'vendor:e2e-1', event }]));
+    await orm.close(true);
+
+    const seen: string[] = [];
+    const consumer = new KafkaConsumer(testKafka('e2e-check'), {
+      groupId: `${prefix}check`,
+      topics: [topic],
+      logger: silentLogger(),
+    });
+    await consumer.start(async (m) => {
+      seen.push(codec.decode(m.value, m.headers).eventId);
+    });
+    await waitFor('the relayed event', () => seen.includes(event.eventId));
+    await consumer.stop();
+  });
+
+  it.each(SERVICES)('%s stops cleanly on SIGTERM within 10 s', async (service) => {
+    const proc = running.get(service)!;
+    const started = Date.now();
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(proc.output()).not.toMatch(/"level":"(error|fatal)"/);
+  });
+});
+
+describe('bad configuration stops a service at start with one line naming the setting', () => {
+  const cases: [string, NodeJS.ProcessEnv, RegExp][] = [
+    [
+      'a malformed port',
+      { PORT: 'eighty' },
+      /^\[worker\] configuration error: PORT: must be a TCP port number \(got "eighty"\)$/,
+    ],
+    [
+      'an unreachable DATABASE_URL',
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' },
+      /^\[worker\] configuration error: DATABASE_URL: cannot connect to postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/,
+    ],
+    [
+      'a DATABASE_URL of the wrong kind',
+      { DATABASE_URL: 'mysql://db/x' },
+      /^\[worker\] configuration error: DATABASE_URL: must be a URL/,
+    ],
+    [
+      'malformed KAFKA_BROKERS',
+      { KAFKA_BROKERS: 'kafka-without-port' },
+      /^\[worker\] configuration error: KAFKA_BROKERS: /,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_label, bad, line) => {
+    const { PORT, ...rest } = bad;
+    const proc = runService('worker', { ...env, ...rest }, PORT ?? (await freePort()));
+    expect(await proc.exited).toBe(1);
+    const lines = proc.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+  });
+});

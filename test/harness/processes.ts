@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly port: number | string;
+  readonly url: string;
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  readonly exited: Promise<number | string>;
+}
+
+/** A free TCP port on 127.0.0.1 (the OS picks it; we release it for the service to bind). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Runs a compiled service (services/<name>/dist/main.js, built by `npm test` before jest). */
+/** `port` is passed as PORT verbatim, so tests can also hand over malformed values. */
+export function runService(name: string, env: NodeJS.ProcessEnv, port: number | string): ServiceProcess {
+  const main = `${REPO_ROOT}services/${name}/dist/main.js`;
+  if (!existsSync(main)) throw new Error(`${main} is missing: build first (npm test does)`);
+  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', main], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  return { child, port, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
