@@ -14,8 +14,8 @@ if [[ -z "${KAFKA_BROKERS:-}" ]]; then
   if ! bash infra/kafka/kafka.sh status >/dev/null 2>&1; then started_kafka=1; fi
   bash infra/kafka/kafka.sh start
 fi
-node infra/db/dist/migrate.cli.js up
-node libs/kafka/dist/create-topics.cli.js
+node --disable-warning=TimeoutNegativeWarning infra/db/dist/migrate.cli.js up
+node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.js
 
 pids=()
 stopping=""
