@@ -18,8 +18,12 @@ export class KafkaProducer implements MessageProducer {
     });
   }
 
+  /** Connects once; a failed attempt is forgotten so the next send tries again. */
   connect(): Promise<void> {
-    this.connected ??= this.producer.connect();
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = undefined;
+      throw err;
+    });
     return this.connected;
   }
 
