@@ -25,6 +25,7 @@ COPY services/translator/package.json services/translator/
 COPY services/nli/package.json services/nli/
 COPY services/worker/package.json services/worker/
 COPY infra/db/package.json infra/db/
+COPY tools/models/package.json tools/models/
 # The test harness workspace is listed in the root workspaces; its packages are dev-only.
 COPY test/package.json test/
 

@@ -1,0 +1,64 @@
+/**
+ * The port every translation engine implements. Adapters (DeepL, Google, MyMemory, LibreTranslate,
+ * offline ONNX) are thin: they translate one piece of text or throw an EngineError. Timeouts, retries,
+ * circuit breakers, splitting, output checks and protected spans are applied around them by the chain.
+ */
+
+/** Engine names, in the spec's chain order groups: primary (deepl|google), fallback, local, offline. */
+export type EngineName = 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'offline';
+
+export interface EngineRequest {
+  /** Text to translate; protected spans are already masked by the chain. */
+  readonly text: string;
+  /** Our language code (as in the language list, e.g. `zh-CN`, `en`), or `auto` to let the engine detect. */
+  readonly source: string;
+  /** Our language code. */
+  readonly target: string;
+}
+
+export interface EngineResult {
+  readonly text: string;
+  /** Our language code of the detected source, when the engine reports one. */
+  readonly detectedSource?: string;
+  /** True when the engine translated only part of the input (MyMemory's 500-character limit). */
+  readonly truncated: boolean;
+}
+
+export interface TranslationEngine {
+  readonly name: EngineName;
+  /** Most characters one call accepts; the chain splits longer text on sentence boundaries. */
+  readonly maxChars: number;
+  translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult>;
+}
+
+/**
+ * Why an engine call failed:
+ * - `transient`: worth retrying after a backoff (429, 5xx, timeouts, connection errors);
+ * - `quota`: retrying now is pointless (DeepL 456, Google daily quota, MyMemory quota): open the breaker;
+ * - `unsupported`: this engine cannot do this language pair;
+ * - `rejected`: the engine refused this request (4xx) or answered with unusable output; try the next engine.
+ */
+export type EngineFailureKind = 'transient' | 'quota' | 'unsupported' | 'rejected';
+
+export class EngineError extends Error {
+  override readonly name = 'EngineError';
+  constructor(
+    readonly engine: EngineName,
+    readonly kind: EngineFailureKind,
+    message: string,
+    /** From a Retry-After header, when the engine sent one. */
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${engine}: ${message}`, options);
+  }
+}
+
+/** Parses a Retry-After header (seconds or an HTTP date) into milliseconds; undefined when absent or bad. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
