@@ -75,7 +75,24 @@ export const env = {
       .int()
       .positive({ error: 'must be a positive integer' })
       .default(fallback),
+  nonNegativeInt: (fallback: number) =>
+    z.coerce
+      .number({ error: 'must be a number' })
+      .int()
+      .min(0, { error: 'must be 0 or a positive integer' })
+      .default(fallback),
   string: (fallback: string) => z.string().default(fallback),
+  /** A comma-separated list; blanks dropped. */
+  list: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) =>
+        value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

@@ -1,20 +1,110 @@
 /**
+ * Every error a client can see, with its stable numeric code and HTTP status. The numeric code is
+ * HTTP status x 100 + a sequence, so it stays unique and readable. docs/errors.md lists this table
+ * (a test keeps the two in step). Codes are never renumbered or reused.
+ */
+export const ERROR_CATALOGUE = {
+  MALFORMED_JSON: { code: 40001, status: 400, summary: 'The body is not valid JSON.' },
+  VALIDATION_FAILED: {
+    code: 40002,
+    status: 400,
+    summary:
+      'A body field, parameter or header is missing, has the wrong type, is unknown or is out of range; `details.issues` lists each problem.',
+  },
+  BAD_REQUEST: {
+    code: 40003,
+    status: 400,
+    summary: 'The request could not be read (aborted upload, unknown encoding, malformed URL).',
+  },
+  UNSUPPORTED_LANGUAGE: {
+    code: 40004,
+    status: 400,
+    summary: 'A language code is not in GET /api/v1/translate/languages.',
+  },
+  API_KEY_MISSING: {
+    code: 40101,
+    status: 401,
+    summary: 'The route needs `Authorization: Bearer <key>` and none was sent.',
+  },
+  API_KEY_MALFORMED: {
+    code: 40102,
+    status: 401,
+    summary: 'The Authorization header is not of the form `Bearer <key>`.',
+  },
+  API_KEY_INVALID: { code: 40103, status: 401, summary: 'No API key matches the one sent.' },
+  API_KEY_REVOKED: { code: 40104, status: 401, summary: 'The API key was revoked.' },
+  FORBIDDEN: {
+    code: 40301,
+    status: 403,
+    summary: 'The API key is valid but its role may not use the route.',
+  },
+  NOT_FOUND: { code: 40401, status: 404, summary: 'No such route, or no such resource.' },
+  METHOD_NOT_ALLOWED: {
+    code: 40501,
+    status: 405,
+    summary: 'The path exists but not for this method; the `Allow` header lists the methods.',
+  },
+  PAYLOAD_TOO_LARGE: { code: 41301, status: 413, summary: 'The body is larger than the configured limit.' },
+  TEXT_TOO_LONG: {
+    code: 41302,
+    status: 413,
+    summary: 'The text is longer than the hard maximum for one request (see the route).',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: 41501,
+    status: 415,
+    summary: 'The body is not `application/json`, or its charset/encoding is not supported.',
+  },
+  RATE_LIMITED: {
+    code: 42901,
+    status: 429,
+    summary: 'Too many requests for this key or client address; retry after `Retry-After` seconds.',
+  },
+  INTERNAL: {
+    code: 50001,
+    status: 500,
+    summary: 'An unexpected fault; the request id locates it in the logs.',
+  },
+  DEPENDENCY_UNAVAILABLE: {
+    code: 50301,
+    status: 503,
+    summary: 'A store the request needs (e.g. Postgres for API keys) is unreachable; retry later.',
+  },
+  TRANSLATION_UNAVAILABLE: {
+    code: 50302,
+    status: 503,
+    summary: 'Every translation engine failed or was skipped; `details.attempts` says why.',
+  },
+  TRANSLATOR_UNAVAILABLE: {
+    code: 50303,
+    status: 503,
+    summary: 'The translator service did not answer in time.',
+  },
+} as const satisfies Record<string, { code: number; status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/**
  * An expected failure with a stable code. Thrown where it happens, mapped to HTTP once, at the edge
- * (see http.ts). `numeric` is the stable integer sent as `code` in the error envelope.
+ * (see http.ts).
  */
 export class AppError extends Error {
   override readonly name = 'AppError';
+  readonly numeric: number;
+  readonly httpStatus: number;
   constructor(
-    readonly code: string,
-    readonly numeric: number,
-    readonly httpStatus: number,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    /** Extra response headers, e.g. Retry-After or Allow. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
+    this.numeric = ERROR_CATALOGUE[code].code;
+    this.httpStatus = ERROR_CATALOGUE[code].status;
   }
 }
 
-export const notFound = (message: string) => new AppError('NOT_FOUND', 40401, 404, message);
-export const malformedJson = (message: string) => new AppError('MALFORMED_JSON', 40001, 400, message);
-export const internalError = () => new AppError('INTERNAL', 50001, 500, 'internal error');
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const malformedJson = (message: string) => new AppError('MALFORMED_JSON', message);
+export const internalError = () => new AppError('INTERNAL', 'internal error');

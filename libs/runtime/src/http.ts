@@ -6,7 +6,7 @@ import { pinoHttp } from 'pino-http';
 import type { Registry } from 'prom-client';
 
 import { ConfigError } from './config.js';
-import { AppError, internalError, malformedJson, notFound } from './errors.js';
+import { AppError, internalError, notFound, type ErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import { httpDurationHistogram } from './metrics.js';
 import { checkReadiness, type DependencyCheck } from './readiness.js';
@@ -52,28 +52,86 @@ export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptio
   return app;
 }
 
-/** Unknown routes -> 404 envelope; AppError -> its status and code; anything else -> 500 without details. */
+/**
+ * Unknown routes -> 404; AppError -> its status and envelope; body-parser and URL decoding faults ->
+ * their 4xx; anything else -> 500 without details. Routes under /v1/ answer in the OpenAI error shape.
+ */
 export function finishHttpApp(app: Express): Express {
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
-  const handler: ErrorRequestHandler = (err, req, res, _next) => {
+  const handler: ErrorRequestHandler = (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
     const error = toAppError(err);
     if (error.httpStatus >= 500) req.log.error({ err }, 'request failed');
-    res.status(error.httpStatus).json({
-      code: error.numeric,
-      error: error.code,
-      message: error.message,
-      ...(error.details === undefined ? {} : { details: error.details }),
-      request_id: req.id,
-    });
+    for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+    res.status(error.httpStatus).json(errorBody(error, req.path, req.id as string));
   };
   app.use(handler);
   return app;
 }
 
-function toAppError(err: unknown): AppError {
+/** The error body: `{code, error, message, details?, request_id}`, or OpenAI's shape under /v1/. */
+export function errorBody(error: AppError, path: string, requestId: string): object {
+  if (path.startsWith('/v1/')) return openAiErrorBody(error);
+  return {
+    code: error.numeric,
+    error: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+    request_id: requestId,
+  };
+}
+
+const OPENAI_TYPES: Record<number, string> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
+
+/** `{error: {message, type, param, code}}` as OpenAI's API and SDKs expect. */
+export function openAiErrorBody(error: AppError): object {
+  const type =
+    OPENAI_TYPES[error.httpStatus] ?? (error.httpStatus >= 500 ? 'server_error' : 'invalid_request_error');
+  return {
+    error: {
+      message: error.message,
+      type,
+      param: firstIssuePath(error.details),
+      code: error.code.toLowerCase(),
+    },
+  };
+}
+
+function firstIssuePath(details: unknown): string | null {
+  const issues = (details as { issues?: { path?: string }[] } | undefined)?.issues;
+  return issues?.[0]?.path ?? null;
+}
+
+const BODY_ERRORS: Record<string, ErrorCode> = {
+  'entity.parse.failed': 'MALFORMED_JSON',
+  'entity.too.large': 'PAYLOAD_TOO_LARGE',
+  'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+  'encoding.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+const BODY_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  MALFORMED_JSON: 'request body is not valid JSON',
+  PAYLOAD_TOO_LARGE: 'request body is too large',
+  UNSUPPORTED_MEDIA_TYPE: 'request body charset or content encoding is not supported',
+};
+
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; message?: string };
-  if (e?.type === 'entity.parse.failed') return malformedJson('request body is not valid JSON');
+  const e = err as { type?: string; status?: number; message?: string } | undefined;
+  const bodyCode = e?.type === undefined ? undefined : BODY_ERRORS[e.type];
+  if (bodyCode) return new AppError(bodyCode, BODY_MESSAGES[bodyCode] ?? bodyCode);
+  // Other client faults raised by express or body-parser (aborted upload, undecodable URL...).
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError('BAD_REQUEST', 'the request could not be read');
+  }
   return internalError();
 }
 

@@ -8,6 +8,20 @@ export const gatewaySettings = z.object({
   PORT: env.port(3000),
   TRANSLATOR_URL: env.url(['http', 'https'], 'http://127.0.0.1:3004'),
   NLI_URL: env.url(['http', 'https'], 'http://127.0.0.1:3005'),
+  WORKER_URL: env.url(['http', 'https'], 'http://127.0.0.1:3006'),
+  /** Largest request body accepted, in KiB; larger bodies get 413. */
+  BODY_LIMIT_KB: env.positiveInt(512),
+  /** Requests per window per client address on public routes; 0 turns the limit off. */
+  RATE_LIMIT_PUBLIC: env.nonNegativeInt(600),
+  /** Requests per window per API key on keyed routes; 0 turns the limit off. */
+  RATE_LIMIT_PER_KEY: env.nonNegativeInt(1200),
+  RATE_LIMIT_WINDOW_S: env.positiveInt(60),
+  /** Prefix of the gateway's Redis keys (rate-limit counters), so stacks can share one Redis. */
+  REDIS_KEY_PREFIX: env.string('tp:'),
+  /** Comma-separated allowed browser origins, `*` for any; empty sends no CORS headers. */
+  CORS_ORIGINS: env.list(''),
+  /** Express "trust proxy": hops or addresses whose X-Forwarded-For is believed for the client address. */
+  TRUST_PROXY: env.string('false'),
 });
 
 export type GatewayConfig = z.infer<typeof gatewaySettings>;

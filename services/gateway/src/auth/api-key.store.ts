@@ -1,0 +1,97 @@
+import { ApiKey, type ApiKeyRole, type Orm } from '@tp/db';
+import { AppError } from '@tp/runtime';
+
+import { generateApiKey, hashApiKey } from './api-key.js';
+
+/** What may be shown about a key: never its hash, and the key itself only once, at creation. */
+export interface ApiKeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly role: ApiKeyRole;
+  readonly prefix: string;
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+  readonly revoked_at: string | null;
+}
+
+export interface Principal {
+  readonly keyId: string;
+  readonly name: string;
+  readonly role: ApiKeyRole;
+}
+
+export type KeyLookup =
+  | { readonly kind: 'valid'; readonly principal: Principal }
+  | { readonly kind: 'revoked' }
+  | { readonly kind: 'unknown' };
+
+/** last_used_at is written at most this often per key, so busy keys do not cost a write per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export class ApiKeyStore {
+  private readonly touchedAt = new Map<string, number>();
+
+  constructor(private readonly orm: Orm) {}
+
+  async create(role: ApiKeyRole, name: string): Promise<ApiKeyView & { readonly key: string }> {
+    const material = generateApiKey();
+    const em = this.orm.em.fork();
+    const entity = em.create(ApiKey, {
+      id: crypto.randomUUID(),
+      name,
+      role,
+      keyHash: material.hash,
+      keyPrefix: material.prefix,
+    });
+    await em.flush();
+    return { ...view(entity), key: material.key };
+  }
+
+  async list(): Promise<ApiKeyView[]> {
+    const keys = await this.orm.em.fork().find(ApiKey, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return keys.map(view);
+  }
+
+  /** Revokes a key; revoking it again keeps the first revocation time. Unknown id -> 404. */
+  async revoke(id: string): Promise<ApiKeyView> {
+    const em = this.orm.em.fork();
+    const entity = await em.findOne(ApiKey, { id });
+    if (!entity) throw new AppError('NOT_FOUND', `no API key with id ${id}`);
+    entity.revokedAt ??= new Date();
+    await em.flush();
+    return view(entity);
+  }
+
+  async lookup(key: string): Promise<KeyLookup> {
+    const entity = await this.orm.em
+      .fork()
+      .findOne(ApiKey, { keyHash: hashApiKey(key) }, { fields: ['id', 'name', 'role', 'revokedAt'] });
+    if (!entity) return { kind: 'unknown' };
+    if (entity.revokedAt) return { kind: 'revoked' };
+    this.touch(entity.id);
+    return { kind: 'valid', principal: { keyId: entity.id, name: entity.name, role: entity.role } };
+  }
+
+  /** Records use in the background; a failed write only delays last_used_at. */
+  private touch(id: string): void {
+    const now = Date.now();
+    if (now - (this.touchedAt.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.touchedAt.set(id, now);
+    this.orm.em
+      .fork()
+      .nativeUpdate(ApiKey, { id }, { lastUsedAt: new Date(now) })
+      .catch(() => this.touchedAt.delete(id));
+  }
+}
+
+function view(entity: ApiKey): ApiKeyView {
+  return {
+    id: entity.id,
+    name: entity.name,
+    role: entity.role,
+    prefix: entity.keyPrefix,
+    created_at: entity.createdAt.toISOString(),
+    last_used_at: entity.lastUsedAt?.toISOString() ?? null,
+    revoked_at: entity.revokedAt?.toISOString() ?? null,
+  };
+}

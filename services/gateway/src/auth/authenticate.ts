@@ -1,0 +1,54 @@
+import { AppError, type Logger } from '@tp/runtime';
+import type { RequestHandler } from 'express';
+
+import { looksLikeApiKey, parseBearer } from './api-key.js';
+import type { ApiKeyStore, Principal } from './api-key.store.js';
+
+/** Who may call a route: anyone, any valid key, or an admin key (the spec's authentication table). */
+export type Access = 'public' | 'client' | 'admin';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    principal?: Principal;
+  }
+}
+
+/**
+ * Missing, malformed, unknown or revoked key -> 401; a valid key without the role -> 403. The key is
+ * never logged (the logger redacts the Authorization header) nor echoed in an error message.
+ */
+export function authenticate(store: ApiKeyStore, access: Exclude<Access, 'public'>): RequestHandler {
+  return (req, res, next) => {
+    identify(store, req.headers.authorization, access, req.log).then((principal) => {
+      res.locals.principal = principal;
+      req.log.setBindings({ api_key_id: principal.keyId });
+      next();
+    }, next);
+  };
+}
+
+async function identify(
+  store: ApiKeyStore,
+  header: string | undefined,
+  access: Exclude<Access, 'public'>,
+  log: Logger,
+): Promise<Principal> {
+  const bearer = parseBearer(header);
+  if (bearer.kind === 'missing') {
+    throw new AppError('API_KEY_MISSING', 'this route needs Authorization: Bearer <API key>');
+  }
+  if (bearer.kind === 'malformed') {
+    throw new AppError('API_KEY_MALFORMED', 'the Authorization header must be of the form Bearer <API key>');
+  }
+  if (!looksLikeApiKey(bearer.token)) throw new AppError('API_KEY_INVALID', 'the API key is not valid');
+  const found = await store.lookup(bearer.token).catch((err: unknown) => {
+    log.error({ err }, 'API key lookup failed');
+    throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot check the API key right now; retry later');
+  });
+  if (found.kind === 'unknown') throw new AppError('API_KEY_INVALID', 'the API key is not valid');
+  if (found.kind === 'revoked') throw new AppError('API_KEY_REVOKED', 'the API key was revoked');
+  if (access === 'admin' && found.principal.role !== 'admin') {
+    throw new AppError('FORBIDDEN', 'this route needs an admin API key');
+  }
+  return found.principal;
+}

@@ -1,0 +1,80 @@
+import { AppError } from '@tp/runtime';
+import express, { type Express, type RequestHandler } from 'express';
+
+import type { ApiKeyStore } from '../auth/api-key.store.js';
+import { authenticate } from '../auth/authenticate.js';
+import type { RateLimits } from '../rate-limit/rate-limit.js';
+import { expressPath, type AnyRoute } from './route.js';
+import { parseRequest } from './validate.js';
+
+export interface MountOptions {
+  readonly keys: ApiKeyStore;
+  readonly limits: RateLimits;
+  readonly bodyLimitKb: number;
+}
+
+/**
+ * Registers routes in the order every request is handled: auth (401/403) or the per-address limit,
+ * the per-key limit, body reading (415/413/400), validation (400), the handler. Then a 405 with
+ * `Allow` for known paths called with another method.
+ */
+export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: MountOptions): void {
+  const json = express.json({ limit: `${options.bodyLimitKb}kb`, strict: true });
+  for (const route of routes) {
+    const chain: RequestHandler[] =
+      route.access === 'public'
+        ? [options.limits.byAddress]
+        : [authenticate(options.keys, route.access), options.limits.byKey];
+    if (route.request?.body) chain.push(requireJson, json);
+    chain.push(handle(route));
+    app[route.method](expressPath(route.path), ...chain);
+  }
+  const methods = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const set = methods.get(route.path) ?? new Set<string>();
+    set.add(route.method.toUpperCase());
+    if (route.method === 'get') set.add('HEAD');
+    methods.set(route.path, set);
+  }
+  for (const [path, allowed] of methods) {
+    const allow = [...allowed].join(', ');
+    app.all(expressPath(path), (req, _res, next) => {
+      next(
+        new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allow}`, undefined, {
+          Allow: allow,
+        }),
+      );
+    });
+  }
+}
+
+/** A body must be JSON; a request without a body passes on and fails validation if one is required. */
+const requireJson: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
+    return;
+  }
+  next();
+};
+
+function handle(route: AnyRoute): RequestHandler {
+  const envelope = route.envelope ?? true;
+  return async (req, res) => {
+    const parsed = parseRequest(route.request, req);
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('client went away'));
+    });
+    const result = await route.handler({
+      ...parsed,
+      principal: res.locals.principal,
+      signal: controller.signal,
+      req,
+      res,
+    } as Parameters<AnyRoute['handler']>[0]);
+    if (res.headersSent) return;
+    res.status(route.response.status).json(envelope ? { code: 0, data: result } : result);
+  };
+}

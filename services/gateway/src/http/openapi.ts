@@ -1,0 +1,129 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '@tp/runtime';
+import type { Express } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+
+import type { AnyRoute } from './route.js';
+
+const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
+
+export const errorEnvelopeSchema = z
+  .object({
+    code: z.int().positive().meta({ description: 'Stable numeric error code (docs/errors.md).' }),
+    error: z.enum(ERROR_CODES).meta({ description: 'Stable error name.' }),
+    message: z.string(),
+    details: z.unknown().optional(),
+    request_id: z.string().meta({ description: 'Also sent as the x-request-id header.' }),
+  })
+  .meta({ id: 'Error', description: 'Every failure outside /v1 has this shape.' });
+
+export const openAiErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'OpenAIError', description: 'Failures of the OpenAI-compatible /v1 routes.' });
+
+/** The failures every route of this kind can answer with, beside its own `errors`. */
+function impliedErrors(route: AnyRoute): ErrorCode[] {
+  const codes: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL'];
+  if (route.access !== 'public') {
+    codes.push(
+      'API_KEY_MISSING',
+      'API_KEY_MALFORMED',
+      'API_KEY_INVALID',
+      'API_KEY_REVOKED',
+      'DEPENDENCY_UNAVAILABLE',
+    );
+  }
+  if (route.access === 'admin') codes.push('FORBIDDEN');
+  if (route.request) codes.push('VALIDATION_FAILED');
+  if (route.request?.body)
+    codes.push('MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'BAD_REQUEST');
+  return codes;
+}
+
+function operation(route: AnyRoute): ZodOpenApiOperationObject {
+  const envelope = route.envelope ?? true;
+  const errorSchema = envelope ? errorEnvelopeSchema : openAiErrorSchema;
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of new Set([...impliedErrors(route), ...(route.errors ?? [])])) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  }
+  const failures = Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      String(status),
+      {
+        description: [...codes].join(', '),
+        content: { 'application/json': { schema: errorSchema } },
+        ...(status === 429 ? { headers: z.object({ 'retry-after': z.string() }) } : {}),
+      },
+    ]),
+  );
+  const success = envelope
+    ? z.object({ code: z.literal(0), data: route.response.schema })
+    : route.response.schema;
+  const { params, query, headers, body } = route.request ?? {};
+  return {
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [...route.tags],
+    'x-access': route.access,
+    security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
+    requestParams: {
+      ...(params ? { path: params } : {}),
+      ...(query ? { query } : {}),
+      ...(headers ? { header: headers } : {}),
+    },
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    responses: {
+      [String(route.response.status)]: {
+        description: route.response.description,
+        content: { 'application/json': { schema: success } },
+      },
+      ...failures,
+    },
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+export function buildOpenApiDocument(routes: readonly AnyRoute[], version: string): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method]: operation(route) };
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Translation platform gateway',
+      version,
+      description:
+        'Public edge of the translation and classification platform. Successful answers are `{code: 0, data}`; failures carry a stable `code` and `error` (see docs/errors.md). Routes under /v1 follow the OpenAI API shapes.',
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key: `Authorization: Bearer tp_...`',
+        },
+      },
+    },
+    paths,
+  });
+}
+
+/** GET /openapi.json and the Swagger UI at /docs (its assets ship in the npm package: no CDN). */
+export function serveOpenApi(app: Express, document: object): void {
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Gateway API' }));
+}

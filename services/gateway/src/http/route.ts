@@ -1,0 +1,68 @@
+import type { ErrorCode } from '@tp/runtime';
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+
+import type { Principal } from '../auth/api-key.store.js';
+import type { Access } from '../auth/authenticate.js';
+
+/** Schemas of what a route reads. Bodies and queries should be strict objects: unknown fields are errors. */
+export interface RequestSchemas {
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  /** Header names in lower case. */
+  readonly headers?: z.ZodObject;
+  readonly body?: z.ZodType;
+}
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteContext<R extends RequestSchemas> {
+  readonly params: Parsed<R['params']>;
+  readonly query: Parsed<R['query']>;
+  readonly headers: Parsed<R['headers']>;
+  readonly body: Parsed<R['body']>;
+  /** The caller's key on keyed routes; undefined on public ones. */
+  readonly principal: Principal | undefined;
+  /** Aborted when the client goes away before the answer is sent. */
+  readonly signal: AbortSignal;
+  readonly req: Request;
+  readonly res: Response;
+}
+
+/**
+ * One HTTP route: the single source for its Express handler, its validation, its auth and its
+ * OpenAPI entry, so the served document cannot drift from what the gateway does.
+ */
+export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.ZodType = z.ZodType> {
+  readonly method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI-style path, e.g. `/api/admin/keys/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly access: Access;
+  readonly request?: R;
+  readonly response: {
+    readonly status: 200 | 201 | 202;
+    readonly description: string;
+    /** Schema of `data` in `{code: 0, data}`; of the whole body when `envelope` is false. */
+    readonly schema: S;
+  };
+  /** False for routes that answer in someone else's shape (the OpenAI-compatible /v1 routes). */
+  readonly envelope?: boolean;
+  /** Failures this route adds to the ones implied by its access and request (auth, validation...). */
+  readonly errors?: readonly ErrorCode[];
+  handler(context: RouteContext<R>): Promise<z.input<S>> | z.input<S>;
+}
+
+/** Identity helper that lets TypeScript infer a route's schemas for its handler. */
+export function defineRoute<R extends RequestSchemas, S extends z.ZodType>(route: Route<R, S>): Route<R, S> {
+  return route;
+}
+
+export type AnyRoute = Route<RequestSchemas, z.ZodType>;
+
+/** `/api/admin/keys/{id}` -> `/api/admin/keys/:id` */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

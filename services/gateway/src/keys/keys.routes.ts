@@ -1,0 +1,68 @@
+import { API_KEY_ROLES } from '@tp/db';
+import { z } from 'zod';
+
+import type { ApiKeyStore } from '../auth/api-key.store.js';
+import { defineRoute } from '../http/route.js';
+
+export const apiKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    role: z.enum(API_KEY_ROLES),
+    prefix: z.string().meta({ description: 'First characters of the key, to tell keys apart.' }),
+    created_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime().nullable(),
+    revoked_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+
+const createBody = z.strictObject({
+  role: z.enum(API_KEY_ROLES),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+/** Admin management of API keys; the CLI (keys.cli.ts) does the same against the database. */
+export function keyRoutes(store: ApiKeyStore) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/admin/keys',
+      summary: 'Create an API key',
+      description: 'The key is in this answer only; the platform keeps just its SHA-256 hash.',
+      tags: ['admin: keys'],
+      access: 'admin',
+      request: { body: createBody },
+      response: {
+        status: 201,
+        description: 'The new key, shown once.',
+        schema: apiKeySchema.extend({ key: z.string() }),
+      },
+      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/admin/keys',
+      summary: 'List API keys (without the keys themselves)',
+      tags: ['admin: keys'],
+      access: 'admin',
+      response: {
+        status: 200,
+        description: 'All keys, oldest first.',
+        schema: z.object({ keys: z.array(apiKeySchema) }),
+      },
+      handler: async () => ({ keys: await store.list() }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/admin/keys/{id}',
+      summary: 'Revoke an API key',
+      description: 'Takes effect on the next request. Revoking twice keeps the first revocation time.',
+      tags: ['admin: keys'],
+      access: 'admin',
+      request: { params: z.strictObject({ id: z.uuid() }) },
+      response: { status: 200, description: 'The revoked key.', schema: apiKeySchema },
+      errors: ['NOT_FOUND'],
+      handler: ({ params }) => store.revoke(params.id),
+    }),
+  ];
+}

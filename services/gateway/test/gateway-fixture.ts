@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+
+import { ApiKeyStore } from '../src/auth/api-key.store.js';
+import { loadGatewayConfig, type GatewayConfig } from '../src/config.js';
+import { startGateway } from '../src/gateway.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
+
+export interface TestGateway {
+  readonly url: string;
+  readonly config: GatewayConfig;
+  readonly store: ApiKeyStore;
+  /** Keys made for the test: an admin, a client, and a revoked client key. */
+  readonly keys: { readonly admin: string; readonly client: string; readonly revoked: string };
+  /** The OpenAPI document the gateway serves. */
+  readonly openapi: OpenApiDoc;
+  close(): Promise<void>;
+}
+
+export interface OpenApiDoc {
+  readonly paths: Record<
+    string,
+    Record<string, { 'x-access': 'public' | 'client' | 'admin'; [k: string]: unknown }>
+  >;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The real gateway, in-process on an ephemeral port, on its own database and Redis key prefix, with
+ * the test Kafka. Internal services point at a closed port unless overridden.
+ */
+export async function startTestGateway(settings: Record<string, string> = {}): Promise<TestGateway> {
+  const db: TestDatabase = await createTestDatabase();
+  const config: GatewayConfig = {
+    ...loadGatewayConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL,
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+      TRANSLATOR_URL: 'http://127.0.0.1:9',
+      NLI_URL: 'http://127.0.0.1:9',
+      WORKER_URL: 'http://127.0.0.1:9',
+      ...settings,
+    }),
+    PORT: 0,
+  };
+  const service = await startGateway(config).catch(async (err: unknown) => {
+    await db.drop();
+    throw err;
+  });
+  const orm = service.context.deps.orm;
+  if (!orm) throw new Error('gateway has no database');
+  const store = new ApiKeyStore(orm);
+  const [admin, client, revoked] = await Promise.all([
+    store.create('admin', 'test admin'),
+    store.create('client', 'test client'),
+    store.create('client', 'revoked client'),
+  ]);
+  await store.revoke(revoked.id);
+  const url = `http://127.0.0.1:${service.port}`;
+  const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as OpenApiDoc;
+  return {
+    url,
+    config,
+    store,
+    keys: { admin: admin.key, client: client.key, revoked: revoked.key },
+    openapi,
+    async close() {
+      await service.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** Every operation of the served document: method, OpenAPI path and its access level. */
+export function operations(
+  doc: OpenApiDoc,
+): { method: string; path: string; access: 'public' | 'client' | 'admin' }[] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method, path, access: op['x-access'] })),
+  );
+}
+
+/** A concrete URL path for an OpenAPI path, with a placeholder value in each parameter. */
+export function concretePath(path: string, value = '00000000-0000-4000-8000-000000000000'): string {
+  return path.replace(/\{\w+\}/g, value);
+}
