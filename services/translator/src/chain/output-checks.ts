@@ -1,0 +1,117 @@
+/**
+ * Sanity checks on one engine answer. A failed check counts as that engine's failure, so the chain
+ * tries the next engine instead of returning (and caching) garbage.
+ */
+
+export interface OutputCheckInput {
+  /** The text sent to the engine (masked, one chunk). */
+  readonly input: string;
+  /** What the engine returned for it. */
+  readonly output: string;
+  /** Source language code, or `auto` when unknown (the unchanged check is then skipped). */
+  readonly source: string;
+  readonly target: string;
+}
+
+/** Stable reason for an unchanged answer; the chain treats it specially (see chain.ts). */
+export const UNCHANGED = 'unchanged from input';
+
+/**
+ * Output this many times longer than the input (plus a little slack for very short inputs) is a
+ * runaway. Real expansion stays well below: CJK to Latin or Cyrillic scripts is about 3-4x.
+ */
+const MAX_GROWTH = 6;
+const GROWTH_SLACK = 64;
+
+/** A loop is a unit of up to MAX_PERIOD code points repeated at least MIN_REPEATS times back to back… */
+const MAX_PERIOD = 32;
+const MIN_REPEATS = 6;
+/** …covering at least this many code points ("!!!!!!" is emphasis, not a loop)… */
+const MIN_LOOP_LENGTH = 24;
+/** …and more than twice as often as the input repeats anything ("哈哈哈哈…" may become "hahaha…"). */
+const INPUT_REPEAT_FACTOR = 2;
+
+/**
+ * Scripts written without spaces between words. There a text needs translating from this many letters
+ * on; elsewhere from two words with letters. Below that, an unchanged answer is accepted: numbers,
+ * codes, single names and brands ("Berlin", "iPhone", "東京") legitimately come back as they were.
+ */
+const UNSPACED_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/gu;
+const MIN_UNSPACED_LETTERS = 5;
+const MIN_WORDS = 2;
+
+/** Returns why the output is unusable, or undefined when it passes. */
+export function checkOutput(check: OutputCheckInput): string | undefined {
+  const { input, output } = check;
+  if (output.trim() === '' && input.trim() !== '') return 'empty output';
+
+  const loop = longestRepeat(output, MIN_LOOP_LENGTH);
+  if (loop && loop.count >= MIN_REPEATS) {
+    const inputRepeats = longestRepeat(input, 0)?.count ?? 1;
+    if (loop.count > INPUT_REPEAT_FACTOR * inputRepeats) {
+      return `repetition loop (${JSON.stringify(loop.unit)} repeated ${loop.count} times)`;
+    }
+  }
+
+  const inputLength = codePoints(input).length;
+  const outputLength = codePoints(output).length;
+  if (outputLength > MAX_GROWTH * inputLength + GROWTH_SLACK) {
+    return `output ${Math.round(outputLength / Math.max(inputLength, 1))} times longer than input`;
+  }
+
+  if (languagesDiffer(check.source, check.target) && needsTranslation(input)) {
+    if (comparable(output) === comparable(input)) return UNCHANGED;
+  }
+  return undefined;
+}
+
+const primary = (code: string): string => code.toLowerCase().split(/[-_]/)[0] ?? '';
+
+/** zh-CN to zh-TW or pt to pt-BR may legitimately leave text as it was, and `auto` could be anything. */
+function languagesDiffer(source: string, target: string): boolean {
+  return source !== 'auto' && primary(source) !== primary(target);
+}
+
+function needsTranslation(text: string): boolean {
+  const words = text.split(/\s+/u).filter((word) => /\p{L}/u.test(word)).length;
+  const unspaced = text.match(UNSPACED_SCRIPT)?.length ?? 0;
+  return words >= MIN_WORDS || unspaced >= MIN_UNSPACED_LETTERS;
+}
+
+/** Case, spacing and Unicode normalisation differences do not make a translation. */
+const comparable = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim().toLowerCase();
+
+const codePoints = (text: string): string[] => Array.from(text);
+
+interface Repeat {
+  readonly unit: string;
+  readonly count: number;
+}
+
+/**
+ * The most-repeated unit (1 to MAX_PERIOD code points, not only whitespace) among back-to-back
+ * repetitions covering at least minLength code points. One pass per period: a run of positions
+ * equal to the one `period` earlier is a periodic stretch of text.
+ */
+export function longestRepeat(text: string, minLength: number): Repeat | undefined {
+  const chars = codePoints(text);
+  let best: Repeat | undefined;
+  for (let period = 1; period <= Math.min(MAX_PERIOD, chars.length >> 1); period += 1) {
+    let run = 0;
+    for (let i = period; i <= chars.length; i += 1) {
+      if (i < chars.length && chars[i] === chars[i - period]) {
+        run += 1;
+        continue;
+      }
+      const covered = run + period;
+      const count = Math.floor(covered / period);
+      if (run > 0 && count >= 2 && covered >= minLength && count > (best?.count ?? 0)) {
+        const unit = chars.slice(i - covered, i - covered + period).join('');
+        if (unit.trim() !== '') best = { unit, count };
+      }
+      run = 0;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,125 @@
+import { EngineError, type TranslationEngine } from '../engines/engine.js';
+import { UNCHANGED, checkOutput } from './output-checks.js';
+import { mask, restore } from './protected-spans.js';
+import { BreakerOpenError } from './resilience.js';
+import { splitText } from './splitter.js';
+
+export interface EngineInput {
+  readonly text: string;
+  readonly source: string;
+  readonly target: string;
+}
+
+export type EngineOutcome =
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly truncated: boolean;
+      readonly detectedSource?: string;
+    }
+  | {
+      readonly ok: false;
+      readonly breakerOpen: boolean;
+      readonly reason: string;
+      /** Set when the only problem was an unchanged answer: the restored text, for the chain to weigh. */
+      readonly unchanged?: {
+        readonly text: string;
+        readonly truncated: boolean;
+        readonly detectedSource?: string;
+      };
+    };
+
+/**
+ * One engine's whole go at a text: mask protected spans, split into chunks of at most engine.maxChars
+ * (or, with split off, send one piece and let the result say it was truncated), translate the chunks
+ * in order, check each answer, join and restore. Any problem is this engine's failure; only an abort
+ * of `signal` is thrown.
+ */
+export async function translateWithEngine(
+  engine: TranslationEngine,
+  input: EngineInput,
+  split: boolean,
+  signal: AbortSignal,
+): Promise<EngineOutcome> {
+  const masked = mask(input.text);
+  const { pieces, cutShort } = piecesFor(masked.text, engine.maxChars, split);
+
+  const translated: string[] = [];
+  let truncated = cutShort;
+  let detectedSource: string | undefined;
+  let unchanged = false;
+  for (const piece of pieces) {
+    const { lead, core, trail } = trimmed(piece);
+    if (core === '') {
+      translated.push(piece);
+      continue;
+    }
+    let result;
+    try {
+      result = await engine.translate({ text: core, source: input.source, target: input.target }, signal);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      return { ok: false, breakerOpen: error instanceof BreakerOpenError, reason: describe(error) };
+    }
+    detectedSource ??= result.detectedSource;
+    truncated ||= result.truncated;
+    const source = input.source === 'auto' ? (result.detectedSource ?? 'auto') : input.source;
+    const problem = checkOutput({ input: core, output: result.text, source, target: input.target });
+    if (problem === UNCHANGED) unchanged = true;
+    else if (problem !== undefined) return { ok: false, breakerOpen: false, reason: problem };
+    // Engines often trim; the original spacing between chunks is kept so the join reads as before.
+    translated.push(lead + result.text.trim() + trail);
+  }
+
+  const restored = restore(translated.join(''), masked.spans);
+  // Spans beyond a truncated answer are missing by design. Where we cut, we know which ones; where the
+  // engine cut on its own, we cannot tell, so only doubled or invented tokens count then.
+  const expectedMissing = cutShort
+    ? new Set(restore(pieces.join(''), masked.spans).lost)
+    : new Set(truncated ? restored.lost : []);
+  const lost = restored.lost.filter((index) => !expectedMissing.has(index));
+  const spanProblem = describeSpans(
+    lost.map((i) => masked.spans[i] as string),
+    restored.duplicated.map((i) => masked.spans[i] as string),
+    restored.unexpected,
+  );
+  if (spanProblem) return { ok: false, breakerOpen: false, reason: spanProblem };
+
+  const done = { text: restored.text, truncated, ...(detectedSource ? { detectedSource } : {}) };
+  if (unchanged) return { ok: false, breakerOpen: false, reason: UNCHANGED, unchanged: done };
+  return { ok: true, ...done };
+}
+
+function piecesFor(text: string, maxChars: number, split: boolean): { pieces: string[]; cutShort: boolean } {
+  if (split) return { pieces: splitText(text, maxChars), cutShort: false };
+  if (text.length <= maxChars) return { pieces: [text], cutShort: false };
+  // Cut here, on a sentence boundary, rather than leave it to the engine: a cut inside a token would
+  // leave a fragment that restore() cannot recognise.
+  return { pieces: splitText(text, maxChars).slice(0, 1), cutShort: true };
+}
+
+function trimmed(piece: string): { lead: string; core: string; trail: string } {
+  const core = piece.trim();
+  if (core === '') return { lead: piece, core, trail: '' };
+  const start = piece.indexOf(core);
+  return { lead: piece.slice(0, start), core, trail: piece.slice(start + core.length) };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof BreakerOpenError) return 'circuit breaker open';
+  if (error instanceof EngineError) return `${error.kind}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeSpans(
+  lost: string[],
+  duplicated: string[],
+  unexpected: readonly string[],
+): string | undefined {
+  const parts = [
+    lost.length ? `lost protected spans ${JSON.stringify(lost)}` : '',
+    duplicated.length ? `duplicated protected spans ${JSON.stringify(duplicated)}` : '',
+    unexpected.length ? `unknown tokens ${JSON.stringify(unexpected)}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : undefined;
+}
