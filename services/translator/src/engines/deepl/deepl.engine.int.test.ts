@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+
+import { deeplFaults, startDeepLDouble, type DeepLDouble } from '../../../../../test/doubles/deepl.double.js';
+import { closedPortUrl } from '../../../../../test/doubles/http-double.js';
+import { EngineError, type EngineFailureKind, type TranslationEngine } from '../engine.js';
+import { createDeepLEngine, deeplBaseUrl } from './deepl.engine.js';
+
+const KEY = 'secret-key:fx';
+const never = new AbortController().signal;
+
+async function failure(promise: Promise<unknown>, kind: EngineFailureKind): Promise<EngineError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(EngineError);
+  expect(err).toMatchObject({ engine: 'deepl', kind });
+  return err as EngineError;
+}
+
+describe('DeepL engine', () => {
+  let double: DeepLDouble;
+  let engine: TranslationEngine;
+
+  beforeAll(async () => {
+    double = await startDeepLDouble({ authKey: KEY });
+    engine = createDeepLEngine({ authKey: KEY, baseUrl: double.url });
+  });
+  afterAll(() => double.close());
+  beforeEach(() => {
+    double.reset();
+    double.resetQuota();
+  });
+
+  describe('success', () => {
+    it('posts the text as JSON with the DeepL-Auth-Key header and returns the translation', async () => {
+      const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
+
+      expect(result).toEqual({ text: 'Guten Morgen', detectedSource: 'en', truncated: false });
+      const [request] = double.requests;
+      expect(request).toMatchObject({ method: 'POST', path: '/v2/translate' });
+      expect(request?.headers.authorization).toBe(`DeepL-Auth-Key ${KEY}`);
+      expect(request?.headers['content-type']).toBe('application/json');
+      expect(request?.body).toEqual({ text: ['Good morning'], target_lang: 'DE', source_lang: 'EN' });
+    });
+
+    it('sends a bare source code and a variant target code (zh-CN -> ZH, en -> EN-US)', async () => {
+      const result = await engine.translate({ text: '早上好', source: 'zh-CN', target: 'en' }, never);
+
+      expect(result.text).toBe('Good morning');
+      expect(double.requests[0]?.body).toMatchObject({ source_lang: 'ZH', target_lang: 'EN-US' });
+    });
+
+    it.each([
+      ['zh-CN', 'ZH-HANS'],
+      ['zh-TW', 'ZH-HANT'],
+      ['pt-BR', 'PT-BR'],
+      ['pt', 'PT-PT'],
+      ['en-GB', 'EN-GB'],
+      ['de-AT', 'DE'],
+    ])('maps target %s to %s', async (target, code) => {
+      const result = await engine.translate({ text: 'Unknown phrase', source: 'en', target }, never);
+
+      expect(result.text).toBe(`[${code}] Unknown phrase`);
+      expect(double.requests[0]?.body).toMatchObject({ target_lang: code });
+    });
+
+    it('omits source_lang for auto and reports the detected source as our code', async () => {
+      const result = await engine.translate({ text: '谢谢', source: 'auto', target: 'en-US' }, never);
+
+      expect(result).toEqual({ text: 'Thank you', detectedSource: 'zh-CN', truncated: false });
+      expect(double.requests[0]?.body).not.toHaveProperty('source_lang');
+    });
+
+    it('picks the Free API host for :fx keys and the Pro host otherwise', () => {
+      expect(deeplBaseUrl('abc:fx')).toBe('https://api-free.deepl.com');
+      expect(deeplBaseUrl('abc')).toBe('https://api.deepl.com');
+    });
+
+    it('announces a 5000-character limit', () => {
+      expect(engine.maxChars).toBe(5000);
+    });
+  });
+
+  describe('unsupported pairs', () => {
+    it.each([
+      ['en', 'xx'],
+      ['sw', 'en'],
+      ['en', 'auto'],
+    ])('refuses %s -> %s without calling DeepL', async (source, target) => {
+      await failure(engine.translate({ text: 'Hello', source, target }, never), 'unsupported');
+      expect(double.requests).toHaveLength(0);
+    });
+
+    it("classifies DeepL's 400 `Value for 'target_lang' not supported.` as unsupported", async () => {
+      double.fail({
+        type: 'respond',
+        status: 400,
+        body: { message: "Value for 'target_lang' not supported." },
+      });
+
+      const err = await failure(
+        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'unsupported',
+      );
+      expect(err.message).toContain("'target_lang' not supported");
+    });
+  });
+
+  describe('errors', () => {
+    it('rejects other 400 bad requests, keeping the message', async () => {
+      double.fail({ type: 'respond', status: 400, body: { message: "Parameter 'text' not specified." } });
+
+      const err = await failure(
+        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'rejected',
+      );
+      expect(err.message).toContain("Parameter 'text' not specified.");
+    });
+
+    it('rejects a bad key (403 with an empty body)', async () => {
+      const badKey = createDeepLEngine({ authKey: 'wrong', baseUrl: double.url });
+
+      const err = await failure(
+        badKey.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'rejected',
+      );
+      expect(err.message).toContain('403');
+    });
+
+    it('rejects a 404', async () => {
+      double.fail(deeplFaults.notFound());
+      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+    });
+
+    it('rejects a body over 128 KiB (413)', async () => {
+      const err = await failure(
+        engine.translate({ text: 'a'.repeat(130 * 1024), source: 'en', target: 'de' }, never),
+        'rejected',
+      );
+      expect(err.message).toContain('413');
+    });
+
+    it('reports 456 as quota', async () => {
+      double.exhaustQuota();
+
+      const err = await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      expect(err.message).toContain('Quota for this billing period has been exceeded.');
+    });
+
+    it('reports quota once the character limit of the period is used up', async () => {
+      const small = await startDeepLDouble({ authKey: KEY, characterLimit: 10 });
+      try {
+        const limited = createDeepLEngine({ authKey: KEY, baseUrl: small.url });
+        await limited.translate({ text: 'Thank you', source: 'en', target: 'de' }, never);
+        await failure(limited.translate({ text: 'Thank you', source: 'en', target: 'de' }, never), 'quota');
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('reports 429 as transient with Retry-After in milliseconds', async () => {
+      double.fail(deeplFaults.tooManyRequests(7));
+
+      const err = await failure(
+        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'transient',
+      );
+      expect(err.retryAfterMs).toBe(7000);
+    });
+
+    it('reports 529 as transient with Retry-After', async () => {
+      double.fail(deeplFaults.overloaded(2));
+
+      const err = await failure(
+        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'transient',
+      );
+      expect(err.retryAfterMs).toBe(2000);
+    });
+
+    it.each([
+      ['500', deeplFaults.internalError()],
+      ['504', deeplFaults.unavailable()],
+    ])('reports %s as transient without a retry hint', async (_status, fault) => {
+      double.fail(fault);
+
+      const err = await failure(
+        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'transient',
+      );
+      expect(err.retryAfterMs).toBeUndefined();
+    });
+
+    it('rejects a 200 whose body is not a DeepL translation', async () => {
+      double.fail({ type: 'respond', status: 200, body: '<html>captive portal</html>' });
+      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+    });
+
+    it('reports a refused connection as transient', async () => {
+      const offline = createDeepLEngine({ authKey: KEY, baseUrl: await closedPortUrl() });
+
+      const err = await failure(
+        offline.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
+        'transient',
+      );
+      expect(err.message).toContain('ECONNREFUSED');
+    });
+
+    it('reports a connection dropped before the answer as transient', async () => {
+      double.fail({ type: 'destroy' });
+      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+    });
+  });
+
+  describe('abort', () => {
+    it('rethrows the abort reason unchanged when the caller aborts', async () => {
+      double.fail({ type: 'hang' });
+      const controller = new AbortController();
+      const reason = new Error('chain gave up');
+      const pending = engine.translate({ text: 'Hi', source: 'en', target: 'de' }, controller.signal);
+      setTimeout(() => controller.abort(reason), 50);
+
+      await expect(pending).rejects.toBe(reason);
+    });
+
+    it('lets a timeout signal surface as its TimeoutError, not an EngineError', async () => {
+      double.fail({ type: 'hang' });
+
+      const err = await engine
+        .translate({ text: 'Hi', source: 'en', target: 'de' }, AbortSignal.timeout(50))
+        .catch((e: unknown) => e);
+      expect(err).not.toBeInstanceOf(EngineError);
+      expect(err).toMatchObject({ name: 'TimeoutError' });
+    });
+  });
+});

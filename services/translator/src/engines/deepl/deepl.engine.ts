@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
+import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { fromDeepLCode, toDeepLSource, toDeepLTarget } from './deepl.languages.js';
+
+export interface DeepLOptions {
+  /** DeepL API key; keys ending in `:fx` belong to the Free API, whose host differs. */
+  readonly authKey: string;
+  /** Overrides the host chosen from the key (a proxy, or the test double). */
+  readonly baseUrl?: string;
+}
+
+/** The API host for a key: Free keys (`...:fx`) go to api-free.deepl.com. */
+export const deeplBaseUrl = (authKey: string): string =>
+  authKey.endsWith(':fx') ? 'https://api-free.deepl.com' : 'https://api.deepl.com';
+
+const translateReply = z.object({
+  translations: z
+    .array(z.object({ text: z.string(), detected_source_language: z.string().optional() }))
+    .min(1),
+});
+
+/** DeepL API v2 `POST /v2/translate`, one text per call. */
+export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
+  const url = endpoint(options.baseUrl ?? deeplBaseUrl(options.authKey), '/v2/translate');
+  const authorization = `DeepL-Auth-Key ${options.authKey}`;
+
+  return {
+    name: 'deepl',
+    maxChars: 5000,
+    async translate({ text, source, target }, signal): Promise<EngineResult> {
+      const auto = source.toLowerCase() === 'auto';
+      const sourceLang = auto ? undefined : toDeepLSource(source);
+      const targetLang = toDeepLTarget(target);
+      if (!targetLang || (!auto && !sourceLang)) {
+        throw new EngineError('deepl', 'unsupported', `no DeepL pair for ${source} -> ${target}`);
+      }
+      const body = {
+        text: [text],
+        target_lang: targetLang,
+        ...(sourceLang ? { source_lang: sourceLang } : {}),
+      };
+      const reply = await send(
+        'deepl',
+        url,
+        {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+        signal,
+      );
+      if (reply.status !== 200) throw deeplFailure(reply);
+
+      const parsed = translateReply.safeParse(reply.json);
+      if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected response body');
+      const [first] = parsed.data.translations;
+      const detected = first?.detected_source_language;
+      return {
+        text: first?.text ?? '',
+        truncated: false,
+        ...(detected ? { detectedSource: fromDeepLCode(detected) } : {}),
+      };
+    },
+  };
+}
+
+function deeplFailure(reply: HttpReply): EngineError {
+  const message = stringField(reply.json, 'message');
+  if (reply.status === 456) {
+    return new EngineError('deepl', 'quota', message ?? 'quota for this billing period exceeded');
+  }
+  if (reply.status === 400 && message && /(source|target)_lang.*not supported/i.test(message)) {
+    return new EngineError('deepl', 'unsupported', message);
+  }
+  if (reply.status === 403 && !message) return statusFailure('deepl', reply, 'authorization failed');
+  return statusFailure('deepl', reply, message);
+}

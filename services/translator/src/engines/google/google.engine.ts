@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
+import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { decodeHtmlEntities } from './google.entities.js';
+import { fromGoogleCode, toGoogleCode } from './google.languages.js';
+
+export interface GoogleOptions {
+  /** Cloud Translation API key, sent as the `key` query parameter. */
+  readonly apiKey: string;
+  /** Default `https://translation.googleapis.com`. */
+  readonly baseUrl?: string;
+}
+
+const translateReply = z.object({
+  data: z.object({
+    translations: z
+      .array(z.object({ translatedText: z.string(), detectedSourceLanguage: z.string().optional() }))
+      .min(1),
+  }),
+});
+
+/** 403 reasons that mean "out of quota", not "forbidden". */
+const QUOTA_REASONS = new Set([
+  'dailyLimitExceeded',
+  'userRateLimitExceeded',
+  'quotaExceeded',
+  'rateLimitExceeded',
+]);
+const QUOTA_MESSAGE = /daily limit exceeded|user rate limit exceeded|quota exceeded/i;
+
+/** Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, one text per call. */
+export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
+  const base = endpoint(options.baseUrl ?? 'https://translation.googleapis.com', '/language/translate/v2');
+  const url = `${base}?${new URLSearchParams({ key: options.apiKey })}`;
+
+  return {
+    name: 'google',
+    maxChars: 5000,
+    async translate({ text, source, target }, signal): Promise<EngineResult> {
+      const auto = source.toLowerCase() === 'auto';
+      const sourceCode = auto ? undefined : toGoogleCode(source);
+      const targetCode = toGoogleCode(target);
+      if (!targetCode || (!auto && !sourceCode)) {
+        throw new EngineError('google', 'unsupported', `no Google pair for ${source} -> ${target}`);
+      }
+      const body = {
+        q: [text],
+        target: targetCode,
+        format: 'text',
+        ...(sourceCode ? { source: sourceCode } : {}),
+      };
+      const reply = await send(
+        'google',
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        signal,
+      );
+      if (reply.status !== 200) throw googleFailure(reply);
+
+      const parsed = translateReply.safeParse(reply.json);
+      if (!parsed.success) throw new EngineError('google', 'rejected', 'unexpected response body');
+      const [first] = parsed.data.data.translations;
+      const detected = first?.detectedSourceLanguage;
+      return {
+        text: decodeHtmlEntities(first?.translatedText ?? ''),
+        truncated: false,
+        ...(detected ? { detectedSource: fromGoogleCode(detected) } : {}),
+      };
+    },
+  };
+}
+
+function googleFailure(reply: HttpReply): EngineError {
+  const error = isRecord(reply.json) ? reply.json.error : undefined;
+  const message = stringField(error, 'message');
+  const errors = isRecord(error) && Array.isArray(error.errors) ? error.errors : [];
+  const reasons = errors.map((e) => stringField(e, 'reason'));
+  const quota =
+    reasons.some((r) => r !== undefined && QUOTA_REASONS.has(r)) || QUOTA_MESSAGE.test(message ?? '');
+  if (reply.status === 403 && quota) {
+    return new EngineError('google', 'quota', message ?? 'quota exceeded');
+  }
+  return statusFailure('google', reply, message);
+}

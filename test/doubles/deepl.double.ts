@@ -1,0 +1,142 @@
+/**
+ * DeepL API v2 double (after DeepLcom/deepl-mock): `POST /v2/translate` and `GET /v2/usage`, the
+ * `DeepL-Auth-Key` header (403 with an empty body otherwise), the 128 KiB body limit (413),
+ * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456).
+ */
+import {
+  field,
+  startHttpDouble,
+  type DoubleResponse,
+  type Fault,
+  type HttpDouble,
+  type RecordedRequest,
+} from './http-double.js';
+import { detectLanguage, lookupPhrase, type PhraseLanguage } from './phrasebook.js';
+
+export interface DeepLDoubleOptions {
+  /** The one key the double accepts (default `test-key:fx`). */
+  readonly authKey?: string;
+  /** Characters per billing period; beyond it every translation answers 456 (default unlimited). */
+  readonly characterLimit?: number;
+}
+
+export interface DeepLDouble extends HttpDouble {
+  /** Uses up the quota: translations answer 456 until `resetQuota`. */
+  exhaustQuota(): void;
+  resetQuota(): void;
+  /** Characters translated so far in this billing period. */
+  characterCount(): number;
+}
+
+const MAX_BODY_BYTES = 128 * 1024;
+
+const SOURCES = new Set(
+  'AR BG CS DA DE EL EN ES ET FI FR HE HU ID IT JA KO LT LV NB NL PL PT RO RU SK SL SV TH TR UK VI ZH'.split(
+    ' ',
+  ),
+);
+const TARGETS = new Set([
+  ...[...SOURCES].filter((code) => code !== 'PT'),
+  'EN-GB', 'EN-US', 'ES-419', 'PT-BR', 'PT-PT', 'ZH-HANS', 'ZH-HANT',
+]); // prettier-ignore
+
+const PHRASE_LANGUAGES: Readonly<Record<string, PhraseLanguage>> = {
+  EN: 'en', 'EN-US': 'en', 'EN-GB': 'en', DE: 'de', FR: 'fr', ES: 'es', IT: 'it', JA: 'ja', PT: 'pt',
+  'PT-PT': 'pt', 'PT-BR': 'pt-BR', ZH: 'zh-Hans', 'ZH-HANS': 'zh-Hans', 'ZH-HANT': 'zh-Hant',
+}; // prettier-ignore
+
+const DETECTED: Readonly<Record<PhraseLanguage, string>> = {
+  en: 'EN', de: 'DE', fr: 'FR', es: 'ES', it: 'IT', ja: 'JA', pt: 'PT', 'pt-BR': 'PT', 'zh-Hans': 'ZH',
+  'zh-Hant': 'ZH',
+}; // prettier-ignore
+
+const message = (status: number, text: string): DoubleResponse => ({ status, body: { message: text } });
+
+/** Canned faults with DeepL's documented status codes and bodies. */
+export const deeplFaults = {
+  tooManyRequests: (retryAfterSeconds?: number): Fault => ({
+    type: 'respond',
+    status: 429,
+    body: { message: 'Too many requests' },
+    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+  }),
+  quotaExceeded: (): Fault => ({
+    type: 'respond',
+    status: 456,
+    body: { message: 'Quota for this billing period has been exceeded.' },
+  }),
+  notFound: (): Fault => ({ type: 'respond', status: 404, body: { message: 'Not found' } }),
+  internalError: (): Fault => ({ type: 'respond', status: 500, body: { message: 'Internal server error' } }),
+  unavailable: (): Fault => ({ type: 'respond', status: 504, body: { message: 'Service unavailable' } }),
+  overloaded: (retryAfterSeconds?: number): Fault => ({
+    type: 'respond',
+    status: 529,
+    body: { message: 'Too many requests' },
+    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+  }),
+};
+
+export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promise<DeepLDouble> {
+  const authKey = options.authKey ?? 'test-key:fx';
+  const characterLimit = options.characterLimit ?? Number.POSITIVE_INFINITY;
+  let characterCount = 0;
+  let exhausted = false;
+
+  const translate = (request: RecordedRequest): DoubleResponse => {
+    const texts = field(request.body, 'text');
+    const targetLang = field(request.body, 'target_lang');
+    const sourceLang = field(request.body, 'source_lang');
+    if (texts === undefined) return message(400, "Parameter 'text' not specified.");
+    const list = typeof texts === 'string' && isForm(request) ? [texts] : texts;
+    if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) {
+      return message(400, "Value for 'text' not supported.");
+    }
+    if (typeof targetLang !== 'string') return message(400, "Parameter 'target_lang' not specified.");
+    const target = targetLang.toUpperCase();
+    if (!TARGETS.has(target)) return message(400, "Value for 'target_lang' not supported.");
+    const source = typeof sourceLang === 'string' ? sourceLang.toUpperCase() : undefined;
+    if (source !== undefined && !SOURCES.has(source)) {
+      return message(400, "Value for 'source_lang' not supported.");
+    }
+    const characters = list.reduce((sum: number, t: string) => sum + [...t].length, 0);
+    if (exhausted || characterCount + characters > characterLimit) {
+      return message(456, 'Quota for this billing period has been exceeded.');
+    }
+    characterCount += characters;
+    const translations = list.map((text: string) => {
+      const from = source ? PHRASE_LANGUAGES[source] : undefined;
+      const to = PHRASE_LANGUAGES[target];
+      const translated = (to && lookupPhrase(text, from, to)) ?? `[${target}] ${text}`;
+      return { detected_source_language: source ?? DETECTED[detectLanguage(text)], text: translated };
+    });
+    return { status: 200, body: { translations } };
+  };
+
+  const double = await startHttpDouble((request) => {
+    if (request.bodyBytes > MAX_BODY_BYTES) return message(413, 'Request Entity Too Large');
+    if (request.headers.authorization !== `DeepL-Auth-Key ${authKey}`) return { status: 403 };
+    if (request.path === '/v2/translate' && request.method === 'POST') return translate(request);
+    if (request.path === '/v2/usage') {
+      const limit = Number.isFinite(characterLimit) ? characterLimit : 500_000;
+      return {
+        status: 200,
+        body: { character_count: exhausted ? limit : characterCount, character_limit: limit },
+      };
+    }
+    return message(404, 'Not found');
+  });
+
+  return Object.assign(double, {
+    exhaustQuota: () => {
+      exhausted = true;
+    },
+    resetQuota: () => {
+      exhausted = false;
+      characterCount = 0;
+    },
+    characterCount: () => characterCount,
+  });
+}
+
+const isForm = (request: RecordedRequest): boolean =>
+  request.headers['content-type']?.includes('application/x-www-form-urlencoded') ?? false;

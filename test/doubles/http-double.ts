@@ -1,0 +1,192 @@
+/**
+ * A tiny HTTP server for third-party test doubles: listens on an ephemeral port, records every request
+ * (method, path, query, headers, parsed body) and lets a test inject faults into the next responses.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Query parameters; a repeated name keeps its last value. */
+  readonly query: Readonly<Record<string, string>>;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawBody: string;
+  readonly bodyBytes: number;
+  /** JSON or form body parsed (a repeated form field becomes an array); undefined when empty or unreadable. */
+  readonly body: unknown;
+}
+
+export interface DoubleResponse {
+  readonly status: number;
+  /** A string is sent as is; anything else as JSON; undefined sends an empty body. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What an injected fault does to one request. */
+export type Fault =
+  /** Answer with this instead of the double's normal answer; `body` may be computed from the request. */
+  | {
+      readonly type: 'respond';
+      readonly status: number;
+      readonly body?: unknown | ((request: RecordedRequest) => unknown);
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  /** Wait, then give the normal answer. */
+  | { readonly type: 'delay'; readonly ms: number }
+  /** Never answer (the connection stays open until the client gives up or the double closes). */
+  | { readonly type: 'hang' }
+  /** Destroy the socket without answering. */
+  | { readonly type: 'destroy' };
+
+export interface FaultOptions {
+  /** How many of the next matching requests the fault hits (default 1). */
+  readonly times?: number;
+  /** Only requests to this path (default: any path). */
+  readonly path?: string;
+}
+
+export type DoubleHandler = (request: RecordedRequest) => DoubleResponse | Promise<DoubleResponse>;
+
+export interface HttpDouble {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Every request received, oldest first. */
+  readonly requests: RecordedRequest[];
+  /** Injects a fault into the next `times` requests (to `path`, when given). Faults queue in order. */
+  fail(fault: Fault, options?: FaultOptions): void;
+  /** Forgets recorded requests and pending faults. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+interface PendingFault {
+  readonly fault: Fault;
+  readonly path: string | undefined;
+  remaining: number;
+}
+
+export async function startHttpDouble(handler: DoubleHandler): Promise<HttpDouble> {
+  const requests: RecordedRequest[] = [];
+  let faults: PendingFault[] = [];
+
+  const takeFault = (path: string): Fault | undefined => {
+    const pending = faults.find((f) => f.path === undefined || f.path === path);
+    if (!pending) return undefined;
+    pending.remaining -= 1;
+    if (pending.remaining <= 0) faults = faults.filter((f) => f !== pending);
+    return pending.fault;
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const recorded = await record(req);
+      requests.push(recorded);
+      const fault = takeFault(recorded.path);
+      if (fault?.type === 'hang') return;
+      if (fault?.type === 'destroy') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault?.type === 'delay') await sleep(fault.ms);
+      const answer =
+        fault?.type === 'respond'
+          ? {
+              status: fault.status,
+              body: typeof fault.body === 'function' ? fault.body(recorded) : fault.body,
+              headers: fault.headers,
+            }
+          : await handler(recorded);
+      if (!res.destroyed) reply(res, answer);
+    })().catch((err: unknown) => {
+      console.error('http double failed', err);
+      if (!res.headersSent) reply(res, { status: 500, body: { error: 'double failed' } });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    fail(fault, options = {}) {
+      faults.push({ fault, path: options.path, remaining: options.times ?? 1 });
+    },
+    reset() {
+      requests.length = 0;
+      faults = [];
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+async function record(req: IncomingMessage): Promise<RecordedRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  const rawBody = raw.toString('utf8');
+  const url = new URL(req.url ?? '/', 'http://double');
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: req.headers,
+    rawBody,
+    bodyBytes: raw.length,
+    body: parseBody(req.headers['content-type'], rawBody),
+  };
+}
+
+function parseBody(contentType: string | undefined, raw: string): unknown {
+  if (raw === '') return undefined;
+  if (contentType?.includes('application/x-www-form-urlencoded')) {
+    const form: Record<string, string | string[]> = {};
+    for (const [key, value] of new URLSearchParams(raw)) {
+      const seen = form[key];
+      form[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    }
+    return form;
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(res: ServerResponse, answer: DoubleResponse): void {
+  const isText = typeof answer.body === 'string';
+  const payload = answer.body === undefined ? '' : isText ? String(answer.body) : JSON.stringify(answer.body);
+  const headers: Record<string, string> = {
+    ...(answer.body === undefined
+      ? {}
+      : { 'content-type': isText ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' }),
+    ...answer.headers,
+  };
+  res.writeHead(answer.status, headers);
+  res.end(payload);
+}
+
+/** A property of a parsed request body, or undefined. */
+export function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** A URL on which nothing listens (a port just released), for connection-refused tests. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return `http://127.0.0.1:${port}`;
+}
