@@ -3,7 +3,8 @@
 // Pick a tier with e.g. `npm run jest -- --testPathPatterns '\.unit\.'`.
 /** @type {import('jest').Config} */
 export default {
-  testEnvironment: 'node',
+  // The node environment plus shared typed arrays, which onnxruntime-node needs (see the file).
+  testEnvironment: '<rootDir>/test/harness/onnx-environment.mjs',
   // Resolve workspace packages (@tp/*) to their TypeScript sources through the "source" export condition.
   testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],

@@ -1,0 +1,184 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { buildTinyModel, EN_DE_LEXICON, ZH_EN_LEXICON } from '@tp/models';
+
+import { EngineError } from '../engine.js';
+import { OfflineEngine } from './offline.engine.js';
+
+const never = new AbortController().signal;
+
+/** The rejection of a promise, for assertions on its fields. */
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('OfflineEngine with the tiny test models', () => {
+  let modelsDir: string;
+  let engine: OfflineEngine;
+
+  beforeAll(async () => {
+    modelsDir = await mkdtemp(join(tmpdir(), 'tp-offline-'));
+    await buildTinyModel(join(modelsDir, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
+    await buildTinyModel(join(modelsDir, 'opus-mt-en-de-tiny'), {
+      lexicon: EN_DE_LEXICON,
+      decoder: 'merged',
+    });
+    engine = await OfflineEngine.open({ modelsDir });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    await rm(modelsDir, { recursive: true, force: true });
+  });
+
+  it('lists the installed pairs with our language codes', () => {
+    expect(engine.installedPairs()).toEqual(
+      expect.arrayContaining([
+        { source: 'zh-CN', target: 'en' },
+        { source: 'en', target: 'de' },
+      ]),
+    );
+    expect(engine.installedPairs()).toHaveLength(2);
+  });
+
+  it('reports the models as test models and which decoder file each uses', () => {
+    const models = engine.installedModels();
+    expect(models.map((model) => [model.name, model.testModel, model.decoderFile]).sort()).toEqual([
+      ['opus-mt-en-de-tiny', true, 'decoder_model_merged.onnx'],
+      ['opus-mt-zh-en-tiny', true, 'decoder_model.onnx'],
+    ]);
+  });
+
+  it('translates 你好，世界 to hello, world with the plain decoder', async () => {
+    const result = await engine.translate({ text: '你好，世界', source: 'zh-CN', target: 'en' }, never);
+    expect(result.text).toContain('hello');
+    expect(result.text).toContain('world');
+    expect(result).toEqual({ text: 'hello, world', truncated: false });
+  });
+
+  it('translates a longer sentence word by word, punctuation included', async () => {
+    const result = await engine.translate({ text: '我们喜欢猫和狗！', source: 'zh-CN', target: 'en' }, never);
+    expect(result.text).toBe('we like cat and dog!');
+  });
+
+  it('translates with the merged (cached) decoder', async () => {
+    const result = await engine.translate({ text: 'Hello, world!', source: 'en', target: 'de' }, never);
+    expect(result.text).toBe('hallo, Welt!');
+  });
+
+  it('marks models as loaded once used', () => {
+    expect(engine.installedModels().every((model) => model.loaded)).toBe(true);
+  });
+
+  it('pivots zh-CN -> de through English when no direct model exists', async () => {
+    const result = await engine.translate({ text: '你好，世界。', source: 'zh-CN', target: 'de' }, never);
+    expect(result.text).toBe('hallo, Welt.');
+    expect(engine.supports('zh-CN', 'de')).toBe(true);
+  });
+
+  it('rejects text with words outside the lexicon instead of inventing output', async () => {
+    const err = await failure(
+      engine.translate({ text: '你好，火星人', source: 'zh-CN', target: 'en' }, never),
+    );
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err).toMatchObject({ engine: 'offline', kind: 'rejected' });
+    expect((err as Error).message).toContain('<unk>');
+  });
+
+  it('rejects a pivot when the second model does not know a word', async () => {
+    const err = await failure(
+      engine.translate({ text: 'goodbye, dragon', source: 'en', target: 'de' }, never),
+    );
+    expect(err).toMatchObject({ kind: 'rejected' });
+  });
+
+  it('says unsupported for a pair with no route', async () => {
+    const err = await failure(engine.translate({ text: 'hallo', source: 'de', target: 'fr' }, never));
+    expect(err).toMatchObject({ engine: 'offline', kind: 'unsupported' });
+    expect(engine.supports('de', 'fr')).toBe(false);
+  });
+
+  it('says unsupported for an auto-detect request', async () => {
+    const err = await failure(engine.translate({ text: '你好', source: 'auto', target: 'en' }, never));
+    expect(err).toMatchObject({ kind: 'unsupported' });
+  });
+
+  it('rejects text longer than the model reads', async () => {
+    const err = await failure(
+      engine.translate({ text: '你好'.repeat(200), source: 'zh-CN', target: 'en' }, never),
+    );
+    expect(err).toMatchObject({ kind: 'rejected' });
+    expect((err as Error).message).toMatch(/at most 128/);
+  });
+
+  it('refuses a signal that is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const err = await failure(
+      engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, controller.signal),
+    );
+    expect(err).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('stops at the next decoding step once the signal aborts', async () => {
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const check = signal.throwIfAborted.bind(signal);
+    let checks = 0;
+    // Abort from inside the fifth check, as a timer would between two decoding steps.
+    signal.throwIfAborted = () => {
+      checks += 1;
+      if (checks === 5) controller.abort();
+      check();
+    };
+    const text = Array.from({ length: 20 }, () => '你好').join('，');
+    const err = await failure(engine.translate({ text, source: 'zh-CN', target: 'en' }, signal));
+    expect(err).toMatchObject({ name: 'AbortError' });
+    // The text is 40 tokens, so running to the end would check the signal 40 times or more.
+    expect(checks).toBeLessThan(8);
+  });
+
+  it('returns whitespace unchanged without running a model', async () => {
+    const result = await engine.translate({ text: '  ', source: 'zh-CN', target: 'en' }, never);
+    expect(result).toEqual({ text: '  ', truncated: false });
+  });
+});
+
+describe('OfflineEngine model discovery', () => {
+  it('gives an engine with no pairs for a missing models directory', async () => {
+    const engine = await OfflineEngine.open({ modelsDir: join(tmpdir(), 'tp-no-such-models-dir') });
+    expect(engine.installedPairs()).toEqual([]);
+    const err = await failure(engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never));
+    expect(err).toMatchObject({ kind: 'unsupported' });
+  });
+
+  it('prefers a real model over a test model of the same pair', async () => {
+    const modelsDir = await mkdtemp(join(tmpdir(), 'tp-offline-'));
+    try {
+      await buildTinyModel(join(modelsDir, 'opus-mt-zh-en-tiny'));
+      // A second tiny model without the marker stands in for a real one.
+      await buildTinyModel(join(modelsDir, 'opus-mt-zh-en'));
+      const configPath = join(modelsDir, 'opus-mt-zh-en', 'config.json');
+      const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+      delete config._tp_test_model;
+      await writeFile(configPath, JSON.stringify(config));
+      const engine = await OfflineEngine.open({ modelsDir });
+      const models = engine.installedModels();
+      expect(models.map((m) => [m.name, m.testModel, m.shadowed])).toEqual([
+        ['opus-mt-zh-en', false, false],
+        ['opus-mt-zh-en-tiny', true, true],
+      ]);
+      expect(engine.installedPairs()).toEqual([{ source: 'zh-CN', target: 'en' }]);
+    } finally {
+      await rm(modelsDir, { recursive: true, force: true });
+    }
+  });
+});
