@@ -19,6 +19,7 @@ COPY libs/runtime/package.json libs/runtime/
 COPY libs/kafka/package.json libs/kafka/
 COPY libs/redis/package.json libs/redis/
 COPY libs/db/package.json libs/db/
+COPY libs/translation/package.json libs/translation/
 COPY libs/platform/package.json libs/platform/
 COPY services/gateway/package.json services/gateway/
 COPY services/translator/package.json services/translator/

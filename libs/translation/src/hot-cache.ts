@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+
+import type { RedisClient } from '@tp/redis';
+
+/** The spec's lifetime of a hot cache entry. */
+export const HOT_CACHE_TTL_SECONDS = 24 * 60 * 60;
+
+export interface CachedTranslation {
+  readonly translatedText: string;
+  /** Source language actually used (detected when the request said `auto`). */
+  readonly source: string;
+  readonly engine: string;
+  readonly cachedAt: string;
+}
+
+export interface CacheKeyInput {
+  readonly source: string;
+  readonly target: string;
+  readonly text: string;
+}
+
+/**
+ * The spec's key: the first 32 hex characters of SHA-256 over source, target and text. The parts are
+ * joined with U+0000, which no language code contains, so ("a", "b|c") and ("a|b", "c") never collide.
+ */
+export function hotCacheHash({ source, target, text }: CacheKeyInput): string {
+  return createHash('sha256')
+    .update(`${source}\u0000${target}\u0000${text}`, 'utf8')
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>
+  `${prefix}tr:${hotCacheHash(input)}`;
+
+/**
+ * Redis hot cache of complete translations. Redis being down makes it miss (reads) or skip (writes);
+ * it never fails a translation. Truncated results must not be stored (see `store`).
+ */
+export class HotCache {
+  constructor(
+    private readonly redis: RedisClient | undefined,
+    private readonly prefix = 'tp:',
+    private readonly ttlSeconds = HOT_CACHE_TTL_SECONDS,
+  ) {}
+
+  async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
+    if (!this.redis?.isReady) return undefined;
+    try {
+      const raw = await this.redis.get(hotCacheKey(input, this.prefix));
+      return raw ? parseEntry(raw) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stores a complete translation; returns false when it was not stored (truncated, or Redis down). */
+  async store(
+    input: CacheKeyInput,
+    entry: CachedTranslation & { readonly truncated: boolean },
+  ): Promise<boolean> {
+    if (entry.truncated || !this.redis?.isReady) return false;
+    const value: CachedTranslation = {
+      translatedText: entry.translatedText,
+      source: entry.source,
+      engine: entry.engine,
+      cachedAt: entry.cachedAt,
+    };
+    try {
+      await this.redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function parseEntry(raw: string): CachedTranslation | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<CachedTranslation>;
+    if (typeof value.translatedText !== 'string' || typeof value.source !== 'string') return undefined;
+    return {
+      translatedText: value.translatedText,
+      source: value.source,
+      engine: typeof value.engine === 'string' ? value.engine : 'unknown',
+      cachedAt: typeof value.cachedAt === 'string' ? value.cachedAt : '',
+    };
+  } catch {
+    return undefined;
+  }
+}

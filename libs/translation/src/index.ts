@@ -1,0 +1,2 @@
+export * from './hot-cache.js';
+export * from './languages/languages.js';
