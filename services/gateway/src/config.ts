@@ -9,6 +9,12 @@ export const gatewaySettings = z.object({
   TRANSLATOR_URL: env.url(['http', 'https'], 'http://127.0.0.1:3004'),
   NLI_URL: env.url(['http', 'https'], 'http://127.0.0.1:3005'),
   WORKER_URL: env.url(['http', 'https'], 'http://127.0.0.1:3006'),
+  /** Time allowed to the translator for one translation (the engine chain included), in ms. */
+  TRANSLATE_TIMEOUT_MS: env.positiveInt(60_000),
+  /** Time allowed to the translator for its language list before the built-in list is used, in ms. */
+  LANGUAGES_TIMEOUT_MS: env.positiveInt(500),
+  /** Hard maximum of characters in one translation request (longer text is split, up to this). */
+  MAX_TEXT_CHARS: env.positiveInt(50_000),
   /** Largest request body accepted, in KiB; larger bodies get 413. */
   BODY_LIMIT_KB: env.positiveInt(512),
   /** Requests per window per client address on public routes; 0 turns the limit off. */
@@ -16,7 +22,7 @@ export const gatewaySettings = z.object({
   /** Requests per window per API key on keyed routes; 0 turns the limit off. */
   RATE_LIMIT_PER_KEY: env.nonNegativeInt(1200),
   RATE_LIMIT_WINDOW_S: env.positiveInt(60),
-  /** Prefix of the gateway's Redis keys (rate-limit counters), so stacks can share one Redis. */
+  /** Prefix of Redis keys (hot cache, rate-limit counters); the translator must use the same one. */
   REDIS_KEY_PREFIX: env.string('tp:'),
   /** Comma-separated allowed browser origins, `*` for any; empty sends no CORS headers. */
   CORS_ORIGINS: env.list(''),

@@ -1,4 +1,5 @@
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
+import { HotCache } from '@tp/translation';
 import cors from 'cors';
 import type { Express } from 'express';
 
@@ -11,6 +12,8 @@ import { keyRoutes } from './keys/keys.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
+import { translateRoutes } from './translate/translate.routes.js';
+import { TranslatorClient } from './translate/translator-client.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -33,7 +36,17 @@ export function startGateway(config: GatewayConfig) {
 
 /** Every route the gateway serves, in one list: it feeds Express and the OpenAPI document alike. */
 export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, keys: ApiKeyStore): AnyRoute[] {
+  const translator = new TranslatorClient(
+    config.TRANSLATOR_URL,
+    config.TRANSLATE_TIMEOUT_MS,
+    config.LANGUAGES_TIMEOUT_MS,
+  );
   return [
+    ...translateRoutes({
+      translator,
+      cache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
+      maxTextChars: config.MAX_TEXT_CHARS,
+    }),
     whoamiRoute,
     ...keyRoutes(keys),
     translateStatusRoute(context.deps.checks, [

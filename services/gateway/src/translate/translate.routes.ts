@@ -1,0 +1,134 @@
+import { AppError } from '@tp/runtime';
+import type { HotCache } from '@tp/translation';
+import { LANGUAGES, normaliseLanguageTag } from '@tp/translation';
+import { z } from 'zod';
+
+import { defineRoute } from '../http/route.js';
+import type { TranslatorClient } from './translator-client.js';
+
+const languageSchema = z
+  .object({
+    code: z.string(),
+    name: z.string(),
+    native_name: z.string(),
+    dir: z.enum(['ltr', 'rtl']),
+  })
+  .meta({ id: 'Language' });
+
+export const translationSchema = z
+  .object({
+    translatedText: z.string(),
+    source: z.string().meta({ description: 'Source language actually used (the detected one for `auto`).' }),
+    target: z.string(),
+    duration: z.number().meta({ description: 'Seconds spent; close to 0 on a cache hit.' }),
+    engine: z.string().meta({ description: 'deepl, google, mymemory, libretranslate or offline.' }),
+    cached: z.boolean().meta({ description: 'Answered from the hot cache.' }),
+    truncated: z.boolean().meta({
+      description: 'Only a prefix was translated (the free fallback engine stops at 500 characters).',
+    }),
+  })
+  .meta({ id: 'Translation' });
+
+export interface TranslateRouteOptions {
+  readonly translator: TranslatorClient;
+  readonly cache: HotCache;
+  readonly maxTextChars: number;
+}
+
+/** A tag from the language list, normalised (`zh-cn` -> `zh-CN`, `en-US` -> `en`); `auto` where allowed. */
+function languageCode(field: 'source' | 'target', tag: string): string {
+  if (field === 'source' && tag.toLowerCase() === 'auto') return 'auto';
+  const code = normaliseLanguageTag(tag);
+  if (!code) {
+    throw new AppError(
+      'UNSUPPORTED_LANGUAGE',
+      `${field}: unsupported language ${JSON.stringify(tag)} (see GET /api/v1/translate/languages)`,
+      { field, value: tag },
+    );
+  }
+  return code;
+}
+
+const tag = z.string().min(1).max(35);
+
+export function translateRoutes({ translator, cache, maxTextChars }: TranslateRouteOptions) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/translate',
+      summary: 'Translate text',
+      description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries; at most ${maxTextChars} characters per request. \`source: "auto"\` detects the language.`,
+      tags: ['translation'],
+      access: 'public',
+      request: {
+        body: z.strictObject({
+          text: z.string().min(1, { message: 'text must not be empty' }),
+          source: tag.default('zh-CN').meta({ description: 'Language code, or `auto`; default zh-CN.' }),
+          target: tag,
+        }),
+      },
+      response: { status: 200, description: 'The translation.', schema: translationSchema },
+      errors: ['TEXT_TOO_LONG', 'TRANSLATION_UNAVAILABLE', 'TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
+      handler: async ({ body: input, req, signal }) => {
+        const started = performance.now();
+        const body = {
+          text: input.text,
+          source: languageCode('source', input.source),
+          target: languageCode('target', input.target),
+        };
+        if (body.text.length > maxTextChars) {
+          throw new AppError(
+            'TEXT_TOO_LONG',
+            `text has ${body.text.length} characters; at most ${maxTextChars} per request`,
+          );
+        }
+        const seconds = () => Math.round(performance.now() - started) / 1000;
+        if (body.source !== 'auto') {
+          const hit = await cache.read(body);
+          if (hit) {
+            return {
+              translatedText: hit.translatedText,
+              source: hit.source,
+              target: body.target,
+              duration: seconds(),
+              engine: hit.engine,
+              cached: true,
+              truncated: false,
+            };
+          }
+        }
+        const result = await translator.translate(body, String(req.id), signal);
+        return {
+          translatedText: result.translatedText,
+          source: result.source,
+          target: result.target,
+          duration: seconds(),
+          engine: result.engine,
+          cached: result.cached,
+          truncated: result.truncated,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/translate/languages',
+      summary: 'Supported languages',
+      description:
+        'Public. When the translator is down or slow, answers at once with the built-in list and `online: false`.',
+      tags: ['translation'],
+      access: 'public',
+      response: {
+        status: 200,
+        description: 'The language list.',
+        schema: z.object({
+          online: z.boolean().meta({ description: 'Whether the translation backend answered.' }),
+          languages: z.array(languageSchema),
+        }),
+      },
+      handler: async () => {
+        const online = await translator.languages();
+        return { online: online !== undefined, languages: [...(online ?? LANGUAGES)] };
+      },
+    }),
+  ];
+}
