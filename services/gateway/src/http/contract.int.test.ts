@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HotCache } from '@tp/translation';
+import { createClient } from 'redis';
+
+import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+import { OpenApiContract } from '../../test/openapi-contract.js';
+
+// Real requests, real answers, checked against the document the gateway serves: every operation with
+// at least one success and its usual failures.
+let gateway: TestGateway;
+let contract: OpenApiContract;
+const redis = createClient({ url: process.env.REDIS_URL });
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ RATE_LIMIT_PUBLIC: '1000', RATE_LIMIT_PER_KEY: '1000' });
+  contract = new OpenApiContract(gateway.openapi);
+  await redis.connect();
+  await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(
+    { source: 'zh-CN', target: 'en', text: '你好' },
+    {
+      translatedText: 'hello',
+      source: 'zh-CN',
+      engine: 'offline',
+      cachedAt: new Date().toISOString(),
+      truncated: false,
+    },
+  );
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await redis.close();
+});
+
+type Auth = 'none' | 'client' | 'admin' | 'revoked';
+
+interface Scenario {
+  readonly name: string;
+  readonly method: string;
+  readonly path: string;
+  readonly url?: string | (() => Promise<string>);
+  readonly auth: Auth;
+  readonly body?: unknown;
+  readonly status: number;
+}
+
+const newKeyId = async () => (await gateway.store.create('client', 'to revoke')).id;
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'cache hit',
+    method: 'post',
+    path: '/api/v1/translate',
+    auth: 'none',
+    body: { text: '你好', target: 'en' },
+    status: 200,
+  },
+  {
+    name: 'validation',
+    method: 'post',
+    path: '/api/v1/translate',
+    auth: 'none',
+    body: { target: 'en' },
+    status: 400,
+  },
+  {
+    name: 'unsupported language',
+    method: 'post',
+    path: '/api/v1/translate',
+    auth: 'none',
+    body: { text: 'a', target: 'qq' },
+    status: 400,
+  },
+  {
+    name: 'translator down',
+    method: 'post',
+    path: '/api/v1/translate',
+    auth: 'none',
+    body: { text: '新句子', target: 'en' },
+    status: 503,
+  },
+  { name: 'static list', method: 'get', path: '/api/v1/translate/languages', auth: 'none', status: 200 },
+  { name: 'whoami', method: 'get', path: '/api/v1/me', auth: 'client', status: 200 },
+  { name: 'no key', method: 'get', path: '/api/v1/me', auth: 'none', status: 401 },
+  {
+    name: 'create key',
+    method: 'post',
+    path: '/api/admin/keys',
+    auth: 'admin',
+    body: { role: 'client', name: 'c' },
+    status: 201,
+  },
+  {
+    name: 'bad role',
+    method: 'post',
+    path: '/api/admin/keys',
+    auth: 'admin',
+    body: { role: 'root' },
+    status: 400,
+  },
+  {
+    name: 'client on admin',
+    method: 'post',
+    path: '/api/admin/keys',
+    auth: 'client',
+    body: { role: 'client' },
+    status: 403,
+  },
+  { name: 'list keys', method: 'get', path: '/api/admin/keys', auth: 'admin', status: 200 },
+  { name: 'revoked key', method: 'get', path: '/api/admin/keys', auth: 'revoked', status: 401 },
+  {
+    name: 'revoke',
+    method: 'delete',
+    path: '/api/admin/keys/{id}',
+    url: async () => `/api/admin/keys/${await newKeyId()}`,
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'revoke unknown',
+    method: 'delete',
+    path: '/api/admin/keys/{id}',
+    url: '/api/admin/keys/22222222-2222-4222-8222-222222222222',
+    auth: 'admin',
+    status: 404,
+  },
+  { name: 'status', method: 'get', path: '/api/admin/translate/status', auth: 'admin', status: 200 },
+];
+
+describe('responses match the served OpenAPI document', () => {
+  it.each(SCENARIOS.map((s) => [`${s.method.toUpperCase()} ${s.path} (${s.name})`, s] as const))(
+    '%s',
+    async (_label, scenario) => {
+      const url = typeof scenario.url === 'function' ? await scenario.url() : (scenario.url ?? scenario.path);
+      const key = scenario.auth === 'none' ? undefined : gateway.keys[scenario.auth];
+      const res = await fetch(`${gateway.url}${url}`, {
+        method: scenario.method.toUpperCase(),
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(scenario.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+      });
+      expect(res.status).toBe(scenario.status);
+      contract.check(scenario.method, scenario.path, res.status, await res.json());
+    },
+  );
+
+  it('the checker itself rejects a body that breaks the schema, and an undocumented status', () => {
+    const checker = new OpenApiContract(gateway.openapi);
+    expect(() => checker.check('get', '/api/v1/me', 200, { code: 0, data: { id: 'not-a-uuid' } })).toThrow(
+      /must/,
+    );
+    expect(() => checker.check('get', '/api/v1/me', 418, {})).toThrow(/does not list/);
+  });
+
+  it('checked a success of every operation in the document', () => {
+    const succeeded = new Set(contract.checked.filter((c) => c.status < 300).map((c) => c.operation));
+    const all = operations(gateway.openapi).map((op) => `${op.method} ${op.path}`);
+    expect(all.filter((op) => !succeeded.has(op))).toEqual([]);
+  });
+});

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectDatabase, type Orm } from '@tp/db';
+
+import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { REPO_ROOT } from '../../../../test/harness/processes.js';
+import { hashApiKey } from '../auth/api-key.js';
+import { ApiKeyStore } from '../auth/api-key.store.js';
+
+const run = promisify(execFile);
+let db: TestDatabase;
+let orm: Orm;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await db?.drop();
+});
+
+/** The CLI from its TypeScript source (the npm script runs the same file, compiled). */
+async function keys(...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(
+      `${REPO_ROOT}node_modules/.bin/tsx`,
+      ['--conditions=source', `${REPO_ROOT}services/gateway/src/keys/keys.cli.ts`, ...args],
+      { env: { ...process.env, DATABASE_URL: db.url } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('npm run keys', () => {
+  it('create prints only the new key on stdout and stores only its hash', async () => {
+    const { code, stdout } = await keys('create', '--role', 'admin', '--name', 'ops');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^tp_[A-Za-z0-9_-]{43}\n$/);
+    const key = stdout.trim();
+    const rows = await orm.em.getConnection().execute('select key_hash, name, role from api_keys');
+    expect(rows).toEqual([{ key_hash: hashApiKey(key), name: 'ops', role: 'admin' }]);
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(await new ApiKeyStore(orm).lookup(key)).toMatchObject({
+      kind: 'valid',
+      principal: { role: 'admin' },
+    });
+  });
+
+  it('list shows keys without the keys themselves, and revoke revokes by id', async () => {
+    const created = (await keys('create', '--role', 'client')).stdout.trim();
+    const listed = JSON.parse((await keys('list', '--json')).stdout) as {
+      id: string;
+      prefix: string;
+      revoked_at: string | null;
+    }[];
+    const entry = listed.find((k) => created.startsWith(k.prefix));
+    expect(entry).toBeDefined();
+    expect(JSON.stringify(listed)).not.toContain(created);
+
+    const revoked = await keys('revoke', entry!.id);
+    expect(revoked.code).toBe(0);
+    expect(await new ApiKeyStore(orm).lookup(created)).toEqual({ kind: 'revoked' });
+  });
+
+  it('refuses an unknown role with a clear message and exit code 1', async () => {
+    const { code, stdout, stderr } = await keys('create', '--role', 'root');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('must be one of client, admin');
+  });
+
+  it('reports an unknown key id on revoke', async () => {
+    const { code, stderr } = await keys('revoke', '33333333-3333-4333-8333-333333333333');
+    expect(code).toBe(1);
+    expect(stderr).toContain('no API key with id');
+  });
+});

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+
+import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+
+const LIMITS = { RATE_LIMIT_PUBLIC: '3', RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_WINDOW_S: '60' };
+let first: TestGateway;
+let second: TestGateway;
+let noRedis: TestGateway;
+
+beforeAll(async () => {
+  const shared = `test:${randomBytes(4).toString('hex')}:`;
+  [first, second, noRedis] = await Promise.all([
+    startTestGateway({ ...LIMITS, REDIS_KEY_PREFIX: shared }),
+    startTestGateway({ ...LIMITS, REDIS_KEY_PREFIX: shared }),
+    startTestGateway({ ...LIMITS, REDIS_URL: 'redis://127.0.0.1:9/0' }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([first?.close(), second?.close(), noRedis?.close()]);
+});
+
+const languages = (g: TestGateway) => fetch(`${g.url}/api/v1/translate/languages`);
+const me = (g: TestGateway, key: string) =>
+  fetch(`${g.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+
+describe('rate limits', () => {
+  it('answers 429 RATE_LIMITED with Retry-After once a client address used up the public limit', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await languages(first)).status);
+    const limited = await languages(first);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(await limited.json()).toMatchObject({ code: 42901, error: 'RATE_LIMITED' });
+  });
+
+  it('shares the counters between gateway replicas through Redis', async () => {
+    // `first` used up the address's budget above; `second` uses the same Redis prefix.
+    expect((await languages(second)).status).toBe(429);
+  });
+
+  it('limits each API key on its own', async () => {
+    const other = await first.store.create('client', 'other');
+    expect((await me(first, first.keys.client)).status).toBe(200);
+    expect((await me(first, first.keys.client)).status).toBe(200);
+    const limited = await me(first, first.keys.client);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+    expect((await me(first, other.key)).status).toBe(200);
+  });
+
+  it('keeps limiting, per process, when Redis is down, and never fails a request because of it', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await languages(noRedis)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
