@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
 import { addToOutbox, connectDatabase } from '@tp/db';
@@ -7,9 +10,10 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
-import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { freePort, REPO_ROOT, runService, type ServiceProcess } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
+const run = promisify(execFile);
 const SERVICES = ['translator', 'nli', 'worker', 'gateway'] as const;
 const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
   gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
@@ -36,8 +40,13 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: prefix,
     TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
     NLI_URL: `http://127.0.0.1:${ports.nli}`,
+    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
   };
-  for (const service of SERVICES) running.set(service, runService(service, env, ports[service]!));
+  for (const service of SERVICES) {
+    // The gateway logs at info, so the access log is there for the check that no key reaches it.
+    const level = service === 'gateway' ? { LOG_LEVEL: 'info' } : {};
+    running.set(service, runService(service, { ...env, ...level }, ports[service]!));
+  }
   for (const [name, proc] of running) {
     await waitFor(
       `${name} /health`,
@@ -84,6 +93,42 @@ describe('the four services, as processes', () => {
       message: 'no route for GET /no/such/route',
       request_id: 'req-42',
     });
+  });
+
+  it('npm run keys -- create --role admin prints a key that opens the admin status, and no key is logged', async () => {
+    const { stdout } = await run('npm', ['run', '--silent', 'keys', '--', 'create', '--role', 'admin'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: db.url },
+    });
+    const key = stdout.trim();
+    expect(key).toMatch(/^tp_[A-Za-z0-9_-]{43}$/);
+    const gateway = running.get('gateway')!.url;
+    const unknownKey = `tp_${'Z'.repeat(43)}`;
+    expect(
+      (
+        await fetch(`${gateway}/api/admin/translate/status`, {
+          headers: { authorization: `Bearer ${unknownKey}` },
+        })
+      ).status,
+    ).toBe(401);
+
+    const res = await fetch(`${gateway}/api/admin/translate/status`, {
+      headers: { authorization: `Bearer ${key}`, 'x-request-id': 'e2e-status' },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      data: { translator: { online: boolean }; processes: Record<string, { online: boolean }> };
+    };
+    expect(body.data.translator.online).toBe(true);
+    for (const name of ['gateway', 'translator', 'nli', 'worker'])
+      expect(body.data.processes[name]?.online).toBe(true);
+
+    await waitFor('the access log line', () => running.get('gateway')!.output().includes('e2e-status'));
+    const logs = running.get('gateway')!.output();
+    expect(logs).not.toContain(key);
+    expect(logs).not.toContain(key.slice(3));
+    expect(logs).not.toContain(unknownKey);
+    expect(logs).toMatch(/"id":"e2e-status".*"url":"\/api\/admin\/translate\/status"/);
   });
 
   it('the worker relays an event committed to the outbox onto Kafka', async () => {

@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@tp/runtime';
+import { AppError, requestLog, type Logger } from '@tp/runtime';
 import type { RequestHandler } from 'express';
 
 import { looksLikeApiKey, parseBearer } from './api-key.js';
@@ -19,9 +19,9 @@ declare module 'express-serve-static-core' {
  */
 export function authenticate(store: ApiKeyStore, access: Exclude<Access, 'public'>): RequestHandler {
   return (req, res, next) => {
-    identify(store, req.headers.authorization, access, req.log).then((principal) => {
+    identify(store, req.headers.authorization, access, requestLog(req)).then((principal) => {
       res.locals.principal = principal;
-      req.log.setBindings({ api_key_id: principal.keyId });
+      requestLog(req).setBindings({ api_key_id: principal.keyId });
       next();
     }, next);
   };

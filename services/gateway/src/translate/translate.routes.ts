@@ -1,4 +1,4 @@
-import { AppError } from '@tp/runtime';
+import { AppError, requestId } from '@tp/runtime';
 import type { HotCache } from '@tp/translation';
 import { LANGUAGES, normaliseLanguageTag } from '@tp/translation';
 import { z } from 'zod';
@@ -97,7 +97,7 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
             };
           }
         }
-        const result = await translator.translate(body, String(req.id), signal);
+        const result = await translator.translate(body, requestId(req), signal);
         return {
           translatedText: result.translatedText,
           source: result.source,
