@@ -40,7 +40,10 @@ COPY schemas/ schemas/
 COPY libs/ libs/
 COPY services/ services/
 COPY infra/db/ infra/db/
+COPY tools/ tools/
 RUN npx tsc -b tsconfig.build.json
+# The tiny zh-CN -> en test model, so the offline engine works out of the box (docs/models.md).
+RUN node tools/models/dist/build-tiny.cli.js --out var/models/opus-mt-zh-en-tiny
 
 # ---- runtime: production dependencies + compiled output ----
 FROM manifests AS runtime
@@ -55,12 +58,16 @@ COPY --from=build /app/libs/runtime/dist libs/runtime/dist
 COPY --from=build /app/libs/kafka/dist libs/kafka/dist
 COPY --from=build /app/libs/redis/dist libs/redis/dist
 COPY --from=build /app/libs/db/dist libs/db/dist
+COPY --from=build /app/libs/translation/dist libs/translation/dist
 COPY --from=build /app/libs/platform/dist libs/platform/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/translator/dist services/translator/dist
 COPY --from=build /app/services/nli/dist services/nli/dist
 COPY --from=build /app/services/worker/dist services/worker/dist
 COPY --from=build /app/infra/db/dist infra/db/dist
+COPY --from=build /app/tools/models/dist tools/models/dist
+# Real models: mount a volume here and run models:pull (see docs/models.md).
+COPY --from=build /app/var/models var/models
 
 ARG SERVICE=gateway
 ENV SERVICE=${SERVICE}

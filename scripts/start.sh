@@ -16,6 +16,9 @@ if [[ -z "${KAFKA_BROKERS:-}" ]]; then
 fi
 node --disable-warning=TimeoutNegativeWarning infra/db/dist/migrate.cli.js up
 node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.js
+# The tiny zh-CN -> en lexicon model (docs/models.md), so the offline engine translates out of the box.
+# Real Opus-MT models: npm run models:pull -- <pair> (needs internet). A build is skipped when current.
+node tools/models/dist/build-tiny.cli.js --out "${MODELS_DIR:-var/models}/opus-mt-zh-en-tiny"
 
 pids=()
 stopping=""
