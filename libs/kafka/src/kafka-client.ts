@@ -34,7 +34,7 @@ export function createKafka({ brokers, clientId, logger, connectionTimeoutMs = 3
 }
 
 /** Ready when the cluster answers a metadata request. */
-export function kafkaCheck(kafka: Kafka, required = true): DependencyCheck {
+export function kafkaCheck(kafka: Kafka, required = true): DependencyCheck & { close(): Promise<void> } {
   const admin = kafka.admin();
   let connected: Promise<void> | undefined;
   return {
@@ -47,6 +47,11 @@ export function kafkaCheck(kafka: Kafka, required = true): DependencyCheck {
       });
       await connected;
       await admin.describeCluster();
+    },
+    /** Disconnects the admin client the check keeps open (else the process cannot exit). */
+    async close() {
+      if (connected) await admin.disconnect();
+      connected = undefined;
     },
   };
 }

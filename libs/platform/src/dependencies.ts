@@ -69,7 +69,9 @@ export async function connectDependencies(
         connectionTimeoutMs: timeout,
       });
       await assertKafkaReachable(kafka, settings, timeout);
-      checks.push(kafkaCheck(kafka));
+      const check = kafkaCheck(kafka);
+      closers.push(() => check.close());
+      checks.push(check);
     }
     let redis: RedisClient | undefined;
     if (needs.redis) {

@@ -2,11 +2,101 @@ import { commonSettings } from '@tp/platform';
 import { env, parseEnv } from '@tp/runtime';
 import { z } from 'zod';
 
-/** Translator settings (environment variables); documented in README "Configuration". */
-export const translatorSettings = z.object({
-  ...commonSettings,
-  PORT: env.port(3004),
-});
+/** A URL that may be left empty, which means "not configured". */
+const optionalUrl = () =>
+  z
+    .string()
+    .default('')
+    .refine(
+      (value) => {
+        if (value === '') return true;
+        try {
+          return ['http:', 'https:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be empty or a URL with scheme http or https' },
+    );
+
+/**
+ * Translator settings (environment variables); documented in README "Configuration". The engine
+ * chain is fixed by the spec (primary, free fallback, local instance, offline); these settings say
+ * which engine, if any, fills each slot.
+ */
+export const translatorSettings = z
+  .object({
+    ...commonSettings,
+    PORT: env.port(3004),
+    /** Engine of the primary slot (spec order 1). `none` leaves the slot empty: the chain skips it. */
+    PRIMARY_ENGINE: z
+      .enum(['deepl', 'google', 'none'], { error: 'must be deepl, google or none' })
+      .default('none'),
+    /** DeepL API key; required with PRIMARY_ENGINE=deepl. Keys ending in `:fx` use the Free API host. */
+    DEEPL_AUTH_KEY: env.string(''),
+    /** Overrides the DeepL host chosen from the key (a proxy, or the test double). */
+    DEEPL_URL: optionalUrl(),
+    /** Google Cloud Translation (v2) API key; required with PRIMARY_ENGINE=google. */
+    GOOGLE_API_KEY: env.string(''),
+    /** Overrides https://translation.googleapis.com. */
+    GOOGLE_URL: optionalUrl(),
+    /**
+     * MyMemory, the free online fallback (spec order 2). Off unless asked for: it is a third-party
+     * service, and turning it on sends the text there.
+     */
+    MYMEMORY_ENABLED: env.bool(false),
+    MYMEMORY_URL: env.url(['http', 'https'], 'https://api.mymemory.translated.net'),
+    /** Contact address sent to MyMemory (`de`), which raises its free daily quota. */
+    MYMEMORY_EMAIL: env.string(''),
+    /** Self-hosted LibreTranslate instance (spec order 3); empty leaves the slot empty. */
+    LIBRETRANSLATE_URL: optionalUrl(),
+    /** Sent when the instance runs with --api-keys. */
+    LIBRETRANSLATE_API_KEY: env.string(''),
+    /** The instance's --char-limit: longer text is split into chunks of at most this many characters. */
+    LIBRETRANSLATE_CHAR_LIMIT: env.positiveInt(5000),
+    /** Folder of offline Opus-MT models (spec order 4), relative to the working directory. Missing = no models. */
+    MODELS_DIR: env.string('var/models'),
+    /** Per-attempt timeout of the online engines (primary and fallback). */
+    ENGINE_TIMEOUT_MS: env.positiveInt(10_000),
+    /** Per-attempt timeout of LibreTranslate, which runs on CPU and is slower per call. */
+    LOCAL_ENGINE_TIMEOUT_MS: env.positiveInt(30_000),
+    /** Per-attempt timeout of the offline engine (CPU, slowest, but the last resort). */
+    OFFLINE_ENGINE_TIMEOUT_MS: env.positiveInt(60_000),
+    /** Retries of the primary engine after a transient failure (429, 5xx, timeout, network). */
+    PRIMARY_MAX_RETRIES: env.nonNegativeInt(2),
+    /** First backoff before a retry; it grows exponentially (with jitter) up to 10x this. */
+    ENGINE_RETRY_BACKOFF_MS: env.positiveInt(200),
+    /** Consecutive failed attempts that open an engine's circuit breaker. */
+    BREAKER_THRESHOLD: env.positiveInt(5),
+    /** How long an open breaker skips its engine before one trial call. */
+    BREAKER_COOLDOWN_MS: env.positiveInt(30_000),
+    /** Cooldown after a quota answer (DeepL 456, MyMemory daily quota): quotas reset slowly. */
+    QUOTA_COOLDOWN_MS: env.positiveInt(15 * 60_000),
+    /**
+     * Hard maximum of characters in one request (413 TEXT_TOO_LONG beyond it). The spec's 5000 is the
+     * primary engine's limit per call; longer text is split into calls, up to this maximum.
+     */
+    MAX_TEXT_CHARS: env.positiveInt(50_000),
+    /** Prefix of the Redis keys; the same as the gateway's, so both see one hot cache. */
+    REDIS_KEY_PREFIX: env.string('tp:'),
+  })
+  .superRefine((config, ctx) => {
+    // An engine chosen without its key would fail every call; say so at start instead.
+    if (config.PRIMARY_ENGINE === 'deepl' && config.DEEPL_AUTH_KEY.trim() === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DEEPL_AUTH_KEY'],
+        message: 'must be set when PRIMARY_ENGINE=deepl',
+      });
+    }
+    if (config.PRIMARY_ENGINE === 'google' && config.GOOGLE_API_KEY.trim() === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GOOGLE_API_KEY'],
+        message: 'must be set when PRIMARY_ENGINE=google',
+      });
+    }
+  });
 
 export type TranslatorConfig = z.infer<typeof translatorSettings>;
 

@@ -1,15 +1,102 @@
-import { startService } from '@tp/platform';
+import { resolve } from 'node:path';
 
+import { startService, type BackgroundTask } from '@tp/platform';
+import { createLogger, type Logger } from '@tp/runtime';
+import { EventCodec } from '@tp/schemas';
+import { HotCache } from '@tp/translation';
+
+import { createChain, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
+import { chainOptions, onlineEngines } from './engines-from-config.js';
+import { OfflineEngine } from './engines/offline/index.js';
+import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
+import { openLanguageDetector } from './translate/detect-language.js';
+import { translateRoutes } from './translate/translate.routes.js';
+import { TranslateText } from './translate/translate-text.js';
 
 /**
- * Internal translation service (port 3004): hot cache in Redis, the engine chain, and the Kafka
- * consumer of translation requests; results leave through the Postgres outbox.
+ * Internal translation service (port 3004): the hot cache in Redis, the engine chain, and the
+ * Postgres outbox through which completed translations leave for Kafka.
  */
-export function startTranslator(config: TranslatorConfig) {
-  return startService({
-    name: 'translator',
-    config,
-    needs: { postgres: true, redis: true, kafka: true },
-  });
+export async function startTranslator(config: TranslatorConfig) {
+  // The offline models and the language detector load before the port opens, so the first request
+  // finds them ready. startService makes its own logger later; this one has the same settings.
+  const bootLogger = createLogger('translator', config.LOG_LEVEL);
+  const [offline, detector] = await Promise.all([
+    OfflineEngine.open({ modelsDir: resolve(config.MODELS_DIR), logger: bootLogger }),
+    openLanguageDetector(),
+  ]);
+  let sink: CompletedTranslationsOutbox | undefined;
+  const shutdown: BackgroundTask = {
+    start: async () => undefined,
+    // Runs after the server stopped taking requests and before the database closes.
+    stop: async () => {
+      await sink?.drain();
+      await offline.close();
+    },
+  };
+  try {
+    return await startService({
+      name: 'translator',
+      config,
+      needs: { postgres: true, redis: true, kafka: true },
+      routes: (app, { deps, logger, metrics }) => {
+        if (!deps.orm) throw new Error('translator needs Postgres');
+        // No models: the slot is "not configured" rather than an engine that refuses every pair.
+        const hasModels = offline.installedModels().length > 0;
+        const chain = createChain({
+          ...onlineEngines(config),
+          ...(hasModels ? { offline } : {}),
+          options: { ...chainOptions(config), metrics },
+        });
+        sink = new CompletedTranslationsOutbox({
+          orm: deps.orm,
+          codec: new EventCodec(),
+          topicPrefix: config.KAFKA_TOPIC_PREFIX,
+          logger,
+          metrics,
+        });
+        const translateText = new TranslateText({
+          chain,
+          cache: new HotCache(deps.redis, config.REDIS_KEY_PREFIX),
+          detector,
+          sink,
+          maxTextChars: config.MAX_TEXT_CHARS,
+          metrics,
+        });
+        translateRoutes(app, {
+          translateText,
+          chain,
+          offlineModels: () => offline.installedModels(),
+          maxTextChars: config.MAX_TEXT_CHARS,
+        });
+        logEngines(logger, chain, offline);
+      },
+      background: () => [shutdown],
+    });
+  } catch (err) {
+    await offline.close();
+    throw err;
+  }
+}
+
+/** Which engine fills each slot, and what the offline engine can do: the first thing an operator checks. */
+function logEngines(logger: Logger, chain: TranslationChain, offline: OfflineEngine): void {
+  const slots = Object.fromEntries(
+    chain.status().map((slot) => [slot.slot, slot.engine ?? 'not configured']),
+  );
+  const models = offline.installedModels();
+  logger.info(
+    { engines: slots, offlineModels: models.map((m) => `${m.name} (${m.source}->${m.target})`) },
+    'translation engines configured',
+  );
+  if (chain.status().every((slot) => !slot.configured)) {
+    logger.error('no translation engine is configured: every translation will fail with 503');
+  }
+  if (models.length > 0 && models.every((model) => model.testModel)) {
+    logger.warn(
+      { offlineModels: models.map((m) => m.name) },
+      'ONLY TEST MODELS are installed for offline translation: toy word lists that translate a few words, not real translators. Install real models with `npm run models:pull`.',
+    );
+  }
 }

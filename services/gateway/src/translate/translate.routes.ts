@@ -51,6 +51,13 @@ function languageCode(field: 'source' | 'target', tag: string): string {
 
 const tag = z.string().min(1).max(35);
 
+/** Characters as people count them (code points), as the translator counts them too. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
 export function translateRoutes({ translator, cache, maxTextChars }: TranslateRouteOptions) {
   return [
     defineRoute({
@@ -76,26 +83,31 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
           source: languageCode('source', input.source),
           target: languageCode('target', input.target),
         };
-        if (body.text.length > maxTextChars) {
+        // UTF-16 length >= code points, so only long text needs counting.
+        const length = body.text.length > maxTextChars ? codePoints(body.text) : 0;
+        if (length > maxTextChars) {
           throw new AppError(
             'TEXT_TOO_LONG',
-            `text has ${body.text.length} characters; at most ${maxTextChars} per request`,
+            `text has ${length} characters; at most ${maxTextChars} per request`,
+            {
+              length,
+              max: maxTextChars,
+            },
           );
         }
         const seconds = () => Math.round(performance.now() - started) / 1000;
-        if (body.source !== 'auto') {
-          const hit = await cache.read(body);
-          if (hit) {
-            return {
-              translatedText: hit.translatedText,
-              source: hit.source,
-              target: body.target,
-              duration: seconds(),
-              engine: hit.engine,
-              cached: true,
-              truncated: false,
-            };
-          }
+        // The translator also stores `auto` requests under `auto`, so those can hit here too.
+        const hit = await cache.read(body);
+        if (hit) {
+          return {
+            translatedText: hit.translatedText,
+            source: hit.source,
+            target: body.target,
+            duration: seconds(),
+            engine: hit.engine,
+            cached: true,
+            truncated: false,
+          };
         }
         const result = await translator.translate(body, requestId(req), signal);
         return {

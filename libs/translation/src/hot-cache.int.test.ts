@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
+
+import { silentLogger } from '../../../test/harness/logger.js';
+import { waitFor } from '../../../test/harness/wait.js';
+import { HOT_CACHE_TTL_SECONDS, HotCache, hotCacheKey } from './hot-cache.js';
+
+const entry = {
+  translatedText: 'Guten Morgen',
+  source: 'en',
+  engine: 'deepl',
+  cachedAt: '2025-01-01T00:00:00Z',
+};
+
+describe('HotCache on a real Redis', () => {
+  const prefix = `test:${randomBytes(4).toString('hex')}:`;
+  let redis: RedisClient;
+  let down: RedisClient;
+
+  beforeAll(async () => {
+    redis = createRedis({ url: process.env.REDIS_URL as string, logger: silentLogger() });
+    down = createRedis({ url: 'redis://127.0.0.1:1/0', logger: silentLogger(), timeoutMs: 200 });
+    connectInBackground(redis);
+    connectInBackground(down);
+    await waitFor('redis ready', () => redis.isReady);
+  });
+
+  afterAll(async () => {
+    await closeRedis(redis);
+    await closeRedis(down);
+  });
+
+  it('stores a complete translation for 24 hours under prefix + tr: + hash, and reads it back', async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = { source: 'en', target: 'de', text: 'Good morning' };
+    expect(await cache.store(input, { ...entry, truncated: false })).toBe(true);
+    expect(await cache.read(input)).toEqual(entry);
+    const ttl = await redis.ttl(hotCacheKey(input, prefix));
+    expect(ttl).toBeGreaterThan(HOT_CACHE_TTL_SECONDS - 60);
+    expect(await cache.read({ ...input, target: 'fr' })).toBeUndefined();
+  });
+
+  it('never stores a truncated translation', async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = { source: 'de', target: 'en', text: 'Ein langer Text' };
+    expect(await cache.store(input, { ...entry, truncated: true })).toBe(false);
+    expect(await redis.exists(hotCacheKey(input, prefix))).toBe(0);
+  });
+
+  it('misses and skips, without throwing, while Redis is unreachable', async () => {
+    const cache = new HotCache(down, prefix);
+    const input = { source: 'en', target: 'de', text: 'Good morning' };
+    expect(await cache.read(input)).toBeUndefined();
+    expect(await cache.store(input, { ...entry, truncated: false })).toBe(false);
+  });
+
+  it('treats a corrupt entry as a miss', async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = { source: 'en', target: 'ja', text: 'Thank you' };
+    await redis.set(hotCacheKey(input, prefix), 'not json', { expiration: { type: 'EX', value: 60 } });
+    expect(await cache.read(input)).toBeUndefined();
+  });
+});

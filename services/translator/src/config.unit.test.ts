@@ -1,0 +1,113 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@tp/runtime';
+
+import { loadTranslatorConfig } from './config.js';
+import { chainOptions, onlineEngines } from './engines-from-config.js';
+
+/** The ConfigError thrown for these settings. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadTranslatorConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('translator configuration', () => {
+  it('defaults: port 3004, no primary engine, MyMemory off, 50000 characters, the shared tp: key prefix', () => {
+    const config = loadTranslatorConfig({});
+    expect(config).toMatchObject({
+      PORT: 3004,
+      PRIMARY_ENGINE: 'none',
+      MYMEMORY_ENABLED: false,
+      MYMEMORY_URL: 'https://api.mymemory.translated.net',
+      LIBRETRANSLATE_URL: '',
+      MODELS_DIR: 'var/models',
+      MAX_TEXT_CHARS: 50_000,
+      REDIS_KEY_PREFIX: 'tp:',
+      ENGINE_TIMEOUT_MS: 10_000,
+      PRIMARY_MAX_RETRIES: 2,
+    });
+  });
+
+  it('builds no online engine by default: nothing leaves the machine unless configured', () => {
+    expect(onlineEngines(loadTranslatorConfig({}))).toEqual({});
+  });
+
+  it('fills each slot as configured: DeepL primary, MyMemory fallback, LibreTranslate local', () => {
+    const engines = onlineEngines(
+      loadTranslatorConfig({
+        PRIMARY_ENGINE: 'deepl',
+        DEEPL_AUTH_KEY: 'key:fx',
+        MYMEMORY_ENABLED: 'true',
+        LIBRETRANSLATE_URL: 'http://libretranslate:5000',
+        LIBRETRANSLATE_CHAR_LIMIT: '2000',
+      }),
+    );
+    expect(engines.primary?.name).toBe('deepl');
+    expect(engines.fallback?.name).toBe('mymemory');
+    expect(engines.local).toMatchObject({ name: 'libretranslate', maxChars: 2000 });
+  });
+
+  it('puts Google in the primary slot when asked', () => {
+    const engines = onlineEngines(loadTranslatorConfig({ PRIMARY_ENGINE: 'google', GOOGLE_API_KEY: 'g' }));
+    expect(engines.primary?.name).toBe('google');
+  });
+
+  it('refuses PRIMARY_ENGINE=deepl without DEEPL_AUTH_KEY, naming the missing setting', () => {
+    const err = configError({ PRIMARY_ENGINE: 'deepl' });
+    expect(err.setting).toBe('DEEPL_AUTH_KEY');
+    expect(err.message).toContain('must be set when PRIMARY_ENGINE=deepl');
+  });
+
+  it('refuses PRIMARY_ENGINE=google without GOOGLE_API_KEY', () => {
+    expect(configError({ PRIMARY_ENGINE: 'google', GOOGLE_API_KEY: '  ' }).setting).toBe('GOOGLE_API_KEY');
+  });
+
+  it('refuses an unknown primary engine', () => {
+    const err = configError({ PRIMARY_ENGINE: 'bing' });
+    expect(err.setting).toBe('PRIMARY_ENGINE');
+    expect(err.message).toContain('must be deepl, google or none');
+  });
+
+  it.each([
+    ['LIBRETRANSLATE_URL', 'libretranslate:5000'],
+    ['DEEPL_URL', 'ftp://deepl'],
+    ['MYMEMORY_URL', 'not a url'],
+  ])('refuses a malformed %s', (setting, value) => {
+    expect(configError({ [setting]: value }).setting).toBe(setting);
+  });
+
+  it.each([
+    ['MYMEMORY_ENABLED', 'yes'],
+    ['MAX_TEXT_CHARS', '0'],
+    ['ENGINE_TIMEOUT_MS', 'soon'],
+    ['PRIMARY_MAX_RETRIES', '-1'],
+  ])('refuses %s=%s', (setting, value) => {
+    expect(configError({ [setting]: value }).setting).toBe(setting);
+  });
+
+  it('passes timeouts, retries and breaker settings to the chain slots', () => {
+    const options = chainOptions(
+      loadTranslatorConfig({
+        ENGINE_TIMEOUT_MS: '1500',
+        LOCAL_ENGINE_TIMEOUT_MS: '2500',
+        OFFLINE_ENGINE_TIMEOUT_MS: '3500',
+        PRIMARY_MAX_RETRIES: '0',
+        ENGINE_RETRY_BACKOFF_MS: '10',
+        BREAKER_THRESHOLD: '3',
+      }),
+    );
+    expect(options.resilience).toMatchObject({
+      initialBackoffMs: 10,
+      maxBackoffMs: 100,
+      breakerThreshold: 3,
+    });
+    expect(options.slots?.primary?.resilience).toEqual({ timeoutMs: 1500, maxRetries: 0 });
+    expect(options.slots?.fallback?.resilience).toEqual({ timeoutMs: 1500 });
+    expect(options.slots?.local?.resilience).toEqual({ timeoutMs: 2500 });
+    expect(options.slots?.offline?.resilience).toEqual({ timeoutMs: 3500 });
+  });
+});

@@ -1,0 +1,87 @@
+import type { ChainOptions } from './chain/index.js';
+import type { TranslatorConfig } from './config.js';
+import { createDeepLEngine } from './engines/deepl/deepl.engine.js';
+import type { TranslationEngine } from './engines/engine.js';
+import { createGoogleEngine } from './engines/google/google.engine.js';
+import { createLibreTranslateEngine } from './engines/libretranslate/libretranslate.engine.js';
+import { createMyMemoryEngine } from './engines/mymemory/mymemory.engine.js';
+
+/** The online slots of the chain; a slot left undefined is not configured and the chain skips it. */
+export interface OnlineEngines {
+  readonly primary?: TranslationEngine;
+  readonly fallback?: TranslationEngine;
+  readonly local?: TranslationEngine;
+}
+
+/** Builds the primary, fallback and local engines the settings ask for (the offline one opens apart). */
+export function onlineEngines(config: TranslatorConfig): OnlineEngines {
+  return {
+    ...primaryEngine(config),
+    ...(config.MYMEMORY_ENABLED
+      ? {
+          fallback: createMyMemoryEngine({
+            baseUrl: config.MYMEMORY_URL,
+            ...(config.MYMEMORY_EMAIL ? { email: config.MYMEMORY_EMAIL } : {}),
+          }),
+        }
+      : {}),
+    ...(config.LIBRETRANSLATE_URL
+      ? {
+          local: createLibreTranslateEngine({
+            baseUrl: config.LIBRETRANSLATE_URL,
+            maxChars: config.LIBRETRANSLATE_CHAR_LIMIT,
+            ...(config.LIBRETRANSLATE_API_KEY ? { apiKey: config.LIBRETRANSLATE_API_KEY } : {}),
+          }),
+        }
+      : {}),
+  };
+}
+
+function primaryEngine(config: TranslatorConfig): { primary?: TranslationEngine } {
+  switch (config.PRIMARY_ENGINE) {
+    case 'deepl':
+      return {
+        primary: createDeepLEngine({
+          authKey: config.DEEPL_AUTH_KEY,
+          ...(config.DEEPL_URL ? { baseUrl: config.DEEPL_URL } : {}),
+        }),
+      };
+    case 'google':
+      return {
+        primary: createGoogleEngine({
+          apiKey: config.GOOGLE_API_KEY,
+          ...(config.GOOGLE_URL ? { baseUrl: config.GOOGLE_URL } : {}),
+        }),
+      };
+    case 'none':
+      return {};
+    default: {
+      const unknown: never = config.PRIMARY_ENGINE;
+      throw new Error(`unknown primary engine ${String(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Resilience settings per slot. Only what the settings name is overridden; the chain keeps its slot
+ * defaults for the rest (fewer retries for the fallback, local and offline engines).
+ */
+export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metrics'> {
+  return {
+    resilience: {
+      initialBackoffMs: config.ENGINE_RETRY_BACKOFF_MS,
+      maxBackoffMs: config.ENGINE_RETRY_BACKOFF_MS * 10,
+      breakerThreshold: config.BREAKER_THRESHOLD,
+      breakerCooldownMs: config.BREAKER_COOLDOWN_MS,
+      quotaCooldownMs: config.QUOTA_COOLDOWN_MS,
+    },
+    slots: {
+      primary: {
+        resilience: { timeoutMs: config.ENGINE_TIMEOUT_MS, maxRetries: config.PRIMARY_MAX_RETRIES },
+      },
+      fallback: { resilience: { timeoutMs: config.ENGINE_TIMEOUT_MS } },
+      local: { resilience: { timeoutMs: config.LOCAL_ENGINE_TIMEOUT_MS } },
+      offline: { resilience: { timeoutMs: config.OFFLINE_ENGINE_TIMEOUT_MS } },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import type { Orm } from '@tp/db';
+import type { Logger } from '@tp/runtime';
+import { EventCodec } from '@tp/schemas';
+import { Registry } from 'prom-client';
+
+import { CompletedTranslationsOutbox } from './completed-translations.outbox.js';
+
+const completed = {
+  text: 'Good morning',
+  source: 'en',
+  target: 'fr',
+  translatedText: 'Bonjour',
+  engine: 'deepl',
+  truncated: false,
+};
+
+describe('CompletedTranslationsOutbox', () => {
+  it('logs and counts a failed outbox write instead of throwing it at the request', async () => {
+    const orm = {
+      em: { fork: () => ({ transactional: () => Promise.reject(new Error('connection refused')) }) },
+    } as unknown as Orm;
+    const error = jest.fn();
+    const metrics = new Registry();
+    const outbox = new CompletedTranslationsOutbox({
+      orm,
+      codec: new EventCodec(),
+      topicPrefix: '',
+      logger: { error } as unknown as Logger,
+      metrics,
+    });
+
+    expect(() => outbox.record(completed, { correlationId: 'c', causationId: 'r' })).not.toThrow();
+    await outbox.drain();
+
+    expect(error).toHaveBeenCalledTimes(1);
+    const failures = await metrics.getSingleMetric('translation_outbox_failures_total')?.get();
+    expect(failures?.values[0]?.value).toBe(1);
+  });
+
+  it('drain() waits for writes still in flight', async () => {
+    let finish: () => void = () => undefined;
+    const orm = {
+      em: { fork: () => ({ transactional: () => new Promise<void>((resolve) => (finish = resolve)) }) },
+    } as unknown as Orm;
+    const outbox = new CompletedTranslationsOutbox({
+      orm,
+      codec: new EventCodec(),
+      topicPrefix: '',
+      logger: { error: jest.fn() } as unknown as Logger,
+    });
+    outbox.record(completed, { correlationId: 'c', causationId: 'r' });
+    let drained = false;
+    const draining = outbox.drain().then(() => (drained = true));
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    finish();
+    await draining;
+    expect(drained).toBe(true);
+  });
+});

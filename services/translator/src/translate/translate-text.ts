@@ -1,0 +1,214 @@
+import { performance } from 'node:perf_hooks';
+
+import { AppError } from '@tp/runtime';
+import { normaliseLanguageTag, type HotCache } from '@tp/translation';
+import { Counter, type Registry } from 'prom-client';
+
+import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
+import type { CompletedTranslationSink } from './completed-translations.outbox.js';
+import type { LanguageDetector } from './detect-language.js';
+import type { EventOrigin } from './translation-completed.event.js';
+
+export interface TranslateTextInput {
+  readonly text: string;
+  /** A language code (any case, `_` or `-`), or `auto`. */
+  readonly source: string;
+  readonly target: string;
+}
+
+/** The answer of POST /translate. */
+export interface TranslationResult {
+  readonly translatedText: string;
+  /** Source language actually used: the requested one, or the detected one for `auto`. */
+  readonly source: string;
+  readonly target: string;
+  /** Only when the request said `auto`: the language found (by us, or by the engine). */
+  readonly detectedSource?: string;
+  /** The engine that translated (`deepl`, `google`, `mymemory`, `libretranslate`, `offline`), or `none`. */
+  readonly engine: string;
+  readonly cached: boolean;
+  /** Only the start of the text was translated (the free fallback's 500-character limit). */
+  readonly truncated: boolean;
+  /** Seconds spent on this request; close to 0 on a cache hit. */
+  readonly duration: number;
+  /** What each engine of the chain did, in order; empty when no engine was needed. */
+  readonly attempts: readonly Attempt[];
+}
+
+export interface TranslateTextDeps {
+  readonly chain: TranslationChain;
+  readonly cache: Pick<HotCache, 'read' | 'store'>;
+  readonly detector: LanguageDetector;
+  readonly sink: CompletedTranslationSink;
+  readonly maxTextChars: number;
+  readonly metrics?: Registry;
+}
+
+export interface RequestOrigin extends EventOrigin {
+  /** Fires when the caller went away: the chain stops. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The translation use case: check the codes and the length, answer from the hot cache when it can,
+ * otherwise detect the source (for `auto`) and run the engine chain; then cache a complete result and
+ * hand it to persistence, which the answer does not wait for.
+ */
+export class TranslateText {
+  private readonly lookups?: Counter<'result'>;
+
+  constructor(private readonly deps: TranslateTextDeps) {
+    if (deps.metrics) {
+      this.lookups = new Counter({
+        name: 'translation_cache_lookups_total',
+        help: 'Hot cache lookups by result (hit, miss)',
+        labelNames: ['result'] as const,
+        registers: [deps.metrics],
+      });
+    }
+  }
+
+  async execute(input: TranslateTextInput, origin: RequestOrigin): Promise<TranslationResult> {
+    const started = performance.now();
+    const seconds = () => Math.round(performance.now() - started) / 1000;
+    const auto = input.source.trim().toLowerCase() === 'auto';
+    const source = auto ? 'auto' : language(input.source, 'source');
+    const target = language(input.target, 'target');
+    const { text } = input;
+    checkLength(text, this.deps.maxTextChars);
+
+    const asIs = (used: string, detected?: string): TranslationResult => ({
+      translatedText: text,
+      source: used,
+      target,
+      ...(detected ? { detectedSource: detected } : {}),
+      engine: 'none',
+      cached: false,
+      truncated: false,
+      duration: seconds(),
+      attempts: [],
+    });
+    // Nothing to translate: no engine call, nothing cached or kept.
+    if (text.trim() === '' || source === target) return asIs(source);
+
+    const key = { source, target, text };
+    const hit = await this.deps.cache.read(key);
+    this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
+    if (hit) {
+      return {
+        translatedText: hit.translatedText,
+        source: hit.source,
+        target,
+        ...(auto ? { detectedSource: hit.source } : {}),
+        engine: hit.engine,
+        cached: true,
+        truncated: false,
+        duration: seconds(),
+        attempts: [],
+      };
+    }
+
+    // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
+    const guessed = auto ? this.deps.detector.detect(text) : undefined;
+    const used = guessed ?? source;
+    if (used === target) return asIs(used, guessed);
+
+    const result = await this.deps.chain
+      .translate({ text, source: used, target }, origin.signal)
+      .catch((err: unknown) => {
+        throw used === 'auto' ? undetectable(err) : err;
+      });
+    const actualSource = used === 'auto' ? (result.detectedSource ?? 'auto') : used;
+    const detectedSource = auto && actualSource !== 'auto' ? actualSource : undefined;
+    const engine = result.engine ?? 'none';
+
+    if (!result.truncated) {
+      const entry = {
+        translatedText: result.text,
+        source: actualSource,
+        engine,
+        cachedAt: new Date().toISOString(),
+        truncated: false,
+      };
+      // Stored under the key asked for and, for `auto`, under the language found, so a later request
+      // naming that language hits too. Awaited (a Redis round trip, or nothing while Redis is down)
+      // so that the next identical request reliably hits.
+      const keys = actualSource === source ? [key] : [key, { ...key, source: actualSource }];
+      await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
+    }
+    this.deps.sink.record(
+      {
+        text,
+        source: actualSource,
+        target,
+        translatedText: result.text,
+        engine,
+        truncated: result.truncated,
+        ...(detectedSource ? { detectedSource } : {}),
+      },
+      { correlationId: origin.correlationId, causationId: origin.causationId },
+    );
+    return {
+      translatedText: result.text,
+      source: actualSource,
+      target,
+      ...(detectedSource ? { detectedSource } : {}),
+      engine,
+      cached: false,
+      truncated: result.truncated,
+      duration: seconds(),
+      attempts: result.attempts,
+    };
+  }
+}
+
+/** Our code for a client's code (`EN`, `en-US`, `zh_cn` are fine), or UNSUPPORTED_LANGUAGE. */
+function language(code: string, field: 'source' | 'target'): string {
+  const ours = normaliseLanguageTag(code);
+  if (ours) return ours;
+  throw new AppError(
+    'UNSUPPORTED_LANGUAGE',
+    `${field} language ${JSON.stringify(code)} is not supported; see GET /api/v1/translate/languages`,
+    { field, code },
+  );
+}
+
+/** Characters are counted as code points, as a person would count them (an emoji is one). */
+function checkLength(text: string, max: number): void {
+  if (text.length <= max) return;
+  const length = [...text].length;
+  if (length <= max) return;
+  throw new AppError(
+    'TEXT_TOO_LONG',
+    `text has ${length} characters; at most ${max} are accepted in one request`,
+    { length, max },
+  );
+}
+
+/**
+ * With `auto` left to the engines: when every engine that ran could not work without a known source
+ * (the offline models, MyMemory), the problem is the request, not the engines: 400, asking for
+ * `source`. When any engine failed for another reason (down, quota), it stays a 503.
+ */
+function undetectable(err: unknown): unknown {
+  if (!(err instanceof AllEnginesFailedError)) return err;
+  const ran = err.attempts.filter((attempt) => attempt.outcome !== 'skipped');
+  const allUnsupported =
+    ran.length > 0 &&
+    ran.every((attempt) => attempt.outcome === 'failed' && attempt.reason?.startsWith('unsupported'));
+  if (!allUnsupported) return err;
+  return new AppError(
+    'VALIDATION_FAILED',
+    'the language of the text could not be detected; send its code as `source`',
+    {
+      issues: [
+        {
+          path: 'body.source',
+          message: 'the language of the text could not be detected; send its code',
+          code: 'undetectable',
+        },
+      ],
+      attempts: err.attempts.map(({ slot, engine, outcome, reason }) => ({ slot, engine, outcome, reason })),
+    },
+  );
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '@tp/runtime';
+import type { CacheKeyInput, CachedTranslation, HotCache } from '@tp/translation';
+
+import {
+  AllEnginesFailedError,
+  type Attempt,
+  type ChainResult,
+  type TranslateRequest,
+  type TranslationChain,
+} from '../chain/index.js';
+import type { CompletedTranslationSink } from './completed-translations.outbox.js';
+import type { CompletedTranslation } from './translation-completed.event.js';
+import { TranslateText } from './translate-text.js';
+
+const origin = { correlationId: 'corr', causationId: 'req' };
+
+/** A chain that answers with `answer` (or throws it) and remembers what it was asked. */
+function fakeChain(answer: Partial<ChainResult> | Error) {
+  const calls: TranslateRequest[] = [];
+  const chain: TranslationChain = {
+    async translate(request) {
+      calls.push(request);
+      if (answer instanceof Error) throw answer;
+      return { text: 'translated', engine: 'deepl', truncated: false, attempts: [], ...answer };
+    },
+    status: () => [],
+  };
+  return { chain, calls };
+}
+
+/** An in-memory hot cache with the real one's rule: truncated entries are not stored. */
+function fakeCache() {
+  const entries = new Map<string, CachedTranslation>();
+  const key = (input: CacheKeyInput) => `${input.source}|${input.target}|${input.text}`;
+  const cache: Pick<HotCache, 'read' | 'store'> = {
+    read: async (input) => entries.get(key(input)),
+    store: async (input, entry) => {
+      if (entry.truncated) return false;
+      entries.set(key(input), entry);
+      return true;
+    },
+  };
+  return { cache, entries };
+}
+
+function setup(answer: Partial<ChainResult> | Error = {}, detected?: string) {
+  const { chain, calls } = fakeChain(answer);
+  const { cache, entries } = fakeCache();
+  const recorded: CompletedTranslation[] = [];
+  const sink: CompletedTranslationSink = { record: (completed) => recorded.push(completed) };
+  const translateText = new TranslateText({
+    chain,
+    cache,
+    detector: { detect: () => detected },
+    sink,
+    maxTextChars: 50,
+  });
+  return { translateText, calls, entries, recorded };
+}
+
+const attempt = (slot: Attempt['slot'], outcome: Attempt['outcome'], reason?: string): Attempt => ({
+  slot,
+  outcome,
+  ms: 0,
+  ...(reason ? { reason } : {}),
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err,
+  );
+}
+
+describe('TranslateText', () => {
+  it('records a truncated result for persistence, flagged, but does not cache it', async () => {
+    const { translateText, entries, recorded } = setup({ engine: 'mymemory', truncated: true });
+    const result = await translateText.execute({ text: 'Hallo Welt', source: 'de', target: 'en' }, origin);
+    expect(result).toMatchObject({ engine: 'mymemory', truncated: true, cached: false });
+    expect(entries.size).toBe(0);
+    expect(recorded).toEqual([expect.objectContaining({ truncated: true, engine: 'mymemory' })]);
+  });
+
+  it('normalises codes before the cache key and the chain (EN_us -> en, zh-cn -> zh-CN)', async () => {
+    const { translateText, calls, entries } = setup();
+    await translateText.execute({ text: 'Hello there', source: 'EN_us', target: 'zh-cn' }, origin);
+    expect(calls).toEqual([{ text: 'Hello there', source: 'en', target: 'zh-CN' }]);
+    expect([...entries.keys()]).toEqual(['en|zh-CN|Hello there']);
+  });
+
+  it('passes our own detection to the chain and reports it as detectedSource', async () => {
+    const { translateText, calls, recorded } = setup({}, 'de');
+    const result = await translateText.execute({ text: 'Guten Tag', source: 'auto', target: 'en' }, origin);
+    expect(calls[0]?.source).toBe('de');
+    expect(result).toMatchObject({ source: 'de', detectedSource: 'de' });
+    expect(recorded[0]).toMatchObject({ source: 'de', detectedSource: 'de' });
+  });
+
+  it('sends auto to the engines when we cannot tell, and takes the language the engine found', async () => {
+    const { translateText, calls, entries } = setup({ detectedSource: 'fr' });
+    const result = await translateText.execute({ text: 'Salut', source: 'auto', target: 'en' }, origin);
+    expect(calls[0]?.source).toBe('auto');
+    expect(result).toMatchObject({ source: 'fr', detectedSource: 'fr' });
+    expect([...entries.keys()].sort()).toEqual(['auto|en|Salut', 'fr|en|Salut']);
+  });
+
+  it('returns the text as it is, with no engine, when source and target are the same language', async () => {
+    const { translateText, calls, recorded } = setup({}, 'en');
+    const same = await translateText.execute({ text: 'Hello there', source: 'en-GB', target: 'en' }, origin);
+    const detected = await translateText.execute(
+      { text: 'Hello there', source: 'auto', target: 'en' },
+      origin,
+    );
+    expect(same).toMatchObject({ translatedText: 'Hello there', engine: 'none', attempts: [] });
+    expect(detected).toMatchObject({ translatedText: 'Hello there', engine: 'none', detectedSource: 'en' });
+    expect(calls).toHaveLength(0);
+    expect(recorded).toHaveLength(0);
+  });
+
+  it('turns "every engine that ran needs a known source" into a 400 asking for source', async () => {
+    const failed = new AllEnginesFailedError([
+      attempt('primary', 'skipped', 'not configured'),
+      attempt('fallback', 'failed', 'unsupported: mymemory: no MyMemory pair for auto -> en'),
+      attempt('offline', 'failed', 'unsupported: offline: offline models need a known source language'),
+    ]);
+    const { translateText } = setup(failed);
+    const err = await rejection(
+      translateText.execute({ text: 'Salut', source: 'auto', target: 'en' }, origin),
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'VALIDATION_FAILED', httpStatus: 400 });
+  });
+
+  it('keeps the 503 for auto when an engine failed for another reason (down, quota)', async () => {
+    const failed = new AllEnginesFailedError([
+      attempt('primary', 'failed', 'transient: deepl: HTTP 503'),
+      attempt('offline', 'failed', 'unsupported: offline: offline models need a known source language'),
+    ]);
+    const { translateText } = setup(failed);
+    const err = await rejection(
+      translateText.execute({ text: 'Salut', source: 'auto', target: 'en' }, origin),
+    );
+    expect(err).toBe(failed);
+  });
+
+  it('refuses text over the maximum with TEXT_TOO_LONG before any engine call', async () => {
+    const { translateText, calls } = setup();
+    const err = await rejection(
+      translateText.execute({ text: 'x'.repeat(51), source: 'en', target: 'de' }, origin),
+    );
+    expect(err).toMatchObject({ code: 'TEXT_TOO_LONG', httpStatus: 413, details: { length: 51, max: 50 } });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('returns whitespace-only text as it is without calling an engine', async () => {
+    const { translateText, calls } = setup();
+    const result = await translateText.execute({ text: '  \n ', source: 'en', target: 'de' }, origin);
+    expect(result).toMatchObject({ translatedText: '  \n ', engine: 'none' });
+    expect(calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,104 @@
+import { AppError, requestId } from '@tp/runtime';
+import { LANGUAGES } from '@tp/translation';
+import express, { type Express, type RequestHandler } from 'express';
+import { z } from 'zod';
+
+import type { TranslationChain } from '../chain/index.js';
+import type { OfflineModelStatus } from '../engines/offline/index.js';
+import type { TranslateText } from './translate-text.js';
+
+/** The spec's default source language. */
+export const DEFAULT_SOURCE = 'zh-CN';
+
+/** Body of POST /translate; unknown fields are refused so that a typo (`targt`) is not silently ignored. */
+export const translateBody = z.strictObject({
+  text: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
+  source: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .default(DEFAULT_SOURCE),
+  target: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
+});
+
+export type TranslateBody = z.infer<typeof translateBody>;
+
+export interface TranslateRoutesOptions {
+  readonly translateText: TranslateText;
+  readonly chain: TranslationChain;
+  readonly offlineModels: () => readonly OfflineModelStatus[];
+  readonly maxTextChars: number;
+}
+
+/**
+ * POST /translate, GET /languages and GET /engines: internal routes the gateway calls. Answers are
+ * plain JSON (the gateway wraps them in its envelope); errors are AppErrors, mapped once by the
+ * platform's error handler.
+ */
+export function translateRoutes(app: Express, options: TranslateRoutesOptions): void {
+  // Room for the longest accepted text even if every character arrives as a 6-byte \uXXXX escape.
+  const json = express.json({ limit: options.maxTextChars * 6 + 16 * 1024, strict: true });
+
+  app.post('/translate', requireJson, json, async (req, res) => {
+    const body = parseBody(req.body);
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('client went away'));
+    });
+    const id = requestId(req);
+    // The platform sets x-correlation-id to the request id when the caller sent none.
+    const correlation = req.headers['x-correlation-id'];
+    try {
+      const result = await options.translateText.execute(body, {
+        correlationId: typeof correlation === 'string' ? correlation : id,
+        causationId: id,
+        signal: controller.signal,
+      });
+      res.json(result);
+    } catch (err) {
+      // The caller is gone: nobody to answer, and an abort is not a fault worth a 500 in the logs.
+      if (controller.signal.aborted) return;
+      throw err;
+    }
+  });
+
+  app.get('/languages', (_req, res) => {
+    res.json({ languages: LANGUAGES });
+  });
+
+  app.get('/engines', (_req, res) => {
+    const models = options.offlineModels().map((model) => ({
+      name: model.name,
+      source: model.source,
+      target: model.target,
+      testModel: model.testModel,
+      loaded: model.loaded,
+      shadowed: model.shadowed,
+    }));
+    res.json({ engines: options.chain.status(), offlineModels: models });
+  });
+}
+
+/** A body must be JSON; one without a body passes on and fails validation. */
+const requireJson: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
+    return;
+  }
+  next();
+};
+
+/** Every problem at once, in the gateway's issue shape (`body.text`), so a client fixes all in one go. */
+function parseBody(body: unknown): TranslateBody {
+  const result = translateBody.safeParse(body);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: ['body', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new AppError('VALIDATION_FAILED', `${first?.path}: ${first?.message}${more}`, { issues });
+}

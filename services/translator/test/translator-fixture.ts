@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { OutboxMessage } from '@tp/db';
+import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
+import { EventCodec } from '@tp/schemas';
+import type { TranslationCompleted } from '@tp/contracts';
+
+import { loadTranslatorConfig, type TranslatorConfig } from '../src/config.js';
+import { startTranslator } from '../src/translator.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
+import { uniquePrefix } from '../../../test/harness/kafka.js';
+import { waitFor } from '../../../test/harness/wait.js';
+
+export interface Reply<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+}
+
+/** An outbox row with its event decoded. */
+export interface OutboxRow {
+  readonly topic: string;
+  readonly messageKey: string | null;
+  readonly event: TranslationCompleted;
+}
+
+export interface TestTranslator {
+  readonly url: string;
+  readonly config: TranslatorConfig;
+  readonly service: Awaited<ReturnType<typeof startTranslator>>;
+  /** POST /translate with a JSON body (a string is sent as it is, for malformed bodies). */
+  translate<T = Record<string, unknown>>(body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  get<T = Record<string, unknown>>(path: string): Promise<Reply<T>>;
+  /** Every outbox row, oldest first. */
+  outbox(): Promise<OutboxRow[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real translator, in-process on an ephemeral port, with its own database, Redis key prefix and
+ * topic prefix, and the test Kafka. No engine is configured unless `settings` says so; retries back
+ * off for 10 ms and breakers cool down in 100 ms, so a test's faults do not leak into the next test.
+ */
+export async function startTestTranslator(settings: Record<string, string> = {}): Promise<TestTranslator> {
+  const db: TestDatabase = await createTestDatabase();
+  const config: TranslatorConfig = {
+    ...loadTranslatorConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL,
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+      KAFKA_TOPIC_PREFIX: uniquePrefix('translator'),
+      MODELS_DIR: join(tmpdir(), `tp-no-models-${randomBytes(4).toString('hex')}`),
+      ENGINE_RETRY_BACKOFF_MS: '10',
+      BREAKER_COOLDOWN_MS: '100',
+      QUOTA_COOLDOWN_MS: '100',
+      ...settings,
+    }),
+    PORT: 0,
+  };
+  const service = await startTranslator(config).catch(async (err: unknown) => {
+    await db.drop();
+    throw err;
+  });
+  const redis = service.context.deps.redis;
+  // Redis connects in the background; cache tests need it up (unless a test points it elsewhere).
+  if (settings.REDIS_URL === undefined) await waitFor('redis ready', () => redis?.isReady === true);
+  const url = `http://127.0.0.1:${service.port}`;
+  const codec = new EventCodec();
+  const orm = service.context.deps.orm;
+  if (!orm) throw new Error('translator has no database');
+
+  return {
+    url,
+    config,
+    service,
+    async translate<T>(body: unknown, headers: Record<string, string> = {}) {
+      const res = await fetch(`${url}/translate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+    },
+    async get<T>(path: string) {
+      const res = await fetch(`${url}${path}`);
+      return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+    },
+    async outbox() {
+      const rows = await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
+      return rows.map((row) => ({
+        topic: row.topic,
+        messageKey: row.messageKey ?? null,
+        event: codec.decode(Buffer.from(row.payload), row.headers) as TranslationCompleted,
+      }));
+    },
+    async close() {
+      await service.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** A models folder holding the tiny zh -> en test model; remove() deletes it. */
+export async function tinyModelsDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tp-translator-models-'));
+  await buildTinyModel(join(dir, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Waits until every configured engine's breaker is in one of `states`: `closed` between tests, so a
+ * test never inherits a breaker a previous test opened; `half-open` once a cooldown has passed (the
+ * next call is a trial).
+ */
+export async function waitForBreakers(
+  translator: TestTranslator,
+  states: readonly string[] = ['closed'],
+): Promise<void> {
+  await waitFor(`circuit breakers ${states.join(' or ')}`, async () => {
+    const { body } = await translator.get<{ engines: { breaker?: string }[] }>('/engines');
+    return body.engines.every((engine) => engine.breaker === undefined || states.includes(engine.breaker));
+  });
+}
