@@ -91,7 +91,7 @@ function logEngines(logger: Logger, chain: TranslationChain, offline: OfflineEng
     'translation engines configured',
   );
   if (chain.status().every((slot) => !slot.configured)) {
-    logger.error('no translation engine is configured: every translation will fail with 503');
+    logger.warn('no translation engine is configured: every translation will fail with 503');
   }
   if (models.length > 0 && models.every((model) => model.testModel)) {
     logger.warn(
