@@ -4,10 +4,11 @@
  * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456).
  */
 import {
+  createQuota,
   field,
+  respondWith,
   startHttpDouble,
   type DoubleResponse,
-  type Fault,
   type HttpDouble,
   type RecordedRequest,
 } from './http-double.js';
@@ -54,33 +55,20 @@ const message = (status: number, text: string): DoubleResponse => ({ status, bod
 
 /** Canned faults with DeepL's documented status codes and bodies. */
 export const deeplFaults = {
-  tooManyRequests: (retryAfterSeconds?: number): Fault => ({
-    type: 'respond',
-    status: 429,
-    body: { message: 'Too many requests' },
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-  }),
-  quotaExceeded: (): Fault => ({
-    type: 'respond',
-    status: 456,
-    body: { message: 'Quota for this billing period has been exceeded.' },
-  }),
-  notFound: (): Fault => ({ type: 'respond', status: 404, body: { message: 'Not found' } }),
-  internalError: (): Fault => ({ type: 'respond', status: 500, body: { message: 'Internal server error' } }),
-  unavailable: (): Fault => ({ type: 'respond', status: 504, body: { message: 'Service unavailable' } }),
-  overloaded: (retryAfterSeconds?: number): Fault => ({
-    type: 'respond',
-    status: 529,
-    body: { message: 'Too many requests' },
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-  }),
+  tooManyRequests: (retryAfterSeconds?: number) =>
+    respondWith(429, { message: 'Too many requests' }, retryAfterSeconds),
+  quotaExceeded: () => respondWith(456, { message: 'Quota for this billing period has been exceeded.' }),
+  notFound: () => respondWith(404, { message: 'Not found' }),
+  internalError: () => respondWith(500, { message: 'Internal server error' }),
+  unavailable: () => respondWith(504, { message: 'Service unavailable' }),
+  overloaded: (retryAfterSeconds?: number) =>
+    respondWith(529, { message: 'Too many requests' }, retryAfterSeconds),
 };
 
 export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promise<DeepLDouble> {
   const authKey = options.authKey ?? 'test-key:fx';
   const characterLimit = options.characterLimit ?? Number.POSITIVE_INFINITY;
-  let characterCount = 0;
-  let exhausted = false;
+  const quota = createQuota();
 
   const translate = (request: RecordedRequest): DoubleResponse => {
     const texts = field(request.body, 'text');
@@ -99,10 +87,9 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
       return message(400, "Value for 'source_lang' not supported.");
     }
     const characters = list.reduce((sum: number, t: string) => sum + [...t].length, 0);
-    if (exhausted || characterCount + characters > characterLimit) {
+    if (!quota.spend(characters, characterLimit)) {
       return message(456, 'Quota for this billing period has been exceeded.');
     }
-    characterCount += characters;
     const translations = list.map((text: string) => {
       const from = source ? PHRASE_LANGUAGES[source] : undefined;
       const to = PHRASE_LANGUAGES[target];
@@ -120,21 +107,16 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
       const limit = Number.isFinite(characterLimit) ? characterLimit : 500_000;
       return {
         status: 200,
-        body: { character_count: exhausted ? limit : characterCount, character_limit: limit },
+        body: { character_count: quota.isExhausted() ? limit : quota.used(), character_limit: limit },
       };
     }
     return message(404, 'Not found');
   });
 
   return Object.assign(double, {
-    exhaustQuota: () => {
-      exhausted = true;
-    },
-    resetQuota: () => {
-      exhausted = false;
-      characterCount = 0;
-    },
-    characterCount: () => characterCount,
+    exhaustQuota: quota.exhaust,
+    resetQuota: quota.restore,
+    characterCount: quota.used,
   });
 }
 

@@ -5,9 +5,9 @@
  * `userRateLimitExceeded`) and the default html format, which escapes the output (`'` -> `&#39;`).
  */
 import {
+  respondWith,
   startHttpDouble,
   type DoubleResponse,
-  type Fault,
   type HttpDouble,
   type RecordedRequest,
 } from './http-double.js';
@@ -71,28 +71,22 @@ const error = (
 
 /** Canned faults with Google's documented shapes. */
 export const googleFaults = {
-  quota: (reason: GoogleQuotaReason = 'dailyLimitExceeded'): Fault => ({
-    type: 'respond',
-    status: 403,
-    body: googleError(403, QUOTA_MESSAGES[reason], reason, 'PERMISSION_DENIED', 'usageLimits'),
-  }),
-  rateLimited: (retryAfterSeconds?: number): Fault => ({
-    type: 'respond',
-    status: 429,
-    body: googleError(429, 'Rate Limit Exceeded', 'rateLimitExceeded', 'RESOURCE_EXHAUSTED', 'usageLimits'),
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-  }),
-  backendError: (): Fault => ({
-    type: 'respond',
-    status: 500,
-    body: googleError(500, 'Internal error encountered.', 'backendError', 'INTERNAL'),
-  }),
-  unavailable: (retryAfterSeconds?: number): Fault => ({
-    type: 'respond',
-    status: 503,
-    body: googleError(503, 'The service is currently unavailable.', 'backendError', 'UNAVAILABLE'),
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-  }),
+  quota: (reason: GoogleQuotaReason = 'dailyLimitExceeded') =>
+    respondWith(403, googleError(403, QUOTA_MESSAGES[reason], reason, 'PERMISSION_DENIED', 'usageLimits')),
+  rateLimited: (retryAfterSeconds?: number) =>
+    respondWith(
+      429,
+      googleError(429, 'Rate Limit Exceeded', 'rateLimitExceeded', 'RESOURCE_EXHAUSTED', 'usageLimits'),
+      retryAfterSeconds,
+    ),
+  backendError: () =>
+    respondWith(500, googleError(500, 'Internal error encountered.', 'backendError', 'INTERNAL')),
+  unavailable: (retryAfterSeconds?: number) =>
+    respondWith(
+      503,
+      googleError(503, 'The service is currently unavailable.', 'backendError', 'UNAVAILABLE'),
+      retryAfterSeconds,
+    ),
 };
 
 const escapeHtml = (text: string): string =>

@@ -175,6 +175,54 @@ function reply(res: ServerResponse, answer: DoubleResponse): void {
   res.end(payload);
 }
 
+/**
+ * A fault that answers `status` with `body` instead of the double's normal answer, with a Retry-After
+ * header when `retryAfterSeconds` is given: the shape of every provider's canned faults.
+ */
+export function respondWith(
+  status: number,
+  body?: Extract<Fault, { type: 'respond' }>['body'],
+  retryAfterSeconds?: number,
+): Fault {
+  const headers: Record<string, string> =
+    retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+  return { type: 'respond', status, body, headers };
+}
+
+/** A provider's usage quota: an amount used so far against a limit, which a test can also use up at once. */
+export interface Quota {
+  /** Counts `amount` and returns true, or returns false without counting it when it would pass `limit`. */
+  spend(amount: number, limit: number): boolean;
+  used(): number;
+  isExhausted(): boolean;
+  /** Every `spend` fails until `restore`. */
+  exhaust(): void;
+  /** Nothing used and not exhausted. */
+  restore(): void;
+}
+
+/** A fresh quota; its functions do not use `this`, so a double can hand them out as its own methods. */
+export function createQuota(): Quota {
+  let used = 0;
+  let exhausted = false;
+  return {
+    spend: (amount, limit) => {
+      if (exhausted || used + amount > limit) return false;
+      used += amount;
+      return true;
+    },
+    used: () => used,
+    isExhausted: () => exhausted,
+    exhaust: () => {
+      exhausted = true;
+    },
+    restore: () => {
+      exhausted = false;
+      used = 0;
+    },
+  };
+}
+
 /** A property of a parsed request body, or undefined. */
 export function field(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;

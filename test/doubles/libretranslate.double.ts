@@ -6,9 +6,9 @@
  */
 import {
   field,
+  respondWith,
   startHttpDouble,
   type DoubleResponse,
-  type Fault,
   type HttpDouble,
   type RecordedRequest,
 } from './http-double.js';
@@ -48,17 +48,9 @@ const error = (status: number, message: string): DoubleResponse => ({ status, bo
 
 /** Canned faults with LibreTranslate's shapes. */
 export const libreTranslateFaults = {
-  slowDown: (perMinute: number, retryAfterSeconds?: number): Fault => ({
-    type: 'respond',
-    status: 429,
-    body: { error: `Slowdown: ${perMinute} per 1 minute` },
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-  }),
-  cannotTranslate: (): Fault => ({
-    type: 'respond',
-    status: 500,
-    body: { error: 'Cannot translate text: model failed to load' },
-  }),
+  slowDown: (perMinute: number, retryAfterSeconds?: number) =>
+    respondWith(429, { error: `Slowdown: ${perMinute} per 1 minute` }, retryAfterSeconds),
+  cannotTranslate: () => respondWith(500, { error: 'Cannot translate text: model failed to load' }),
 };
 
 export async function startLibreTranslateDouble(

@@ -5,9 +5,10 @@
  * (`quotaFinished: true`).
  */
 import {
+  createQuota,
+  respondWith,
   startHttpDouble,
   type DoubleResponse,
-  type Fault,
   type HttpDouble,
   type RecordedRequest,
 } from './http-double.js';
@@ -104,44 +105,26 @@ const inBand = (
 /** Canned faults with MyMemory's reported quirks. */
 export const mymemoryFaults = {
   /** The reported blank translation with a 200 status. */
-  emptyOutput: (): Fault => ({ type: 'respond', status: 200, body: mymemoryBody({ translatedText: '' }) }),
+  emptyOutput: () => respondWith(200, mymemoryBody({ translatedText: '' })),
   /** The input echoed back as its own translation. */
-  echo: (): Fault => ({
-    type: 'respond',
-    status: 200,
-    body: (request: RecordedRequest) =>
+  echo: () =>
+    respondWith(200, (request: RecordedRequest) =>
       mymemoryBody({ translatedText: request.query.q ?? '', q: request.query.q ?? '' }),
-  }),
+    ),
   /** The quota warning with a real HTTP 429 (and no quotaFinished flag). */
-  quotaOverHttp429: (): Fault => ({
-    type: 'respond',
-    status: 429,
-    body: mymemoryBody({ translatedText: QUOTA_WARNING, responseStatus: 429 }),
-  }),
+  quotaOverHttp429: () =>
+    respondWith(429, mymemoryBody({ translatedText: QUOTA_WARNING, responseStatus: 429 })),
   /** An HTTP 429 without MyMemory's body (a proxy's rate limit). */
-  tooManyRequests: (retryAfterSeconds: number): Fault => ({
-    type: 'respond',
-    status: 429,
-    body: 'Too Many Requests',
-    headers: { 'retry-after': String(retryAfterSeconds) },
-  }),
+  tooManyRequests: (retryAfterSeconds: number) => respondWith(429, 'Too Many Requests', retryAfterSeconds),
   /** An in-band failure status with an otherwise ordinary-looking text. */
-  inBandStatus: (responseStatus: number | string, translatedText: string): Fault => ({
-    type: 'respond',
-    status: 200,
-    body: mymemoryBody({ translatedText, responseStatus }),
-  }),
-  serverError: (status = 503): Fault => ({
-    type: 'respond',
-    status,
-    body: '<html>Service Unavailable</html>',
-  }),
+  inBandStatus: (responseStatus: number | string, translatedText: string) =>
+    respondWith(200, mymemoryBody({ translatedText, responseStatus })),
+  serverError: (status = 503) => respondWith(status, '<html>Service Unavailable</html>'),
 };
 
 export async function startMyMemoryDouble(options: MyMemoryDoubleOptions = {}): Promise<MyMemoryDouble> {
   const dailyBytes = options.dailyBytes ?? Number.POSITIVE_INFINITY;
-  let usedBytes = 0;
-  let exhausted = false;
+  const quota = createQuota();
 
   const translate = (request: RecordedRequest): DoubleResponse => {
     const q = request.query.q;
@@ -161,8 +144,7 @@ export async function startMyMemoryDouble(options: MyMemoryDoubleOptions = {}): 
     const bytes = Buffer.byteLength(q, 'utf8');
     if (bytes > MAX_QUERY_BYTES) return inBand(QUERY_TOO_LONG, 403);
     const budget = request.query.de ? dailyBytes * 10 : dailyBytes;
-    if (exhausted || usedBytes + bytes > budget) return inBand(QUOTA_WARNING, 429, true);
-    usedBytes += bytes;
+    if (!quota.spend(bytes, budget)) return inBand(QUOTA_WARNING, 429, true);
     const from = PHRASE_LANGUAGES[source.toLowerCase()];
     const to = PHRASE_LANGUAGES[target.toLowerCase()];
     const translated = (to && lookupPhrase(q, from, to)) ?? `[${target}] ${q}`;
@@ -175,15 +157,7 @@ export async function startMyMemoryDouble(options: MyMemoryDoubleOptions = {}): 
       : { status: 404, body: 'Not Found' },
   );
 
-  return Object.assign(double, {
-    exhaustQuota: () => {
-      exhausted = true;
-    },
-    restoreQuota: () => {
-      exhausted = false;
-      usedBytes = 0;
-    },
-  });
+  return Object.assign(double, { exhaustQuota: quota.exhaust, restoreQuota: quota.restore });
 }
 
 function isLanguage(code: string): boolean {

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
 import { deeplFaults, startDeepLDouble, type DeepLDouble } from '../../../../../test/doubles/deepl.double.js';
-import { closedPortUrl } from '../../../../../test/doubles/http-double.js';
-import { EngineError, type EngineFailureKind, type TranslationEngine } from '../engine.js';
+import {
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+} from '../../../../../test/doubles/engine-test-kit.js';
+import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createDeepLEngine, deeplBaseUrl } from './deepl.engine.js';
 
 const KEY = 'secret-key:fx';
-const never = new AbortController().signal;
 
-async function failure(promise: Promise<unknown>, kind: EngineFailureKind): Promise<EngineError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EngineError);
-  expect(err).toMatchObject({ engine: 'deepl', kind });
-  return err as EngineError;
-}
+const failure = (promise: Promise<unknown>, kind: EngineFailureKind) =>
+  expectEngineFailure(promise, 'deepl', kind);
 
 describe('DeepL engine', () => {
   let double: DeepLDouble;
@@ -99,10 +96,7 @@ describe('DeepL engine', () => {
         body: { message: "Value for 'target_lang' not supported." },
       });
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'unsupported',
-      );
+      const err = await failure(engine.translate(HI, never), 'unsupported');
       expect(err.message).toContain("'target_lang' not supported");
     });
   });
@@ -111,26 +105,20 @@ describe('DeepL engine', () => {
     it('rejects other 400 bad requests, keeping the message', async () => {
       double.fail({ type: 'respond', status: 400, body: { message: "Parameter 'text' not specified." } });
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(engine.translate(HI, never), 'rejected');
       expect(err.message).toContain("Parameter 'text' not specified.");
     });
 
     it('rejects a bad key (403 with an empty body)', async () => {
       const badKey = createDeepLEngine({ authKey: 'wrong', baseUrl: double.url });
 
-      const err = await failure(
-        badKey.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(badKey.translate(HI, never), 'rejected');
       expect(err.message).toContain('403');
     });
 
     it('rejects a 404', async () => {
       double.fail(deeplFaults.notFound());
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+      await failure(engine.translate(HI, never), 'rejected');
     });
 
     it('rejects a body over 128 KiB (413)', async () => {
@@ -144,7 +132,7 @@ describe('DeepL engine', () => {
     it('reports 456 as quota', async () => {
       double.exhaustQuota();
 
-      const err = await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      const err = await failure(engine.translate(HI, never), 'quota');
       expect(err.message).toContain('Quota for this billing period has been exceeded.');
     });
 
@@ -162,20 +150,14 @@ describe('DeepL engine', () => {
     it('reports 429 as transient with Retry-After in milliseconds', async () => {
       double.fail(deeplFaults.tooManyRequests(7));
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(7000);
     });
 
     it('reports 529 as transient with Retry-After', async () => {
       double.fail(deeplFaults.overloaded(2));
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(2000);
     });
 
@@ -185,53 +167,19 @@ describe('DeepL engine', () => {
     ])('reports %s as transient without a retry hint', async (_status, fault) => {
       double.fail(fault);
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBeUndefined();
     });
 
     it('rejects a 200 whose body is not a DeepL translation', async () => {
       double.fail({ type: 'respond', status: 200, body: '<html>captive portal</html>' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
-    });
-
-    it('reports a refused connection as transient', async () => {
-      const offline = createDeepLEngine({ authKey: KEY, baseUrl: await closedPortUrl() });
-
-      const err = await failure(
-        offline.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
-      expect(err.message).toContain('ECONNREFUSED');
-    });
-
-    it('reports a connection dropped before the answer as transient', async () => {
-      double.fail({ type: 'destroy' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'rejected');
     });
   });
 
-  describe('abort', () => {
-    it('rethrows the abort reason unchanged when the caller aborts', async () => {
-      double.fail({ type: 'hang' });
-      const controller = new AbortController();
-      const reason = new Error('chain gave up');
-      const pending = engine.translate({ text: 'Hi', source: 'en', target: 'de' }, controller.signal);
-      setTimeout(() => controller.abort(reason), 50);
-
-      await expect(pending).rejects.toBe(reason);
-    });
-
-    it('lets a timeout signal surface as its TimeoutError, not an EngineError', async () => {
-      double.fail({ type: 'hang' });
-
-      const err = await engine
-        .translate({ text: 'Hi', source: 'en', target: 'de' }, AbortSignal.timeout(50))
-        .catch((e: unknown) => e);
-      expect(err).not.toBeInstanceOf(EngineError);
-      expect(err).toMatchObject({ name: 'TimeoutError' });
-    });
+  describeTransportFaults('deepl', {
+    makeEngine: (baseUrl) => createDeepLEngine({ authKey: KEY, baseUrl }),
+    double: () => double,
+    secrets: [KEY],
   });
 });

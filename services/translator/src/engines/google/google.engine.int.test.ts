@@ -6,22 +6,19 @@ import {
   startGoogleDouble,
   type GoogleDouble,
 } from '../../../../../test/doubles/google.double.js';
-import { closedPortUrl } from '../../../../../test/doubles/http-double.js';
-import { EngineError, type EngineFailureKind, type TranslationEngine } from '../engine.js';
+import {
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+} from '../../../../../test/doubles/engine-test-kit.js';
+import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createGoogleEngine } from './google.engine.js';
 
 const KEY = 'google-key';
-const never = new AbortController().signal;
 
-async function failure(promise: Promise<unknown>, kind: EngineFailureKind): Promise<EngineError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EngineError);
-  expect(err).toMatchObject({ engine: 'google', kind });
-  return err as EngineError;
-}
+const failure = (promise: Promise<unknown>, kind: EngineFailureKind) =>
+  expectEngineFailure(promise, 'google', kind);
 
 describe('Google engine', () => {
   let double: GoogleDouble;
@@ -122,20 +119,14 @@ describe('Google engine', () => {
     it('rejects a request without a key (403 PERMISSION_DENIED), keeping the message', async () => {
       const keyless = createGoogleEngine({ apiKey: '', baseUrl: double.url });
 
-      const err = await failure(
-        keyless.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(keyless.translate(HI, never), 'rejected');
       expect(err.message).toContain('The request is missing a valid API key.');
     });
 
     it('rejects a wrong key (400)', async () => {
       const wrong = createGoogleEngine({ apiKey: 'nope', baseUrl: double.url });
 
-      const err = await failure(
-        wrong.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(wrong.translate(HI, never), 'rejected');
       expect(err.message).toContain('API key not valid');
     });
 
@@ -143,7 +134,7 @@ describe('Google engine', () => {
       'reports a 403 with reason %s as quota',
       async (reason) => {
         double.exhaustQuota(reason);
-        await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+        await failure(engine.translate(HI, never), 'quota');
       },
     );
 
@@ -153,7 +144,7 @@ describe('Google engine', () => {
         status: 403,
         body: { error: { code: 403, message: 'Daily Limit Exceeded', errors: [] } },
       });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      await failure(engine.translate(HI, never), 'quota');
     });
 
     it('rejects other 403s (API not enabled)', async () => {
@@ -167,7 +158,7 @@ describe('Google engine', () => {
           'PERMISSION_DENIED',
         ),
       });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+      await failure(engine.translate(HI, never), 'rejected');
     });
 
     it.each([
@@ -181,20 +172,14 @@ describe('Google engine', () => {
         body: googleError(status, message, 'invalid', 'INVALID_ARGUMENT'),
       });
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(engine.translate(HI, never), 'rejected');
       expect(err.message).toContain(message);
     });
 
     it('reports 429 as transient with Retry-After in milliseconds', async () => {
       double.fail(googleFaults.rateLimited(3));
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(3000);
     });
 
@@ -202,55 +187,20 @@ describe('Google engine', () => {
       double.fail(googleFaults.backendError());
       double.fail(googleFaults.unavailable(1));
 
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(1000);
     });
 
     it('rejects a 200 without translations', async () => {
       double.fail({ type: 'respond', status: 200, body: { data: { translations: [] } } });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
-    });
-
-    it('reports a refused connection as transient', async () => {
-      const offline = createGoogleEngine({ apiKey: KEY, baseUrl: await closedPortUrl() });
-
-      const err = await failure(
-        offline.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
-      expect(err.message).toContain('ECONNREFUSED');
-      expect(err.message).not.toContain(KEY);
-    });
-
-    it('reports a connection dropped before the answer as transient', async () => {
-      double.fail({ type: 'destroy' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'rejected');
     });
   });
 
-  describe('abort', () => {
-    it('rethrows the abort reason unchanged when the caller aborts', async () => {
-      double.fail({ type: 'hang' });
-      const controller = new AbortController();
-      const reason = new Error('chain gave up');
-      const pending = engine.translate({ text: 'Hi', source: 'en', target: 'de' }, controller.signal);
-      setTimeout(() => controller.abort(reason), 50);
-
-      await expect(pending).rejects.toBe(reason);
-    });
-
-    it('lets a timeout signal surface as its TimeoutError, not an EngineError', async () => {
-      double.fail({ type: 'hang' });
-
-      const err = await engine
-        .translate({ text: 'Hi', source: 'en', target: 'de' }, AbortSignal.timeout(50))
-        .catch((e: unknown) => e);
-      expect(err).not.toBeInstanceOf(EngineError);
-      expect(err).toMatchObject({ name: 'TimeoutError' });
-    });
+  describeTransportFaults('google', {
+    makeEngine: (baseUrl) => createGoogleEngine({ apiKey: KEY, baseUrl }),
+    double: () => double,
+    secrets: [KEY],
   });
 });

@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { closedPortUrl } from '../../../../../test/doubles/http-double.js';
+import {
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+} from '../../../../../test/doubles/engine-test-kit.js';
 import {
   libreTranslateFaults,
   startLibreTranslateDouble,
   type LibreTranslateDouble,
   type LibreTranslateDoubleOptions,
 } from '../../../../../test/doubles/libretranslate.double.js';
-import { EngineError, type EngineFailureKind, type TranslationEngine } from '../engine.js';
+import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createLibreTranslateEngine, type LibreTranslateOptions } from './libretranslate.engine.js';
 
-const never = new AbortController().signal;
-
-async function failure(promise: Promise<unknown>, kind: EngineFailureKind): Promise<EngineError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EngineError);
-  expect(err).toMatchObject({ engine: 'libretranslate', kind });
-  return err as EngineError;
-}
+const failure = (promise: Promise<unknown>, kind: EngineFailureKind) =>
+  expectEngineFailure(promise, 'libretranslate', kind);
 
 /** Runs `body` against a double started with `options`, closing it afterwards. */
 async function withDouble(
@@ -158,8 +154,8 @@ describe('LibreTranslate engine', () => {
         { path: '/translate' },
       );
 
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'unsupported');
-      await engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never);
+      await failure(engine.translate(HI, never), 'unsupported');
+      await engine.translate(HI, never);
       expect(double.requests.filter((r) => r.path === '/languages')).toHaveLength(2);
     });
 
@@ -193,10 +189,7 @@ describe('LibreTranslate engine', () => {
 
     it('rejects a missing API key the instance requires (400)', async () => {
       await withDouble({ apiKeys: ['k-1'], requireApiKey: true }, {}, async (keyless) => {
-        const err = await failure(
-          keyless.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-          'rejected',
-        );
+        const err = await failure(keyless.translate(HI, never), 'rejected');
         expect(err.message).toContain('HTTP 400');
         expect(err.message).toContain('API key');
       });
@@ -204,27 +197,21 @@ describe('LibreTranslate engine', () => {
 
     it('rejects an invalid API key (403)', async () => {
       await withDouble({ apiKeys: ['k-1'] }, { apiKey: 'stolen' }, async (wrong) => {
-        const err = await failure(
-          wrong.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-          'rejected',
-        );
+        const err = await failure(wrong.translate(HI, never), 'rejected');
         expect(err.message).toContain('Invalid API key');
       });
     });
 
     it('reports a flood ban (403 Too many request limits violations) as quota', async () => {
       double.ban();
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      await failure(engine.translate(HI, never), 'quota');
     });
 
     it('reports 429 Slowdown as transient', async () => {
       await withDouble({ requestsPerMinute: 1 }, {}, async (limited) => {
-        await limited.translate({ text: 'Hi', source: 'en', target: 'de' }, never);
+        await limited.translate(HI, never);
 
-        const err = await failure(
-          limited.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-          'transient',
-        );
+        const err = await failure(limited.translate(HI, never), 'transient');
         expect(err.message).toContain('Slowdown: 1 per 1 minute');
         expect(err.retryAfterMs).toBeUndefined();
       });
@@ -233,66 +220,32 @@ describe('LibreTranslate engine', () => {
     it('takes retryAfterMs from a Retry-After header on 429', async () => {
       double.fail(libreTranslateFaults.slowDown(30, 12), { path: '/translate' });
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(12_000);
     });
 
     it('reports 500 Cannot translate text as transient', async () => {
       double.fail(libreTranslateFaults.cannotTranslate(), { path: '/translate' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'transient');
     });
 
     it('classifies a failing /languages like any other call (503 transient, 404 rejected)', async () => {
       double.fail({ type: 'respond', status: 503, body: 'Service Unavailable' }, { path: '/languages' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'transient');
 
       const misrouted = createLibreTranslateEngine({ baseUrl: `${double.url}/wrong-prefix` });
-      await failure(misrouted.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+      await failure(misrouted.translate(HI, never), 'rejected');
     });
 
     it('rejects a 200 without translatedText', async () => {
       double.fail({ type: 'respond', status: 200, body: { result: 'Hallo' } }, { path: '/translate' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
-    });
-
-    it('reports a refused connection as transient', async () => {
-      const offline = createLibreTranslateEngine({ baseUrl: await closedPortUrl() });
-
-      const err = await failure(
-        offline.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
-      expect(err.message).toContain('ECONNREFUSED');
-    });
-
-    it('reports a connection dropped before the answer as transient', async () => {
-      double.fail({ type: 'destroy' }, { path: '/translate' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'rejected');
     });
   });
 
-  describe('abort', () => {
-    it('rethrows the abort reason unchanged when the caller aborts during /translate', async () => {
-      double.fail({ type: 'hang' }, { path: '/translate' });
-      const controller = new AbortController();
-      const reason = new Error('chain gave up');
-      const pending = engine.translate({ text: 'Hi', source: 'en', target: 'de' }, controller.signal);
-      setTimeout(() => controller.abort(reason), 50);
-
-      await expect(pending).rejects.toBe(reason);
-    });
-
-    it('lets a timeout during /languages surface as its TimeoutError, not an EngineError', async () => {
-      double.fail({ type: 'hang' }, { path: '/languages' });
-
-      const err = await engine
-        .translate({ text: 'Hi', source: 'en', target: 'de' }, AbortSignal.timeout(50))
-        .catch((e: unknown) => e);
-      expect(err).not.toBeInstanceOf(EngineError);
-      expect(err).toMatchObject({ name: 'TimeoutError' });
-    });
+  describeTransportFaults('libretranslate', {
+    makeEngine: (baseUrl) => createLibreTranslateEngine({ baseUrl }),
+    double: () => double,
+    paths: ['/languages', '/translate'],
   });
 });

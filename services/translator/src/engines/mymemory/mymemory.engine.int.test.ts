@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { closedPortUrl } from '../../../../../test/doubles/http-double.js';
+import {
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+} from '../../../../../test/doubles/engine-test-kit.js';
 import {
   QUERY_TOO_LONG,
   QUOTA_WARNING,
@@ -9,21 +14,13 @@ import {
   startMyMemoryDouble,
   type MyMemoryDouble,
 } from '../../../../../test/doubles/mymemory.double.js';
-import { EngineError, type EngineFailureKind, type TranslationEngine } from '../engine.js';
+import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createMyMemoryEngine } from './mymemory.engine.js';
 
-const never = new AbortController().signal;
 const QUOTA_RESET_MS = ((23 * 60 + 59) * 60 + 59) * 1000;
 
-async function failure(promise: Promise<unknown>, kind: EngineFailureKind): Promise<EngineError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EngineError);
-  expect(err).toMatchObject({ engine: 'mymemory', kind });
-  return err as EngineError;
-}
+const failure = (promise: Promise<unknown>, kind: EngineFailureKind) =>
+  expectEngineFailure(promise, 'mymemory', kind);
 
 describe('MyMemory engine', () => {
   let double: MyMemoryDouble;
@@ -159,7 +156,7 @@ describe('MyMemory engine', () => {
     it('reports the daily quota warning as quota, with the time until it resets', async () => {
       double.exhaustQuota();
 
-      const err = await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      const err = await failure(engine.translate(HI, never), 'quota');
       expect(err.message).toContain('MYMEMORY WARNING');
       expect(err.retryAfterMs).toBe(QUOTA_RESET_MS);
     });
@@ -177,7 +174,7 @@ describe('MyMemory engine', () => {
 
     it('reports the quota warning sent with HTTP 429 as quota', async () => {
       double.fail(mymemoryFaults.quotaOverHttp429());
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      await failure(engine.translate(HI, never), 'quota');
     });
 
     it('reports the quota warning text as quota even without quotaFinished or a failure status', async () => {
@@ -187,7 +184,7 @@ describe('MyMemory engine', () => {
         body: mymemoryBody({ translatedText: QUOTA_WARNING, quotaFinished: false }),
       });
 
-      const err = await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      const err = await failure(engine.translate(HI, never), 'quota');
       expect(err.retryAfterMs).toBe(QUOTA_RESET_MS);
     });
 
@@ -197,16 +194,13 @@ describe('MyMemory engine', () => {
         status: 200,
         body: mymemoryBody({ translatedText: 'Hallo', quotaFinished: true }),
       });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'quota');
+      await failure(engine.translate(HI, never), 'quota');
     });
 
     it('rejects QUERY LENGTH LIMIT EXCEEDED', async () => {
       double.fail(mymemoryFaults.inBandStatus(403, QUERY_TOO_LONG));
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(engine.translate(HI, never), 'rejected');
       expect(err.message).toContain('QUERY LENGTH LIMIT EXCEEDED');
     });
 
@@ -217,16 +211,13 @@ describe('MyMemory engine', () => {
       [503, 'transient'],
     ] as const)('classifies responseStatus %p with HTTP 200 as %s', async (responseStatus, kind) => {
       double.fail(mymemoryFaults.inBandStatus(responseStatus, 'Hallo'));
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), kind);
+      await failure(engine.translate(HI, never), kind);
     });
 
     it('rejects an empty translation', async () => {
       double.fail(mymemoryFaults.emptyOutput());
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'rejected',
-      );
+      const err = await failure(engine.translate(HI, never), 'rejected');
       expect(err.message).toContain('empty');
     });
 
@@ -242,7 +233,7 @@ describe('MyMemory engine', () => {
 
     it('rejects a 200 that is not a MyMemory body', async () => {
       double.fail({ type: 'respond', status: 200, body: '<html>captive portal</html>' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
+      await failure(engine.translate(HI, never), 'rejected');
     });
   });
 
@@ -250,58 +241,23 @@ describe('MyMemory engine', () => {
     it('reports a plain HTTP 429 as transient with Retry-After', async () => {
       double.fail(mymemoryFaults.tooManyRequests(30));
 
-      const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
+      const err = await failure(engine.translate(HI, never), 'transient');
       expect(err.retryAfterMs).toBe(30_000);
     });
 
     it('reports HTTP 5xx as transient', async () => {
       double.fail(mymemoryFaults.serverError(502));
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'transient');
     });
 
     it('rejects an HTTP 404', async () => {
       double.fail({ type: 'respond', status: 404, body: 'Not Found' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'rejected');
-    });
-
-    it('reports a refused connection as transient', async () => {
-      const offline = createMyMemoryEngine({ baseUrl: await closedPortUrl() });
-
-      const err = await failure(
-        offline.translate({ text: 'Hi', source: 'en', target: 'de' }, never),
-        'transient',
-      );
-      expect(err.message).toContain('ECONNREFUSED');
-    });
-
-    it('reports a connection dropped before the answer as transient', async () => {
-      double.fail({ type: 'destroy' });
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'de' }, never), 'transient');
+      await failure(engine.translate(HI, never), 'rejected');
     });
   });
 
-  describe('abort', () => {
-    it('rethrows the abort reason unchanged when the caller aborts', async () => {
-      double.fail({ type: 'hang' });
-      const controller = new AbortController();
-      const reason = new Error('chain gave up');
-      const pending = engine.translate({ text: 'Hi', source: 'en', target: 'de' }, controller.signal);
-      setTimeout(() => controller.abort(reason), 50);
-
-      await expect(pending).rejects.toBe(reason);
-    });
-
-    it('lets a timeout signal surface as its TimeoutError, not an EngineError', async () => {
-      double.fail({ type: 'hang' });
-
-      const err = await engine
-        .translate({ text: 'Hi', source: 'en', target: 'de' }, AbortSignal.timeout(50))
-        .catch((e: unknown) => e);
-      expect(err).not.toBeInstanceOf(EngineError);
-      expect(err).toMatchObject({ name: 'TimeoutError' });
-    });
+  describeTransportFaults('mymemory', {
+    makeEngine: (baseUrl) => createMyMemoryEngine({ baseUrl }),
+    double: () => double,
   });
 });
