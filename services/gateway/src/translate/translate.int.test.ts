@@ -92,9 +92,9 @@ describe('POST /api/v1/translate at the gateway', () => {
     ['auto as the target', 400, 'UNSUPPORTED_LANGUAGE', { text: 'hi', target: 'auto' }],
     [
       'an unknown source language',
-      { text: 'hi', source: 'elvish', target: 'en' },
       400,
       'UNSUPPORTED_LANGUAGE',
+      { text: 'hi', source: 'elvish', target: 'en' },
     ],
     ['text over the hard maximum', 413, 'TEXT_TOO_LONG', { text: 'x'.repeat(101), target: 'en' }],
     ['a body that is an array', 400, 'VALIDATION_FAILED', []],
