@@ -44,6 +44,17 @@ export const ERROR_CATALOGUE = {
     status: 405,
     summary: 'The path exists but not for this method; the `Allow` header lists the methods.',
   },
+  NLI_DISABLED: {
+    code: 40901,
+    status: 409,
+    summary:
+      'NLI moderation is switched off in its configuration (`enabled: false`); no verdict is given. Retrying will not help until an administrator enables it.',
+  },
+  CONFLICT: {
+    code: 40902,
+    status: 409,
+    summary: 'The resource already exists (e.g. a moderation term that normalises like one already listed).',
+  },
   PAYLOAD_TOO_LARGE: { code: 41301, status: 413, summary: 'The body is larger than the configured limit.' },
   TEXT_TOO_LONG: {
     code: 41302,
@@ -79,6 +90,12 @@ export const ERROR_CATALOGUE = {
     code: 50303,
     status: 503,
     summary: 'The translator service did not answer in time.',
+  },
+  NLI_MODEL_NOT_READY: {
+    code: 50304,
+    status: 503,
+    summary:
+      'The NLI model is not loaded (not installed, unreadable, or a test model not allowed); `GET /status` says why.',
   },
 } as const satisfies Record<string, { code: number; status: number; summary: string }>;
 

@@ -1,15 +1,53 @@
-import { startService } from '@tp/platform';
+import { startService, type BackgroundTask } from '@tp/platform';
+import { createLogger } from '@tp/runtime';
 
+import { ClassifyText } from './classify/classify-text.js';
+import { classifyRoutes } from './classify/classify.routes.js';
+import { ResultCache } from './classify/result-cache.js';
 import type { NliConfig } from './config.js';
+import { configRoutes } from './config/nli-config.routes.js';
+import { NliConfigStore } from './config/nli-config.store.js';
+import { DetectText } from './detect/detect-text.js';
+import { detectRoutes } from './detect/detect.routes.js';
+import { ModelSlot } from './model/index.js';
+import { statusRoutes } from './status/status.routes.js';
 
 /**
  * Internal NLI classification service (port 3005): ONNX model, result cache in Redis, configuration
  * in Postgres. It neither produces nor consumes Kafka messages, so Kafka is not one of its dependencies.
  */
-export function startNli(config: NliConfig) {
-  return startService({
-    name: 'nli',
-    config,
-    needs: { postgres: true, redis: true },
+export async function startNli(config: NliConfig) {
+  // The model loads before the port opens, so the first request finds it ready. startService makes
+  // its own logger later; this one has the same settings.
+  const bootLogger = createLogger('nli', config.LOG_LEVEL);
+  const slot = await ModelSlot.open({
+    dir: config.NLI_MODEL_DIR,
+    allowTestModel: config.NLI_ALLOW_TEST_MODEL,
+    logger: bootLogger,
   });
+  // Runs after the server stopped taking requests, so no run is cut off.
+  const releaseModel: BackgroundTask = { start: async () => undefined, stop: () => slot.close() };
+  try {
+    return await startService({
+      name: 'nli',
+      config,
+      needs: { postgres: true, redis: true },
+      extraChecks: [slot.check()],
+      routes: (app, { deps, logger }) => {
+        if (!deps.orm) throw new Error('nli needs Postgres');
+        const limits = { maxTextChars: config.NLI_MAX_TEXT_CHARS, maxLabels: config.NLI_MAX_LABELS };
+        const store = new NliConfigStore(deps.orm, config.NLI_CONFIG_CACHE_MS, logger);
+        const cache = new ResultCache(deps.redis, config.REDIS_KEY_PREFIX, config.NLI_CACHE_TTL_S);
+        const classify = new ClassifyText(slot, cache);
+        classifyRoutes(app, { classify, store, limits });
+        detectRoutes(app, { detect: new DetectText(classify, store), limits });
+        configRoutes(app, { store, limits });
+        statusRoutes(app, { slot, store, cache });
+      },
+      background: () => [releaseModel],
+    });
+  } catch (err) {
+    await slot.close();
+    throw err;
+  }
 }

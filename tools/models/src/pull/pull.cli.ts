@@ -1,6 +1,7 @@
 /**
- * Downloads real Opus-MT models from the Hugging Face hub into var/models (see docs/models.md):
- *   npm run models:pull -- zh-en en-de
+ * Downloads real models from the Hugging Face hub into var/models (see docs/models.md):
+ *   npm run models:pull -- zh-en en-de      # Opus-MT pairs for the translator's offline engine
+ *   npm run models:pull -- nli              # the NLI model for the nli service
  * Environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN (optional bearer token).
  * Exits with 1 on any failure, after saying what went wrong.
  */
@@ -9,7 +10,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 
 import type { DownloadProgress } from './download-file.js';
-import { hubModelFor } from './hub-model.js';
+import { DEFAULT_NLI_REPO, hubModelFor } from './hub-model.js';
 import { DEFAULT_HF_ENDPOINT, pullModel } from './pull-model.js';
 
 const MB = 1024 * 1024;
@@ -27,29 +28,39 @@ function progressPrinter() {
 }
 
 const program = new Command('models:pull')
-  .description('Download Opus-MT ONNX models (Xenova/opus-mt-<src>-<tgt>) for the offline engine.')
-  .argument('<pairs...>', 'language pairs in Opus-MT codes, e.g. zh-en en-de (nli is reserved for later)')
+  .description(
+    'Download ONNX models: Opus-MT pairs (Xenova/opus-mt-<src>-<tgt>) for the offline engine, nli for the nli service.',
+  )
+  .argument('<names...>', 'nli, or language pairs in Opus-MT codes, e.g. zh-en en-de')
   .option('--dir <modelsDir>', 'models directory', 'var/models')
+  .option(
+    '--nli-repo <repo>',
+    'hub repository of the NLI model (a mirror with the same files)',
+    DEFAULT_NLI_REPO,
+  )
   .option('--force', 'download again even when the model is already complete', false)
-  .action(async (pairs: string[], options: { dir: string; force: boolean }) => {
+  .action(async (names: string[], options: { dir: string; nliRepo: string; force: boolean }) => {
     const endpoint = process.env.HF_ENDPOINT || DEFAULT_HF_ENDPOINT;
     const token = process.env.HF_TOKEN || undefined;
-    // Refuse a bad or reserved name before downloading anything.
-    pairs.forEach(hubModelFor);
-    for (const pair of pairs) {
-      console.log(`${pair}: from ${endpoint}`);
+    const repoFor = (name: string) => (name.toLowerCase() === 'nli' ? options.nliRepo : undefined);
+    // Refuse a bad name before downloading anything.
+    for (const name of names) hubModelFor(name, repoFor(name));
+    for (const name of names) {
+      const repo = repoFor(name);
+      console.log(`${name}: from ${endpoint}`);
       const result = await pullModel({
-        pair,
+        name,
         modelsDir: resolve(options.dir),
         endpoint,
         force: options.force,
         onProgress: progressPrinter(),
+        ...(repo && { repo }),
         ...(token && { token }),
       });
       console.log(
         result.skipped
-          ? `${pair}: already installed in ${result.dir}`
-          : `${pair}: installed ${result.repo} in ${result.dir} (${(result.bytes / MB).toFixed(1)} MB)`,
+          ? `${name}: already installed in ${result.dir}`
+          : `${name}: installed ${result.repo} in ${result.dir} (${(result.bytes / MB).toFixed(1)} MB)`,
       );
     }
   });

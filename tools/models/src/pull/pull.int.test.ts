@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 
 import { startHubDouble, type HubDouble, type HubRepo } from '../../../../test/doubles/hf-hub.js';
-import { MODEL_FILES } from './hub-model.js';
+import { DEFAULT_NLI_REPO, MODEL_FILES, NLI_MODEL_FILES } from './hub-model.js';
 import { PullError } from './pull-error.js';
 import { pullModel } from './pull-model.js';
 
@@ -25,6 +25,17 @@ function opusRepo(pair: string, extra: Partial<HubRepo> = {}): HubRepo {
       : JSON.stringify({ file, pair });
   }
   return { files, ...extra };
+}
+
+/** The NLI repository's files, with an id2label that does not put entailment first. */
+function nliRepo(): HubRepo {
+  const files: Record<string, string | Uint8Array> = {};
+  for (const file of NLI_MODEL_FILES) {
+    files[file] = file.endsWith('.onnx')
+      ? new Uint8Array(32 * 1024).map((_, i) => (i * 13) % 251)
+      : JSON.stringify({ file, id2label: { 0: 'entailment', 1: 'neutral', 2: 'contradiction' } });
+  }
+  return { files };
 }
 
 async function failure(promise: Promise<unknown>): Promise<PullError> {
@@ -65,7 +76,7 @@ describe('pullModel against a double of the hub', () => {
     hub = await startHubDouble({ repos: { 'Xenova/opus-mt-zh-en': repo } });
     const progress: string[] = [];
     const result = await pullModel({
-      pair: 'zh-en',
+      name: 'zh-en',
       modelsDir,
       endpoint: hub.url,
       onProgress: ({ file, received, total }) => progress.push(`${file} ${received}/${total}`),
@@ -91,11 +102,11 @@ describe('pullModel against a double of the hub', () => {
 
   it('skips a model that is already complete, and downloads again with force', async () => {
     hub = await startHubDouble({ repos: { 'Xenova/opus-mt-en-de': opusRepo('en-de') } });
-    await pullModel({ pair: 'en-de', modelsDir, endpoint: hub.url });
+    await pullModel({ name: 'en-de', modelsDir, endpoint: hub.url });
     const requestsAfterFirst = hub.requests.length;
-    expect(await pullModel({ pair: 'en-de', modelsDir, endpoint: hub.url })).toMatchObject({ skipped: true });
+    expect(await pullModel({ name: 'en-de', modelsDir, endpoint: hub.url })).toMatchObject({ skipped: true });
     expect(hub.requests.length).toBe(requestsAfterFirst);
-    expect(await pullModel({ pair: 'en-de', modelsDir, endpoint: hub.url, force: true })).toMatchObject({
+    expect(await pullModel({ name: 'en-de', modelsDir, endpoint: hub.url, force: true })).toMatchObject({
       skipped: false,
     });
     expect(hub.requests.length).toBeGreaterThan(requestsAfterFirst);
@@ -105,7 +116,7 @@ describe('pullModel against a double of the hub', () => {
     const repo = opusRepo('zh-en');
     const { 'onnx/decoder_model_merged_quantized.onnx': _missing, ...files } = repo.files;
     hub = await startHubDouble({ repos: { 'Xenova/opus-mt-zh-en': { files } } });
-    const err = await failure(pullModel({ pair: 'zh-en', modelsDir, endpoint: hub.url }));
+    const err = await failure(pullModel({ name: 'zh-en', modelsDir, endpoint: hub.url }));
     expect(err.kind).toBe('not-found');
     expect(err.message).toContain('Xenova/opus-mt-zh-en/onnx/decoder_model_merged_quantized.onnx');
     expect(err.message).toContain('404');
@@ -115,7 +126,7 @@ describe('pullModel against a double of the hub', () => {
 
   it('fails with not-found for a repository that does not exist, when a token is sent', async () => {
     hub = await startHubDouble({ repos: {} });
-    const err = await failure(pullModel({ pair: 'xx-yy', modelsDir, endpoint: hub.url, token: 'hf_test' }));
+    const err = await failure(pullModel({ name: 'xx-yy', modelsDir, endpoint: hub.url, token: 'hf_test' }));
     expect(err.kind).toBe('not-found');
     expect(err.message).toContain('RepoNotFound');
   });
@@ -124,7 +135,7 @@ describe('pullModel against a double of the hub', () => {
     hub = await startHubDouble({
       repos: { 'Xenova/opus-mt-zh-en': opusRepo('zh-en', { token: 'hf_right' }) },
     });
-    const err = await failure(pullModel({ pair: 'zh-en', modelsDir, endpoint: hub.url }));
+    const err = await failure(pullModel({ name: 'zh-en', modelsDir, endpoint: hub.url }));
     expect(err.kind).toBe('unauthorized');
     expect(err.message).toContain('HF_TOKEN');
     expect(err.message).toContain('401');
@@ -134,7 +145,7 @@ describe('pullModel against a double of the hub', () => {
     hub = await startHubDouble({
       repos: { 'Xenova/opus-mt-zh-en': opusRepo('zh-en', { token: 'hf_right' }) },
     });
-    await pullModel({ pair: 'zh-en', modelsDir, endpoint: hub.url, token: 'hf_right' });
+    await pullModel({ name: 'zh-en', modelsDir, endpoint: hub.url, token: 'hf_right' });
     const resolveRequests = hub.requests.filter((request) => request.path.includes('/resolve/'));
     expect(resolveRequests.map((request) => request.authorization)).toEqual(
       MODEL_FILES.map(() => 'Bearer hf_right'),
@@ -145,7 +156,7 @@ describe('pullModel against a double of the hub', () => {
     const repo = opusRepo('zh-en');
     const broken = 'Xenova/opus-mt-zh-en/onnx/encoder_model_quantized.onnx';
     hub = await startHubDouble({ repos: { 'Xenova/opus-mt-zh-en': repo }, breakOff: [broken] });
-    const err = await failure(pullModel({ pair: 'zh-en', modelsDir, endpoint: hub.url }));
+    const err = await failure(pullModel({ name: 'zh-en', modelsDir, endpoint: hub.url }));
     expect(err.kind).toBe('network');
     expect(err.message).toContain('onnx/encoder_model_quantized.onnx');
     const leftovers = await listFiles(modelsDir);
@@ -154,7 +165,7 @@ describe('pullModel against a double of the hub', () => {
 
     await hub.close();
     hub = await startHubDouble({ repos: { 'Xenova/opus-mt-zh-en': repo } });
-    await pullModel({ pair: 'zh-en', modelsDir, endpoint: hub.url });
+    await pullModel({ name: 'zh-en', modelsDir, endpoint: hub.url });
     // The files finished before the break are not fetched again.
     expect(hub.requests.map((request) => request.path).filter((path) => path.includes('/resolve/'))).toEqual([
       '/Xenova/opus-mt-zh-en/resolve/main/onnx/encoder_model_quantized.onnx',
@@ -171,19 +182,73 @@ describe('pullModel against a double of the hub', () => {
       });
     });
     const err = await failure(
-      pullModel({ pair: 'zh-en', modelsDir, endpoint: `http://127.0.0.1:${closedPort}` }),
+      pullModel({ name: 'zh-en', modelsDir, endpoint: `http://127.0.0.1:${closedPort}` }),
     );
     expect(err.kind).toBe('network');
     expect(err.message).toContain('ECONNREFUSED');
   });
 
-  it('refuses a malformed pair and the reserved nli name without a request', async () => {
+  it('refuses a malformed pair or repository without a request', async () => {
     hub = await startHubDouble({ repos: {} });
-    expect((await failure(pullModel({ pair: 'zh_en', modelsDir, endpoint: hub.url }))).kind).toBe('bad-pair');
-    const nli = await failure(pullModel({ pair: 'nli', modelsDir, endpoint: hub.url }));
-    expect(nli.kind).toBe('not-available');
-    expect(nli.message).toContain('not available');
+    expect((await failure(pullModel({ name: 'zh_en', modelsDir, endpoint: hub.url }))).kind).toBe('bad-pair');
+    const repo = await failure(pullModel({ name: 'nli', repo: 'no-owner', modelsDir, endpoint: hub.url }));
+    expect(repo.kind).toBe('bad-repo');
     expect(hub.requests).toEqual([]);
+  });
+});
+
+describe('pullModel nli', () => {
+  let hub: HubDouble | undefined;
+  let modelsDir: string;
+
+  beforeEach(async () => {
+    modelsDir = await mkdtemp(join(tmpdir(), 'tp-pull-nli-'));
+  });
+
+  afterEach(async () => {
+    await hub?.close();
+    hub = undefined;
+    await rm(modelsDir, { recursive: true, force: true });
+  });
+
+  const folder = 'nli/mdeberta-v3-base-xnli-multilingual-nli-2mil7';
+
+  it('downloads the q8 mDeBERTa export, config and tokenizer into var/models/nli/<name>', async () => {
+    const repo = nliRepo();
+    hub = await startHubDouble({ repos: { [DEFAULT_NLI_REPO]: repo } });
+    const result = await pullModel({ name: 'nli', modelsDir, endpoint: hub.url });
+    expect(result).toMatchObject({ dir: join(modelsDir, folder), repo: DEFAULT_NLI_REPO, skipped: false });
+    expect(await listFiles(modelsDir)).toEqual(NLI_MODEL_FILES.map((file) => `${folder}/${file}`).sort());
+    for (const file of NLI_MODEL_FILES) {
+      const bytes = await readFile(join(modelsDir, folder, file));
+      expect(Buffer.compare(bytes, Buffer.from(repo.files[file] as string | Uint8Array))).toBe(0);
+    }
+    expect(hub.requests.map((request) => request.path)).toContain(
+      `/${DEFAULT_NLI_REPO}/resolve/main/onnx/model_quantized.onnx`,
+    );
+  });
+
+  it('takes the same files from another repository, into the same folder', async () => {
+    hub = await startHubDouble({
+      repos: { 'Xenova/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7': nliRepo() },
+    });
+    const result = await pullModel({
+      name: 'nli',
+      repo: 'Xenova/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7',
+      modelsDir,
+      endpoint: hub.url,
+    });
+    expect(result.dir).toBe(join(modelsDir, folder));
+    expect(await pullModel({ name: 'nli', modelsDir, endpoint: hub.url })).toMatchObject({ skipped: true });
+  });
+
+  it('fails with not-found when the repository has no ONNX export, and installs nothing', async () => {
+    const { 'onnx/model_quantized.onnx': _missing, ...files } = nliRepo().files;
+    hub = await startHubDouble({ repos: { [DEFAULT_NLI_REPO]: { files } } });
+    const err = await failure(pullModel({ name: 'nli', modelsDir, endpoint: hub.url }));
+    expect(err.kind).toBe('not-found');
+    expect(err.message).toContain(`${DEFAULT_NLI_REPO}/onnx/model_quantized.onnx`);
+    expect((await listFiles(modelsDir)).filter((file) => !file.includes('.partial/'))).toEqual([]);
   });
 });
 
@@ -193,7 +258,12 @@ describe('models:pull CLI', () => {
 
   beforeEach(async () => {
     modelsDir = await mkdtemp(join(tmpdir(), 'tp-pull-cli-'));
-    hub = await startHubDouble({ repos: { 'Xenova/opus-mt-en-de': opusRepo('en-de') } });
+    hub = await startHubDouble({
+      repos: {
+        'Xenova/opus-mt-en-de': opusRepo('en-de'),
+        'Xenova/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7': nliRepo(),
+      },
+    });
   });
 
   afterEach(async () => {
@@ -229,5 +299,13 @@ describe('models:pull CLI', () => {
     expect(err?.code).toBe(1);
     expect(err?.stderr).toContain('models:pull failed');
     expect(err?.stderr).toContain('Xenova/opus-mt-zh-en');
+  });
+
+  it('installs the NLI model from the repository given with --nli-repo', async () => {
+    const { stdout } = await cli('nli', '--nli-repo', 'Xenova/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7');
+    expect(stdout).toContain('onnx/model_quantized.onnx');
+    expect(stdout).toContain(
+      `installed Xenova/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7 in ${join(modelsDir, 'nli/mdeberta-v3-base-xnli-multilingual-nli-2mil7')}`,
+    );
   });
 });

@@ -72,6 +72,8 @@ export interface GraphParts {
   readonly initializers: readonly onnx.ITensorProto[];
   readonly nodes: readonly onnx.INodeProto[];
   readonly doc: string;
+  /** The builder that wrote the graph, recorded as the model's producer. */
+  readonly producer: string;
 }
 
 /** Opset 17 is supported by every onnxruntime this project can meet; IR 8 is what onnx-proto knows. */
@@ -83,7 +85,7 @@ export function encodeModel(parts: GraphParts): Uint8Array {
   const model = ModelProto.create({
     irVersion: IR_VERSION,
     opsetImport: [{ domain: '', version: OPSET }],
-    producerName: '@tp/models tiny-marian',
+    producerName: parts.producer,
     producerVersion: '1',
     docString: parts.doc,
     graph: {

@@ -1,7 +1,16 @@
 import type { onnx } from 'onnx-proto';
 
-import { BOOL, FLOAT, INT64, encodeModel, floatTensor, int64Tensor, node, valueInfo } from './onnx-graph.js';
-import type { TinyWeights } from './weights.js';
+import {
+  BOOL,
+  FLOAT,
+  INT64,
+  encodeModel,
+  floatTensor,
+  int64Tensor,
+  node,
+  valueInfo,
+} from '../shared/onnx-graph.js';
+import { TINY_MARIAN_PRODUCER, type TinyWeights } from './weights.js';
 
 /**
  * The decoder ignores which tokens it has produced and uses only how many: decoder position t asks for
@@ -54,6 +63,7 @@ function commonInputs(weights: TinyWeights) {
 export function decoderModel(weights: TinyWeights): Uint8Array {
   return encodeModel({
     name: 'tiny_marian_decoder',
+    producer: TINY_MARIAN_PRODUCER,
     doc: 'Toy lexicon decoder built by @tp/models: position-matching attention, then a lexicon matrix.',
     inputs: commonInputs(weights),
     outputs: [valueInfo('logits', FLOAT, [...DECODER_DIMS, weights.vocabSize])],
@@ -85,6 +95,7 @@ export function mergedDecoderModel(weights: TinyWeights): Uint8Array {
     ]);
   return encodeModel({
     name: 'tiny_marian_decoder_merged',
+    producer: TINY_MARIAN_PRODUCER,
     doc: 'Toy lexicon decoder with an Optimum-style merged cache interface, built by @tp/models.',
     inputs: [
       ...commonInputs(weights),

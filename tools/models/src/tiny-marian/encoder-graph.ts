@@ -1,5 +1,13 @@
-import { FLOAT, INT64, encodeModel, floatTensor, int64Tensor, node, valueInfo } from './onnx-graph.js';
-import type { TinyWeights } from './weights.js';
+import {
+  FLOAT,
+  INT64,
+  encodeModel,
+  floatTensor,
+  int64Tensor,
+  node,
+  valueInfo,
+} from '../shared/onnx-graph.js';
+import { TINY_MARIAN_PRODUCER, type TinyWeights } from './weights.js';
 
 /**
  * `encoder_model.onnx` with Optimum's names: input_ids and attention_mask [batch, seq] in,
@@ -10,6 +18,7 @@ export function encoderModel(weights: TinyWeights): Uint8Array {
   const ids = ['batch_size', 'encoder_sequence_length'] as const;
   return encodeModel({
     name: 'tiny_marian_encoder',
+    producer: TINY_MARIAN_PRODUCER,
     doc: 'Toy lexicon encoder built by @tp/models: one-hot token and position embeddings.',
     inputs: [valueInfo('input_ids', INT64, ids), valueInfo('attention_mask', INT64, ids)],
     outputs: [valueInfo('last_hidden_state', FLOAT, [...ids, dModel])],

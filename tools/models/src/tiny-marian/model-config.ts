@@ -1,9 +1,9 @@
+import { TEST_MODEL_MARKER } from '../shared/test-model.js';
 import type { Lexicon } from './lexicon.js';
 import type { TinyVocab } from './vocab.js';
 import type { TinyWeights } from './weights.js';
 
-/** The key a status page checks to tell a test model from a real one. */
-export const TEST_MODEL_MARKER = '_tp_test_model';
+export { TEST_MODEL_MARKER };
 
 /** `config.json` with the Marian fields the offline engine and transformers.js read. */
 export function configJson(lexicon: Lexicon, vocab: TinyVocab, weights: TinyWeights): object {

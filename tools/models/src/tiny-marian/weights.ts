@@ -26,6 +26,9 @@ export const ATTENTION_SCALE = 50;
 /** The chosen target token's logit; every other logit is 0. */
 export const LOGIT_SCALE = 10;
 
+/** The producer name in the .onnx files; part of their bytes, so changing it changes the build hash. */
+export const TINY_MARIAN_PRODUCER = '@tp/models tiny-marian';
+
 export function buildWeights(vocab: TinyVocab, maxPositions: number): TinyWeights {
   const vocabSize = vocab.tokens.length;
   const dModel = vocabSize + maxPositions;
