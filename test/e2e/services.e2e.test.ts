@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
 import { addToOutbox, connectDatabase } from '@tp/db';
 import { KafkaConsumer } from '@tp/kafka';
+import { buildTinyNliModel } from '@tp/models';
 import { EventCodec, newEvent } from '@tp/schemas';
 
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
@@ -18,7 +22,7 @@ const SERVICES = ['translator', 'nli', 'worker', 'gateway'] as const;
 const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
   gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
   translator: ['kafka', 'postgres', 'redis'],
-  nli: ['postgres', 'redis'],
+  nli: ['model', 'postgres', 'redis'],
   worker: ['kafka', 'postgres', 'redis'],
 };
 
@@ -26,9 +30,12 @@ let db: TestDatabase;
 const prefix = uniquePrefix('e2e');
 const running = new Map<string, ServiceProcess>();
 let env: NodeJS.ProcessEnv;
+let nliModelDir: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
+  nliModelDir = await mkdtemp(join(tmpdir(), 'tp-nli-'));
+  await buildTinyNliModel(nliModelDir);
   await createTopics(testKafka('e2e'), prefix);
   const ports = Object.fromEntries(
     await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)),
@@ -41,6 +48,9 @@ beforeAll(async () => {
     TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
     NLI_URL: `http://127.0.0.1:${ports.nli}`,
     WORKER_URL: `http://127.0.0.1:${ports.worker}`,
+    // The tiny NLI model, explicitly allowed: without a model nli starts but is not ready.
+    NLI_MODEL_DIR: nliModelDir,
+    NLI_ALLOW_TEST_MODEL: 'true',
   };
   for (const service of SERVICES) {
     // The gateway logs at info, so the access log is there for the check that no key reaches it.
@@ -58,6 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const proc of running.values()) proc.child.kill('SIGKILL');
   await db.drop();
+  await rm(nliModelDir, { recursive: true, force: true });
 });
 
 describe('the four services, as processes', () => {
