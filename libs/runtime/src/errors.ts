@@ -97,6 +97,11 @@ export const ERROR_CATALOGUE = {
     summary:
       'The NLI model is not loaded (not installed, unreadable, or a test model not allowed); `GET /status` says why.',
   },
+  NLI_UNAVAILABLE: {
+    code: 50305,
+    status: 503,
+    summary: 'The NLI service did not answer in time.',
+  },
 } as const satisfies Record<string, { code: number; status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -13,6 +13,8 @@ export const gatewaySettings = z.object({
   TRANSLATE_TIMEOUT_MS: env.positiveInt(60_000),
   /** Time allowed to the translator for its language list before the built-in list is used, in ms. */
   LANGUAGES_TIMEOUT_MS: env.positiveInt(500),
+  /** Time allowed to the nli service for one classification, in ms. */
+  NLI_TIMEOUT_MS: env.positiveInt(5_000),
   /** Hard maximum of characters in one translation request (longer text is split, up to this). */
   MAX_TEXT_CHARS: env.positiveInt(50_000),
   /** Largest request body accepted, in KiB; larger bodies get 413. */

@@ -9,6 +9,8 @@ import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, serveOpenApi } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
+import { NliClient } from './nli/nli-client.js';
+import { nliRoutes } from './nli/nli.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
@@ -47,6 +49,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       cache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
       maxTextChars: config.MAX_TEXT_CHARS,
     }),
+    ...nliRoutes(new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS)),
     whoamiRoute,
     ...keyRoutes(keys),
     translateStatusRoute(context.deps.checks, [

@@ -2,17 +2,39 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
+import { startTestNli, tinyNliModel, type TestNli } from '../../../nli/test/nli-fixture.js';
+import {
+  startTestTranslator,
+  tinyModelsDir,
+  type TestTranslator,
+} from '../../../translator/test/translator-fixture.js';
 import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 
 // Real requests, real answers, checked against the document the gateway serves: every operation with
-// at least one success and its usual failures.
+// at least one success and its usual failures. The translator and nli services run for real, with
+// the project's tiny models.
 let gateway: TestGateway;
+let translator: TestTranslator;
+let nli: TestNli;
+let cleanups: (() => Promise<void>)[] = [];
 let contract: OpenApiContract;
 const redis = createClient({ url: process.env.REDIS_URL });
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ RATE_LIMIT_PUBLIC: '1000', RATE_LIMIT_PER_KEY: '1000' });
+  const [models, nliModel] = await Promise.all([tinyModelsDir(), tinyNliModel()]);
+  [translator, nli] = await Promise.all([
+    startTestTranslator({ MODELS_DIR: models.dir, REDIS_KEY_PREFIX: 'contract:' }),
+    startTestNli({ NLI_MODEL_DIR: nliModel.dir, NLI_ALLOW_TEST_MODEL: 'true' }),
+  ]);
+  cleanups = [models.remove, nliModel.remove];
+  gateway = await startTestGateway({
+    RATE_LIMIT_PUBLIC: '1000',
+    RATE_LIMIT_PER_KEY: '1000',
+    TRANSLATOR_URL: translator.url,
+    NLI_URL: nli.url,
+    REDIS_KEY_PREFIX: translator.config.REDIS_KEY_PREFIX,
+  });
   contract = new OpenApiContract(gateway.openapi);
   await redis.connect();
   await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(
@@ -29,6 +51,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
+  await Promise.all([translator?.close(), nli?.close()]);
+  for (const cleanup of cleanups) await cleanup();
   await redis.close();
 });
 
@@ -72,14 +96,72 @@ const SCENARIOS: Scenario[] = [
     status: 400,
   },
   {
-    name: 'translator down',
+    name: 'translated by the offline model',
+    method: 'post',
+    path: '/api/v1/translate',
+    auth: 'none',
+    body: { text: '你好，世界', target: 'en' },
+    status: 200,
+  },
+  {
+    name: 'every engine fails',
     method: 'post',
     path: '/api/v1/translate',
     auth: 'none',
     body: { text: '新句子', target: 'en' },
     status: 503,
   },
-  { name: 'static list', method: 'get', path: '/api/v1/translate/languages', auth: 'none', status: 200 },
+  { name: 'online list', method: 'get', path: '/api/v1/translate/languages', auth: 'none', status: 200 },
+  {
+    name: 'detect',
+    method: 'post',
+    path: '/api/v1/moderate/nli',
+    auth: 'client',
+    body: { text: 'I will kill you' },
+    status: 200,
+  },
+  {
+    name: 'detect, empty text',
+    method: 'post',
+    path: '/api/v1/moderate/nli',
+    auth: 'client',
+    body: { text: '' },
+    status: 400,
+  },
+  {
+    name: 'classify',
+    method: 'post',
+    path: '/api/admin/nli/test',
+    auth: 'admin',
+    body: { text: 'buy cheap pills now', candidate_labels: ['spam', 'safe'] },
+    status: 200,
+  },
+  {
+    name: 'classify, too many labels (the nli limit)',
+    method: 'post',
+    path: '/api/admin/nli/test',
+    auth: 'admin',
+    body: { text: 'hello', candidate_labels: Array.from({ length: 30 }, (_, i) => `label ${i}`) },
+    status: 400,
+  },
+  { name: 'nli status', method: 'get', path: '/api/admin/nli/status', auth: 'admin', status: 200 },
+  { name: 'nli config', method: 'get', path: '/api/admin/nli/config', auth: 'admin', status: 200 },
+  {
+    name: 'nli config update',
+    method: 'put',
+    path: '/api/admin/nli/config',
+    auth: 'admin',
+    body: { threshold: 0.6 },
+    status: 200,
+  },
+  {
+    name: 'nli config, bad threshold',
+    method: 'put',
+    path: '/api/admin/nli/config',
+    auth: 'admin',
+    body: { threshold: 7 },
+    status: 400,
+  },
   { name: 'whoami', method: 'get', path: '/api/v1/me', auth: 'client', status: 200 },
   { name: 'no key', method: 'get', path: '/api/v1/me', auth: 'none', status: 401 },
   {
