@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // CLIs and the test harness talk to a terminal on purpose.
-    files: ['**/*.cli.ts', 'test/**', 'scripts/**'],
+    files: ['**/*.cli.ts', 'test/**', 'scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -29,12 +29,16 @@ const tables = async () =>
 describe('migrations', () => {
   it('apply on an empty database and create every table of the architecture', async () => {
     expect(await tables()).toEqual([]);
-    expect(await migrateUp(db.url)).toEqual(['Migration20261121000000_initial']);
+    expect(await migrateUp(db.url)).toEqual([
+      'Migration20261121000000_initial',
+      'Migration20261121153039_moderation_terms',
+    ]);
     expect(await tables()).toEqual([
       'api_keys',
       'content_translations',
       'dead_letters',
       'mikro_orm_migrations',
+      'moderation_terms',
       'nli_config',
       'outbox',
       'source_contents',
@@ -76,7 +80,9 @@ describe('migrations', () => {
     expect(nli.rows).toEqual([{ violation_threshold: 0.5 }]);
   });
 
-  it('revert and re-apply cleanly', async () => {
+  it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261121153039_moderation_terms']);
+    expect(await tables()).not.toContain('moderation_terms');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121000000_initial']);
     expect(await tables()).toEqual(['mikro_orm_migrations']);
     await migrateUp(db.url);

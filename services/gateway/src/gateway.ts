@@ -11,6 +11,7 @@ import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
 import { nliRoutes } from './nli/nli.routes.js';
+import { moderationRoutes } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
@@ -43,13 +44,20 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
     config.TRANSLATE_TIMEOUT_MS,
     config.LANGUAGES_TIMEOUT_MS,
   );
+  const nli = new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS);
   return [
     ...translateRoutes({
       translator,
       cache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
       maxTextChars: config.MAX_TEXT_CHARS,
     }),
-    ...nliRoutes(new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS)),
+    ...nliRoutes(nli),
+    ...moderationRoutes({
+      orm: required(context.deps.orm, 'postgres'),
+      logger: context.logger,
+      nliDetect: (text, signal, id) => nli.detect(text, id ?? '', signal),
+      nliTimeoutMs: config.NLI_TIMEOUT_MS,
+    }),
     whoamiRoute,
     ...keyRoutes(keys),
     translateStatusRoute(context.deps.checks, [

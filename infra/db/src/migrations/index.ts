@@ -1,8 +1,13 @@
 import type { MigrationObject } from '@mikro-orm/core';
 
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
+import { Migration20261121153039_moderation_terms } from './Migration20261121153039_moderation_terms.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
+  {
+    name: 'Migration20261121153039_moderation_terms',
+    class: Migration20261121153039_moderation_terms,
+  },
 ];

@@ -1,6 +1,7 @@
 import { ApiKey } from './api-key.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
+import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { SourceContent } from './source-content.entity.js';
@@ -9,6 +10,7 @@ import { TranslationConfig } from './translation-config.entity.js';
 export * from './api-key.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
+export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
 export * from './outbox-message.entity.js';
 export * from './source-content.entity.js';
@@ -18,6 +20,7 @@ export const ENTITIES = [
   ApiKey,
   ContentTranslation,
   DeadLetterEntry,
+  ModerationTerm,
   NliConfig,
   OutboxMessage,
   SourceContent,

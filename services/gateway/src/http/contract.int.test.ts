@@ -69,6 +69,14 @@ interface Scenario {
 }
 
 const newKeyId = async () => (await gateway.store.create('client', 'to revoke')).id;
+const newTermId = async () => {
+  const res = await fetch(`${gateway.url}/api/admin/moderation/terms`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.keys.admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ term: `term${Date.now()}`, kind: 'allow' }),
+  });
+  return ((await res.json()) as { data: { id: string } }).data.id;
+};
 
 const SCENARIOS: Scenario[] = [
   {
@@ -143,6 +151,63 @@ const SCENARIOS: Scenario[] = [
     auth: 'admin',
     body: { text: 'hello', candidate_labels: Array.from({ length: 30 }, (_, i) => `label ${i}`) },
     status: 400,
+  },
+  {
+    name: 'keyword hit',
+    method: 'post',
+    path: '/api/v1/moderate',
+    auth: 'client',
+    body: { text: '你这个傻逼' },
+    status: 200,
+  },
+  {
+    name: 'hybrid, clean text goes to NLI',
+    method: 'post',
+    path: '/api/v1/moderate',
+    auth: 'client',
+    body: { text: 'I like green tea', mode: 'hybrid' },
+    status: 200,
+  },
+  {
+    name: 'unknown field',
+    method: 'post',
+    path: '/api/v1/moderate',
+    auth: 'client',
+    body: { text: 'x', extra: 1 },
+    status: 400,
+  },
+  {
+    name: 'add a term',
+    method: 'post',
+    path: '/api/admin/moderation/terms',
+    auth: 'admin',
+    body: { term: 'zorglub', kind: 'block' },
+    status: 201,
+  },
+  {
+    name: 'the same term in full-width',
+    method: 'post',
+    path: '/api/admin/moderation/terms',
+    auth: 'admin',
+    body: { term: 'ＺＯＲＧＬＵＢ', kind: 'block' },
+    status: 409,
+  },
+  { name: 'list terms', method: 'get', path: '/api/admin/moderation/terms', auth: 'admin', status: 200 },
+  {
+    name: 'delete a term',
+    method: 'delete',
+    path: '/api/admin/moderation/terms/{id}',
+    url: async () => `/api/admin/moderation/terms/${await newTermId()}`,
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'delete an unknown term',
+    method: 'delete',
+    path: '/api/admin/moderation/terms/{id}',
+    url: '/api/admin/moderation/terms/44444444-4444-4444-8444-444444444444',
+    auth: 'admin',
+    status: 404,
   },
   { name: 'nli status', method: 'get', path: '/api/admin/nli/status', auth: 'admin', status: 200 },
   { name: 'nli config', method: 'get', path: '/api/admin/nli/config', auth: 'admin', status: 200 },

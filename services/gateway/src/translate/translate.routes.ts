@@ -4,6 +4,7 @@ import { LANGUAGES, normaliseLanguageTag } from '@tp/translation';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
+import { assertTextLength } from '../http/text.js';
 import type { TranslatorClient } from './translator-client.js';
 
 const languageSchema = z
@@ -51,13 +52,6 @@ function languageCode(field: 'source' | 'target', tag: string): string {
 
 const tag = z.string().min(1).max(35);
 
-/** Characters as people count them (code points), as the translator counts them too. */
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
 export function translateRoutes({ translator, cache, maxTextChars }: TranslateRouteOptions) {
   return [
     defineRoute({
@@ -83,18 +77,7 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
           source: languageCode('source', input.source),
           target: languageCode('target', input.target),
         };
-        // UTF-16 length >= code points, so only long text needs counting.
-        const length = body.text.length > maxTextChars ? codePoints(body.text) : 0;
-        if (length > maxTextChars) {
-          throw new AppError(
-            'TEXT_TOO_LONG',
-            `text has ${length} characters; at most ${maxTextChars} per request`,
-            {
-              length,
-              max: maxTextChars,
-            },
-          );
-        }
+        assertTextLength(body.text, maxTextChars);
         const seconds = () => Math.round(performance.now() - started) / 1000;
         // The translator also stores `auto` requests under `auto`, so those can hit here too.
         const hit = await cache.read(body);
