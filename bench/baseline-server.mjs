@@ -5,7 +5,8 @@ import { createServer } from 'node:http';
 
 import { createClient } from 'redis';
 
-const redis = createClient({ url: process.env.REDIS_URL });
+// Same client settings as the gateway's (no per-command timeout signal), so the comparison is fair.
+const redis = createClient({ url: process.env.REDIS_URL, commandOptions: { timeout: 0 } });
 await redis.connect();
 const key = process.env.KEY;
 

@@ -50,23 +50,28 @@ try {
     cachedAt: new Date().toISOString(),
     truncated: false,
   });
-  const [gatewayPort, baselinePort] = [await freePort(), await freePort()];
-  start([`${REPO_ROOT}bench/baseline-server.mjs`], {
-    PORT: String(baselinePort),
-    KEY: hotCacheKey(request, prefix),
-  });
+  const [gatewayPort, baselinePort, floorPort] = [await freePort(), await freePort(), await freePort()];
+  const key = hotCacheKey(request, prefix);
+  start([`${REPO_ROOT}bench/baseline-server.mjs`], { PORT: String(baselinePort), KEY: key });
+  start([`${REPO_ROOT}bench/express-floor-server.mjs`], { PORT: String(floorPort), KEY: key });
   start(['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/gateway/dist/main.js`], {
     PORT: String(gatewayPort),
     REDIS_KEY_PREFIX: prefix,
     // The limiter stays on (its Redis call is part of the cost), with a budget the run cannot exhaust.
-    RATE_LIMIT_PUBLIC: '1000000000',
+    RATE_LIMIT_PUBLIC: process.env.BENCH_RATE_LIMIT ?? '1000000000',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     TRANSLATOR_URL: 'http://127.0.0.1:9',
   });
   await waitForHttp(`http://127.0.0.1:${baselinePort}/`);
+  await waitForHttp(`http://127.0.0.1:${floorPort}/`);
   await waitForHttp(`http://127.0.0.1:${gatewayPort}/health`);
 
   const baseline = await measure('baseline: node http + 1 Redis GET', `http://127.0.0.1:${baselinePort}/`);
+  const floor = await measure(
+    'reference: express + express.json + 1 Redis GET',
+    `http://127.0.0.1:${floorPort}/`,
+    JSON.stringify(request),
+  );
   const gateway = await measure(
     'gateway: POST /api/v1/translate (cache hit)',
     `http://127.0.0.1:${gatewayPort}/api/v1/translate`,
@@ -76,7 +81,7 @@ try {
   console.log(`\nbench:translate  ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`);
   console.log('| run | req/s | p50 ms | p99 ms | non-2xx/errors |');
   console.log('|---|---|---|---|---|');
-  for (const r of [baseline, gateway])
+  for (const r of [baseline, floor, gateway])
     console.log(`| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} |`);
   console.log(
     `\ngateway/baseline req/s: ${(ratio * 100).toFixed(1)}% (target >= 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,

@@ -139,7 +139,7 @@ describe('the four services, as processes', () => {
     expect(logs).not.toContain(key);
     expect(logs).not.toContain(key.slice(3));
     expect(logs).not.toContain(unknownKey);
-    expect(logs).toMatch(/"id":"e2e-status".*"url":"\/api\/admin\/translate\/status"/);
+    expect(logs).toMatch(/"req_id":"e2e-status".*"url":"\/api\/admin\/translate\/status"/);
   });
 
   it('the worker relays an event committed to the outbox onto Kafka', async () => {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Registry } from 'prom-client';
 
 import { ConfigError } from './config.js';
@@ -31,27 +30,8 @@ export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptio
   app.disable('x-powered-by');
   // API answers are not cached by clients; hashing every body for an ETag is wasted work.
   app.set('etag', false);
-  app.use(requestIds());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => req.id as string,
-      customProps: (req) => ({ correlation_id: req.headers['x-correlation-id'] }),
-      autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url ?? '') },
-      // One short line per request. Headers are left out altogether: they may carry API keys, and
-      // serialising them is most of what an access log costs.
-      serializers: {
-        req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url,
-          remote: req.remoteAddress,
-        }),
-        res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
-  app.use(recordDuration(metrics));
+  app.set('logger', logger);
+  app.use(requestContext(logger, metrics));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', service, uptime_s: Math.round(process.uptime()) });
   });
@@ -77,7 +57,7 @@ export function finishHttpApp(app: Express): Express {
       return;
     }
     const error = toAppError(err);
-    if (error.httpStatus >= 500) req.log.error({ err }, 'request failed');
+    if (error.httpStatus >= 500) requestLog(req).error({ err }, 'request failed');
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     res.status(error.httpStatus).json(errorBody(error, req.path, req.id as string));
   };
@@ -148,24 +128,53 @@ export function toAppError(err: unknown): AppError {
   return internalError();
 }
 
-function requestIds(): RequestHandler {
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** Request id: the client's x-request-id when well formed, otherwise a new UUID. */
+    id: string;
+  }
+}
+
+/**
+ * Per request, in one middleware and one 'finish' listener: the request id (echoed as x-request-id),
+ * the correlation id, a lazily created child logger, the duration metric, and one access-log line.
+ * The access log has method, URL, client address, status and time, and never headers (they may
+ * carry API keys). Written here rather than with pino-http: its per-request child logger and
+ * serialisers were a fifth of the gateway's CPU time in bench:translate (docs/benchmarks.md).
+ */
+function requestContext(logger: Logger, metrics: Registry): RequestHandler {
+  const histogram = httpDurationHistogram(metrics);
   return (req, res, next) => {
+    const started = performance.now();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.id = id;
     if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
     res.setHeader('x-request-id', id);
-    next();
-  };
-}
-
-function recordDuration(metrics: Registry): RequestHandler {
-  const histogram = httpDurationHistogram(metrics);
-  return (req, res, next) => {
-    const end = histogram.startTimer({ method: req.method });
-    res.on('finish', () => {
+    const done = (aborted: boolean) => {
+      const ms = performance.now() - started;
       const route = req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
-      end({ route: String(route), status: String(res.statusCode) });
+      histogram.observe(
+        { method: req.method, route: String(route), status: String(res.statusCode) },
+        ms / 1000,
+      );
+      if (QUIET_PATHS.has(req.path)) return;
+      const line = {
+        req_id: id,
+        correlation_id: req.headers['x-correlation-id'],
+        method: req.method,
+        url: req.originalUrl,
+        remote: req.socket.remoteAddress,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+      };
+      if (aborted) logger.warn(line, 'request aborted');
+      else if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    };
+    res.once('finish', () => done(false));
+    res.once('close', () => {
+      if (!res.writableFinished) done(true);
     });
     next();
   };
@@ -193,5 +202,18 @@ export function closeServer(server: Server): Promise<void> {
 /** The request's id (from x-request-id or generated), as echoed in the response. */
 export const requestId = (req: Request): string => String(req.id);
 
-/** The request's child logger (bound to its request id) from pino-http. */
-export const requestLog = (req: Request): Logger => req.log;
+const childLoggers = new WeakMap<Request, Logger>();
+
+/**
+ * The request's logger, bound to its request and correlation ids; made on first use (most requests
+ * never need one), from the logger createHttpApp was given.
+ */
+export function requestLog(req: Request): Logger {
+  let child = childLoggers.get(req);
+  if (!child) {
+    const root = req.app.get('logger') as Logger;
+    child = root.child({ req_id: req.id, correlation_id: req.headers['x-correlation-id'] });
+    childLoggers.set(req, child);
+  }
+  return child;
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { RedisClient } from '@tp/redis';
+import { bounded, type RedisClient } from '@tp/redis';
 
 /** The spec's lifetime of a hot cache entry. */
 export const HOT_CACHE_TTL_SECONDS = 24 * 60 * 60;
@@ -42,12 +42,14 @@ export class HotCache {
     private readonly redis: RedisClient | undefined,
     private readonly prefix = 'tp:',
     private readonly ttlSeconds = HOT_CACHE_TTL_SECONDS,
+    /** A command slower than this is a miss (or a skipped write): a stuck Redis must not hold requests. */
+    private readonly timeoutMs = 250,
   ) {}
 
   async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      const raw = await this.redis.get(hotCacheKey(input, this.prefix));
+      const raw = await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs);
       return raw ? parseEntry(raw) : undefined;
     } catch {
       return undefined;
@@ -67,7 +69,10 @@ export class HotCache {
       cachedAt: entry.cachedAt,
     };
     try {
-      await this.redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds });
+      await bounded(
+        this.redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds }),
+        this.timeoutMs,
+      );
       return true;
     } catch {
       return false;

@@ -1,5 +1,5 @@
 import { AppError } from '@tp/runtime';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Response } from 'express';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { authenticate } from '../auth/authenticate.js';
@@ -59,18 +59,27 @@ const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** A signal aborted when the client goes away before the answer is sent. */
+function clientGone(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('client went away'));
+  });
+  return controller.signal;
+}
+
 function handle(route: AnyRoute): RequestHandler {
   const envelope = route.envelope ?? true;
   return async (req, res) => {
     const parsed = parseRequest(route.request, req);
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('client went away'));
-    });
+    let signal: AbortSignal | undefined;
     const result = await route.handler({
       ...parsed,
       principal: res.locals.principal,
-      signal: controller.signal,
+      // Made on first use: many answers (a cache hit) never need it.
+      get signal() {
+        return (signal ??= clientGone(res));
+      },
       req,
       res,
     } as Parameters<AnyRoute['handler']>[0]);

@@ -5,8 +5,12 @@ import {
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
+  RLWrapperTimeouts,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+
+/** Longest wait for Redis before the in-memory limiter decides. */
+const REDIS_TIMEOUT_MS = 250;
 
 export interface RateLimitOptions {
   readonly redis: RedisClient;
@@ -39,20 +43,28 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   };
 }
 
-function limiter(options: RateLimitOptions, scope: string, points: number): RateLimiterAbstract | undefined {
+function limiter(
+  options: RateLimitOptions,
+  scope: string,
+  points: number,
+): RateLimiterAbstract | RLWrapperTimeouts | undefined {
   if (points === 0) return undefined;
   const common = { points, duration: options.windowSeconds, keyPrefix: `${options.keyPrefix}rl:${scope}` };
-  return new RateLimiterRedis({
+  const insuranceLimiter = new RateLimiterMemory(common);
+  const redis = new RateLimiterRedis({
     ...common,
     storeClient: options.redis,
     useRedisPackage: true,
     rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory(common),
+    insuranceLimiter,
   });
+  // A Redis that accepts but does not answer must not hold requests: after the timeout the
+  // in-memory limiter decides.
+  return new RLWrapperTimeouts({ limiter: redis, timeoutMs: REDIS_TIMEOUT_MS, insuranceLimiter });
 }
 
 function middleware(
-  limiter: RateLimiterAbstract | undefined,
+  limiter: RateLimiterAbstract | RLWrapperTimeouts | undefined,
   points: number,
   keyOf: (res: Response, req: Parameters<RequestHandler>[0]) => string,
 ): RequestHandler {

@@ -70,7 +70,8 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
       },
       response: { status: 200, description: 'The translation.', schema: translationSchema },
       errors: ['TEXT_TOO_LONG', 'TRANSLATION_UNAVAILABLE', 'TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
-      handler: async ({ body: input, req, signal }) => {
+      handler: async (context) => {
+        const { body: input, req } = context;
         const started = performance.now();
         const body = {
           text: input.text,
@@ -92,7 +93,7 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
             truncated: false,
           };
         }
-        const result = await translator.translate(body, requestId(req), signal);
+        const result = await translator.translate(body, requestId(req), context.signal);
         return {
           translatedText: result.translatedText,
           source: result.source,

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 
-import type { RedisClient } from '@tp/redis';
+import { bounded, type RedisClient } from '@tp/redis';
+
+/** A cache command slower than this is a miss: a stuck Redis must not hold classifications. */
+const REDIS_TIMEOUT_MS = 250;
 
 import type { Ranking } from './scoring.js';
 
@@ -50,9 +53,12 @@ export class ResultCache {
   async store(input: CacheKeyInput, ranking: Ranking): Promise<void> {
     if (!this.redis?.isReady) return;
     try {
-      await this.redis.set(resultCacheKey(input, this.prefix), JSON.stringify(ranking), {
-        expiration: { type: 'EX', value: this.ttlSeconds },
-      });
+      await bounded(
+        this.redis.set(resultCacheKey(input, this.prefix), JSON.stringify(ranking), {
+          expiration: { type: 'EX', value: this.ttlSeconds },
+        }),
+        REDIS_TIMEOUT_MS,
+      );
     } catch {
       // A cache that cannot be written only costs the next caller a model run.
     }
@@ -61,7 +67,7 @@ export class ResultCache {
   private async get(key: string): Promise<string | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      return (await this.redis.get(key)) ?? undefined;
+      return (await bounded(this.redis.get(key), REDIS_TIMEOUT_MS)) ?? undefined;
     } catch {
       return undefined;
     }
