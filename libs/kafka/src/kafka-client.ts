@@ -1,5 +1,22 @@
+import { createRequire } from 'node:module';
+
 import type { DependencyCheck, Logger } from '@tp/runtime';
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+
+/**
+ * Messages of the Kafka protocol errors kafkajs itself retries (e.g. "The coordinator is loading..."
+ * right after a broker starts). kafkajs logs each failed response at error level even when the retry
+ * then succeeds; those lines are logged as warnings here, so `error` keeps meaning a real failure.
+ */
+const RETRIABLE_MESSAGES: ReadonlySet<string> = new Set(
+  (
+    createRequire(import.meta.url)('kafkajs/src/protocol/error.js') as {
+      errorCodes: { message: string; retriable: boolean }[];
+    }
+  ).errorCodes
+    .filter((e) => e.retriable)
+    .map((e) => e.message),
+);
 
 export interface KafkaOptions {
   readonly brokers: readonly string[];
@@ -16,6 +33,12 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/** Our log level for a kafkajs log entry: retried protocol errors are warnings, not errors. */
+export function kafkaLogLevel(level: logLevel, error: unknown): 'error' | 'warn' | 'info' | 'debug' {
+  if (level === logLevel.ERROR && RETRIABLE_MESSAGES.has(String(error))) return 'warn';
+  return LEVELS[level] ?? 'info';
+}
+
 export function createKafka({ brokers, clientId, logger, connectionTimeoutMs = 3000 }: KafkaOptions): Kafka {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
   const log = logger.child({ component: 'kafkajs' });
@@ -28,7 +51,7 @@ export function createKafka({ brokers, clientId, logger, connectionTimeoutMs = 3
       () =>
       ({ level, log: entry }: LogEntry) => {
         const { message, ...rest } = entry;
-        log[LEVELS[level] ?? 'info'](rest, message);
+        log[kafkaLogLevel(level, entry.error)](rest, message);
       },
   });
 }
