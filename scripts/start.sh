@@ -32,6 +32,7 @@ stop_all() {
   say "stopped"
 }
 trap 'stop_all; exit 130' INT TERM
+trap 'stop_all; exit 129' HUP
 trap 'stop_all' EXIT
 
 # Each service reads PORT; give each its own (override with GATEWAY_PORT, TRANSLATOR_PORT, NLI_PORT, WORKER_PORT).
