@@ -17,6 +17,12 @@ export const gatewaySettings = z.object({
   NLI_TIMEOUT_MS: env.positiveInt(5_000),
   /** Hard maximum of characters in one translation request (longer text is split, up to this). */
   MAX_TEXT_CHARS: env.positiveInt(50_000),
+  /**
+   * How long a gateway process trusts a lookup of a known API key, in ms (0 = ask Postgres every
+   * time). Revocation through this process applies at once; through the CLI or another replica,
+   * within this time.
+   */
+  API_KEY_CACHE_MS: env.nonNegativeInt(5_000),
   /** Largest request body accepted, in KiB; larger bodies get 413. */
   BODY_LIMIT_KB: env.positiveInt(512),
   /** Requests per window per client address on public routes; 0 turns the limit off. */

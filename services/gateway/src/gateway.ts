@@ -76,7 +76,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
       cors({ origin, exposedHeaders: ['x-request-id', 'retry-after', 'content-language'], maxAge: 600 }),
     );
   }
-  const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'));
+  const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const routes = gatewayRoutes(config, context, keys);
   serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
   mountRoutes(app, routes, {

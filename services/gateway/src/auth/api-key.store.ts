@@ -28,10 +28,21 @@ export type KeyLookup =
 /** last_used_at is written at most this often per key, so busy keys do not cost a write per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** Most keys remembered by one process; past it the memory starts over (keys are few in practice). */
+const MAX_REMEMBERED = 10_000;
+
 export class ApiKeyStore {
   private readonly touchedAt = new Map<string, number>();
+  private readonly remembered = new Map<string, { readonly found: KeyLookup; readonly until: number }>();
 
-  constructor(private readonly orm: Orm) {}
+  /**
+   * @param rememberMs how long a process trusts a lookup of a known key (0 = never). Revoking through
+   *   this process takes effect at once; through another process or the CLI, within this time.
+   */
+  constructor(
+    private readonly orm: Orm,
+    private readonly rememberMs = 0,
+  ) {}
 
   async create(role: ApiKeyRole, name: string): Promise<ApiKeyView & { readonly key: string }> {
     const material = generateApiKey();
@@ -59,17 +70,43 @@ export class ApiKeyStore {
     if (!entity) throw new AppError('NOT_FOUND', `no API key with id ${id}`);
     entity.revokedAt ??= new Date();
     await em.flush();
+    this.remembered.delete(entity.keyHash);
     return view(entity);
   }
 
+  /**
+   * One indexed query per request, as plain SQL: the ORM's entity machinery (fork, hydration,
+   * identity map) cost more than the query itself on this path (bench:nli).
+   */
   async lookup(key: string): Promise<KeyLookup> {
-    const entity = await this.orm.em
-      .fork()
-      .findOne(ApiKey, { keyHash: hashApiKey(key) }, { fields: ['id', 'name', 'role', 'revokedAt'] });
-    if (!entity) return { kind: 'unknown' };
-    if (entity.revokedAt) return { kind: 'revoked' };
-    this.touch(entity.id);
-    return { kind: 'valid', principal: { keyId: entity.id, name: entity.name, role: entity.role } };
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    const known = this.remembered.get(hash);
+    if (known && known.until > now) {
+      if (known.found.kind === 'valid') this.touch(known.found.principal.keyId);
+      return known.found;
+    }
+    const found = await this.query(hash);
+    // Unknown keys are not remembered, so made-up keys cannot fill the memory.
+    if (this.rememberMs > 0 && found.kind !== 'unknown') {
+      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+      this.remembered.set(hash, { found, until: now + this.rememberMs });
+    }
+    return found;
+  }
+
+  private async query(hash: string): Promise<KeyLookup> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ id: string; name: string; role: ApiKeyRole; revoked_at: Date | null }[]>(
+        'select id, name, role, revoked_at from api_keys where key_hash = ?',
+        [hash],
+      );
+    const row = rows[0];
+    if (!row) return { kind: 'unknown' };
+    if (row.revoked_at) return { kind: 'revoked' };
+    this.touch(row.id);
+    return { kind: 'valid', principal: { keyId: row.id, name: row.name, role: row.role } };
   }
 
   /** Records use in the background; a failed write only delays last_used_at. */

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectDatabase, type Orm } from '@tp/db';
+
+import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { ApiKeyStore } from './api-key.store.js';
+
+let db: TestDatabase;
+let orm: Orm;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await db?.drop();
+});
+
+describe('ApiKeyStore lookups', () => {
+  it('knows a created key, tells a revoked one, and does not know a made-up one', async () => {
+    const store = new ApiKeyStore(orm);
+    const { key, id } = await store.create('client', 'partner');
+    expect(await store.lookup(key)).toEqual({
+      kind: 'valid',
+      principal: { keyId: id, name: 'partner', role: 'client' },
+    });
+    await store.revoke(id);
+    expect(await store.lookup(key)).toEqual({ kind: 'revoked' });
+    expect(await store.lookup(`tp_${'q'.repeat(43)}`)).toEqual({ kind: 'unknown' });
+  });
+
+  it('remembers a lookup for the configured time, so a revocation elsewhere applies within it', async () => {
+    const gateway = new ApiKeyStore(orm, 300);
+    const cli = new ApiKeyStore(orm);
+    const { key, id } = await cli.create('client', 'remembered');
+    expect((await gateway.lookup(key)).kind).toBe('valid');
+
+    await cli.revoke(id);
+    expect((await gateway.lookup(key)).kind).toBe('valid');
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect((await gateway.lookup(key)).kind).toBe('revoked');
+  });
+
+  it('forgets at once a key revoked through the same store', async () => {
+    const gateway = new ApiKeyStore(orm, 60_000);
+    const { key, id } = await gateway.create('client', 'revoked here');
+    expect((await gateway.lookup(key)).kind).toBe('valid');
+    await gateway.revoke(id);
+    expect((await gateway.lookup(key)).kind).toBe('revoked');
+  });
+});
