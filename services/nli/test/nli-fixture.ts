@@ -87,3 +87,23 @@ export async function startTestNli(settings: Record<string, string> = {}): Promi
     },
   };
 }
+
+/** The nli service on a fresh tiny model (explicitly allowed); close() also removes the model. */
+export async function startNliWithTinyModel(settings: Record<string, string> = {}): Promise<TestNli> {
+  const tiny = await tinyNliModel();
+  const nli = await startTestNli({
+    NLI_MODEL_DIR: tiny.dir,
+    NLI_ALLOW_TEST_MODEL: 'true',
+    ...settings,
+  }).catch(async (err: unknown) => {
+    await tiny.remove();
+    throw err;
+  });
+  return {
+    ...nli,
+    async close() {
+      await nli.close();
+      await tiny.remove();
+    },
+  };
+}

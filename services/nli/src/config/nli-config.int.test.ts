@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
+import { startNliWithTinyModel, type TestNli } from '../../test/nli-fixture.js';
 
 interface ConfigReply {
   candidate_labels: string[];
@@ -19,17 +19,14 @@ interface ErrorReply {
 }
 
 describe('GET and PUT /config', () => {
-  let tiny: Awaited<ReturnType<typeof tinyNliModel>>;
   let nli: TestNli;
 
   beforeAll(async () => {
-    tiny = await tinyNliModel();
-    nli = await startTestNli({ NLI_MODEL_DIR: tiny.dir, NLI_ALLOW_TEST_MODEL: 'true' });
+    nli = await startNliWithTinyModel();
   });
 
   afterAll(async () => {
     await nli?.close();
-    await tiny?.remove();
   });
 
   it('reads the defaults the migration wrote', async () => {

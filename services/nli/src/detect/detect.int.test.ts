@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
+import { startNliWithTinyModel, startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import type { Detection } from './detect-text.js';
 
@@ -14,17 +14,14 @@ const ONE_CONCEPT = E5 / (E5 + 5);
 const TWO_CONCEPTS = E5 / (2 * E5 + 4);
 
 describe('POST /detect with the tiny model and the default configuration', () => {
-  let tiny: Awaited<ReturnType<typeof tinyNliModel>>;
   let nli: TestNli;
 
   beforeAll(async () => {
-    tiny = await tinyNliModel();
-    nli = await startTestNli({ NLI_MODEL_DIR: tiny.dir, NLI_ALLOW_TEST_MODEL: 'true' });
+    nli = await startNliWithTinyModel();
   });
 
   afterAll(async () => {
     await nli?.close();
-    await tiny?.remove();
   });
 
   it('flags a violent text with high risk', async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
+import { startNliWithTinyModel, startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
 
 interface StatusReply {
   model_ready: boolean;
@@ -22,17 +22,14 @@ interface ReadyReply {
 }
 
 describe('the nli service with a usable model', () => {
-  let tiny: Awaited<ReturnType<typeof tinyNliModel>>;
   let nli: TestNli;
 
   beforeAll(async () => {
-    tiny = await tinyNliModel();
-    nli = await startTestNli({ NLI_MODEL_DIR: tiny.dir, NLI_ALLOW_TEST_MODEL: 'true' });
+    nli = await startNliWithTinyModel();
   });
 
   afterAll(async () => {
     await nli?.close();
-    await tiny?.remove();
   });
 
   it('is ready, and its status names the model as a test model with the configuration in use', async () => {
