@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../../nli/test/nli-fixture.js';
+import { startNliWithTinyModel, type TestNli } from '../../../nli/test/nli-fixture.js';
 import {
   startTestTranslator,
   tinyModelsDir,
@@ -22,12 +22,12 @@ let contract: OpenApiContract;
 const redis = createClient({ url: process.env.REDIS_URL });
 
 beforeAll(async () => {
-  const [models, nliModel] = await Promise.all([tinyModelsDir(), tinyNliModel()]);
+  const models = await tinyModelsDir();
   [translator, nli] = await Promise.all([
     startTestTranslator({ MODELS_DIR: models.dir, REDIS_KEY_PREFIX: 'contract:' }),
-    startTestNli({ NLI_MODEL_DIR: nliModel.dir, NLI_ALLOW_TEST_MODEL: 'true' }),
+    startNliWithTinyModel(),
   ]);
-  cleanups = [models.remove, nliModel.remove];
+  cleanups = [models.remove];
   gateway = await startTestGateway({
     RATE_LIMIT_PUBLIC: '1000',
     RATE_LIMIT_PER_KEY: '1000',

@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../../nli/test/nli-fixture.js';
+import { startNliWithTinyModel, type TestNli } from '../../../nli/test/nli-fixture.js';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 
 // The gateway in front of the real nli service running the tiny NLI model (docs/models.md): a text
 // naming one concept scores about 0.97 for it, a text naming two about 0.49 for each.
 let gateway: TestGateway;
 let nli: TestNli;
-let removeModel: () => Promise<void>;
 
 beforeAll(async () => {
-  const model = await tinyNliModel();
-  removeModel = model.remove;
-  nli = await startTestNli({ NLI_MODEL_DIR: model.dir, NLI_ALLOW_TEST_MODEL: 'true' });
+  nli = await startNliWithTinyModel();
   gateway = await startTestGateway({ NLI_URL: nli.url });
 });
 
 afterAll(async () => {
   await gateway?.close();
   await nli?.close();
-  await removeModel?.();
 });
 
 async function call(method: string, path: string, key: string, body?: unknown) {

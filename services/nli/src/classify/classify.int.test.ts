@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
+import { startNliWithTinyModel, type TestNli } from '../../test/nli-fixture.js';
 
 interface ClassifyReply {
   sequence: string;
@@ -23,14 +23,10 @@ const LABELS = ['violence', 'hate speech', 'safe content'];
 const E5 = Math.exp(5);
 
 describe('POST /classify with the tiny model', () => {
-  let tiny: Awaited<ReturnType<typeof tinyNliModel>>;
   let nli: TestNli;
 
   beforeAll(async () => {
-    tiny = await tinyNliModel();
-    nli = await startTestNli({
-      NLI_MODEL_DIR: tiny.dir,
-      NLI_ALLOW_TEST_MODEL: 'true',
+    nli = await startNliWithTinyModel({
       NLI_MAX_TEXT_CHARS: '200',
       NLI_MAX_LABELS: '5',
     });
@@ -38,7 +34,6 @@ describe('POST /classify with the tiny model', () => {
 
   afterAll(async () => {
     await nli?.close();
-    await tiny?.remove();
   });
 
   it('single-label: softmax of the entailment logits across the labels, best first', async () => {
@@ -167,21 +162,16 @@ describe('POST /classify with the tiny model', () => {
 });
 
 describe('POST /classify without Redis', () => {
-  let tiny: Awaited<ReturnType<typeof tinyNliModel>>;
   let nli: TestNli;
 
   beforeAll(async () => {
-    tiny = await tinyNliModel();
-    nli = await startTestNli({
-      NLI_MODEL_DIR: tiny.dir,
-      NLI_ALLOW_TEST_MODEL: 'true',
+    nli = await startNliWithTinyModel({
       REDIS_URL: 'redis://127.0.0.1:1/0',
     });
   });
 
   afterAll(async () => {
     await nli?.close();
-    await tiny?.remove();
   });
 
   it('computes every answer instead of failing', async () => {
