@@ -5,3 +5,4 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './readiness.js';
 export * from './service.js';
+export * from './text.js';

@@ -1,2 +1,3 @@
 export * from './hot-cache.js';
 export * from './languages/languages.js';
+export * from './languages/language-code.js';

@@ -1,10 +1,9 @@
-import { AppError, requestId } from '@tp/runtime';
+import { assertTextLength, requestId } from '@tp/runtime';
 import type { HotCache } from '@tp/translation';
-import { LANGUAGES, normaliseLanguageTag } from '@tp/translation';
+import { LANGUAGES, languageCode } from '@tp/translation';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
-import { assertTextLength } from '../http/text.js';
 import type { TranslatorClient } from './translator-client.js';
 
 const languageSchema = z
@@ -34,20 +33,6 @@ export interface TranslateRouteOptions {
   readonly translator: TranslatorClient;
   readonly cache: HotCache;
   readonly maxTextChars: number;
-}
-
-/** A tag from the language list, normalised (`zh-cn` -> `zh-CN`, `en-US` -> `en`); `auto` where allowed. */
-function languageCode(field: 'source' | 'target', tag: string): string {
-  if (field === 'source' && tag.toLowerCase() === 'auto') return 'auto';
-  const code = normaliseLanguageTag(tag);
-  if (!code) {
-    throw new AppError(
-      'UNSUPPORTED_LANGUAGE',
-      `${field}: unsupported language ${JSON.stringify(tag)} (see GET /api/v1/translate/languages)`,
-      { field, value: tag },
-    );
-  }
-  return code;
 }
 
 const tag = z.string().min(1).max(35);

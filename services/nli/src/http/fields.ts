@@ -1,3 +1,4 @@
+import { codePoints } from '@tp/runtime';
 import { z } from 'zod';
 
 /** Request limits from the settings (NLI_MAX_TEXT_CHARS, NLI_MAX_LABELS). */
@@ -9,9 +10,6 @@ export interface Limits {
 export const MAX_LABEL_CHARS = 100;
 /** The nli_config column is varchar(200). */
 export const MAX_TEMPLATE_CHARS = 200;
-
-/** Characters as people count them (code points), so a Chinese or emoji text is not counted double. */
-const length = (value: string) => [...value].length;
 
 /** A non-blank string of at most `max` characters. */
 function boundedText(max: number) {
@@ -26,7 +24,8 @@ function boundedText(max: number) {
         input: value,
       });
     }
-    const chars = length(value);
+    // Code points, so a Chinese or emoji text is not counted double.
+    const chars = codePoints(value);
     if (chars > max) {
       ctx.addIssue({
         code: 'too_big',

@@ -65,15 +65,16 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
   });
 
   it.each([
-    ['target', { text: '你好', target: 'xx' }, 'xx'],
-    ['source', { text: '你好', source: 'klingon', target: 'en' }, 'klingon'],
-    ['target auto', { text: '你好', target: 'auto' }, 'auto'],
-  ])('400 UNSUPPORTED_LANGUAGE (40004) naming an unknown %s code', async (_case, body, code) => {
+    ['target', { text: '你好', target: 'xx' }, 'xx', 'target'],
+    ['source', { text: '你好', source: 'klingon', target: 'en' }, 'klingon', 'source'],
+    ['target auto', { text: '你好', target: 'auto' }, 'auto', 'target'],
+  ])('400 UNSUPPORTED_LANGUAGE (40004) naming an unknown %s code', async (_case, body, code, field) => {
     const reply = await translator.translate<ErrorBody>(body);
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ code: 40004, error: 'UNSUPPORTED_LANGUAGE' });
     expect(reply.body.message).toContain(`"${code}"`);
-    expect(reply.body.details).toMatchObject({ code });
+    // The same details as the gateway's: one rule (languageCode in @tp/translation) for both.
+    expect(reply.body.details).toEqual({ field, value: code });
   });
 
   it('413 TEXT_TOO_LONG (41302) for text over MAX_TEXT_CHARS, counting characters, not bytes', async () => {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
-import { AppError } from '@tp/runtime';
-import { normaliseLanguageTag, type HotCache } from '@tp/translation';
+import { AppError, assertTextLength } from '@tp/runtime';
+import { languageCode, type HotCache } from '@tp/translation';
 import { Counter, type Registry } from 'prom-client';
 
 import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
@@ -71,11 +71,11 @@ export class TranslateText {
   async execute(input: TranslateTextInput, origin: RequestOrigin): Promise<TranslationResult> {
     const started = performance.now();
     const seconds = () => Math.round(performance.now() - started) / 1000;
-    const auto = input.source.trim().toLowerCase() === 'auto';
-    const source = auto ? 'auto' : language(input.source, 'source');
-    const target = language(input.target, 'target');
+    const source = languageCode('source', input.source);
+    const auto = source === 'auto';
+    const target = languageCode('target', input.target);
     const { text } = input;
-    checkLength(text, this.deps.maxTextChars);
+    assertTextLength(text, this.deps.maxTextChars);
 
     const asIs = (used: string, detected?: string): TranslationResult => ({
       translatedText: text,
@@ -162,28 +162,7 @@ export class TranslateText {
   }
 }
 
-/** Our code for a client's code (`EN`, `en-US`, `zh_cn` are fine), or UNSUPPORTED_LANGUAGE. */
-function language(code: string, field: 'source' | 'target'): string {
-  const ours = normaliseLanguageTag(code);
-  if (ours) return ours;
-  throw new AppError(
-    'UNSUPPORTED_LANGUAGE',
-    `${field} language ${JSON.stringify(code)} is not supported; see GET /api/v1/translate/languages`,
-    { field, code },
-  );
-}
-
 /** Characters are counted as code points, as a person would count them (an emoji is one). */
-function checkLength(text: string, max: number): void {
-  if (text.length <= max) return;
-  const length = [...text].length;
-  if (length <= max) return;
-  throw new AppError(
-    'TEXT_TOO_LONG',
-    `text has ${length} characters; at most ${max} are accepted in one request`,
-    { length, max },
-  );
-}
 
 /**
  * With `auto` left to the engines: when every engine that ran could not work without a known source

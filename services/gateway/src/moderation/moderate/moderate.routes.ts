@@ -1,8 +1,7 @@
-import { requestId } from '@tp/runtime';
+import { assertTextLength, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../http/route.js';
-import { assertTextLength } from '../../http/text.js';
 import { languageTag } from '../language-tag.js';
 import { MODERATION_MODES, type ModerateText } from './moderate-text.js';
 

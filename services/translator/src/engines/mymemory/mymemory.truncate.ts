@@ -4,6 +4,8 @@
  * checked so either limit can change on its own.
  */
 
+import { codePoints } from '@tp/runtime';
+
 export const MYMEMORY_MAX_BYTES = 500;
 export const MYMEMORY_MAX_CHARS = 500;
 
@@ -82,9 +84,3 @@ function lastMatchEnd(text: string, pattern: RegExp): number | undefined {
   for (const match of text.matchAll(pattern)) end = match.index + match[0].length;
   return end;
 }
-
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-};

@@ -1,6 +1,6 @@
-import { AppError } from '@tp/runtime';
+import { AppError } from './errors.js';
 
-/** Characters as people count them (code points), as the translator and nli services count them. */
+/** Characters as people count them (code points), the unit of every text limit. */
 export function codePoints(text: string): number {
   let count = 0;
   for (const _ of text) count += 1;
