@@ -1,7 +1,9 @@
 // npm run bench:translate: cache-hit throughput and latency of POST /api/v1/translate through the real
 // gateway process, beside a baseline measured in the same run (bench/baseline-server.mjs: one Redis
 // GET per request). autocannon, 50 connections. Targets (issue #4): gateway req/s >= 50% of the
-// baseline's, gateway p99 <= 10 ms. Env: BENCH_SECONDS (default 10), DATABASE_URL, KAFKA_BROKERS.
+// baseline's, gateway p99 <= 10 ms. The three servers are measured in turn, round after round, so a
+// slow spell of this shared machine hits all of them; the verdict uses the medians.
+// Env: BENCH_SECONDS per measurement (default 6), BENCH_ROUNDS (default 3), DATABASE_URL, KAFKA_BROKERS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
@@ -11,7 +13,8 @@ import { createClient } from 'redis';
 
 import { REPO_ROOT, freePort, waitForHttp } from './bench-support.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const prefix = `bench:${randomBytes(3).toString('hex')}:`;
@@ -26,19 +29,37 @@ function start(args: string[], env: NodeJS.ProcessEnv): void {
   children.push(child);
 }
 
-async function measure(label: string, url: string, body?: string) {
-  const options = {
+interface Run {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly failed: number;
+}
+
+async function measure(url: string, body: string, seconds: number): Promise<Run> {
+  const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    method: body ? ('POST' as const) : ('GET' as const),
+    method: 'POST',
     headers: { 'content-type': 'application/json' },
-    ...(body ? { body } : {}),
+    body,
+    duration: seconds,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
   };
-  await autocannon({ ...options, duration: 2 }); // warm-up (JIT, connection pools)
-  const result = await autocannon({ ...options, duration: SECONDS });
-  const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx };
 }
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
 
 const redis = createClient({ url: REDIS_URL });
 await redis.connect();
@@ -66,28 +87,52 @@ try {
   await waitForHttp(`http://127.0.0.1:${floorPort}/`);
   await waitForHttp(`http://127.0.0.1:${gatewayPort}/health`);
 
-  const baseline = await measure('baseline: node http + 1 Redis GET', `http://127.0.0.1:${baselinePort}/`);
-  const floor = await measure(
-    'reference: express + express.json + 1 Redis GET',
-    `http://127.0.0.1:${floorPort}/`,
-    JSON.stringify(request),
-  );
-  const gateway = await measure(
-    'gateway: POST /api/v1/translate (cache hit)',
-    `http://127.0.0.1:${gatewayPort}/api/v1/translate`,
-    JSON.stringify(request),
-  );
-  const ratio = gateway.rps / baseline.rps;
-  console.log(`\nbench:translate  ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`);
-  console.log('| run | req/s | p50 ms | p99 ms | non-2xx/errors |');
-  console.log('|---|---|---|---|---|');
-  for (const r of [baseline, floor, gateway])
-    console.log(`| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} |`);
+  // Every run sends the same request, so the baseline also receives (and skips) the JSON body.
+  const body = JSON.stringify(request);
+  // Every target gets the same request, so the baseline also receives (and skips) the JSON body.
+  const targets = [
+    { label: 'baseline: node http + 1 Redis GET', url: `http://127.0.0.1:${baselinePort}/` },
+    { label: 'reference: express + express.json + 1 Redis GET', url: `http://127.0.0.1:${floorPort}/` },
+    {
+      label: 'gateway: POST /api/v1/translate (cache hit)',
+      url: `http://127.0.0.1:${gatewayPort}/api/v1/translate`,
+    },
+  ];
+  for (const target of targets) await measure(target.url, body, 2); // warm-up (JIT, connection pools)
+  const runs = targets.map(() => [] as Run[]);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [i, target] of targets.entries()) runs[i]?.push(await measure(target.url, body, SECONDS));
+  }
+
   console.log(
-    `\ngateway/baseline req/s: ${(ratio * 100).toFixed(1)}% (target >= 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+    `\nbench:translate  ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, node ${process.version}\n`,
   );
-  console.log(`gateway p99: ${gateway.p99} ms (target <= 10 ms): ${gateway.p99 <= 10 ? 'met' : 'NOT met'}`);
-  if (gateway.non2xx > 0 || baseline.non2xx > 0) console.log('warning: some requests did not succeed');
+  console.log('| run | req/s per round | median req/s | median p50 ms | median p99 ms | non-2xx/errors |');
+  console.log('|---|---|---|---|---|---|');
+  const summary = targets.map((target, i) => {
+    const rounds = runs[i] ?? [];
+    const row = {
+      rps: median(rounds.map((r) => r.rps)),
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      failed: rounds.reduce((sum, r) => sum + r.failed, 0),
+    };
+    const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
+    console.log(
+      `| ${target.label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,
+    );
+    return row;
+  });
+  const [baseline, , gateway] = summary as [(typeof summary)[0], unknown, (typeof summary)[0]];
+  const ratios = (runs[2] ?? []).map((r, i) => r.rps / (runs[0]?.[i]?.rps ?? Infinity));
+  const ratio = median(ratios);
+  console.log(
+    `\ngateway/baseline req/s per round: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')}; median ${(ratio * 100).toFixed(1)}% (target >= 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `gateway p99 (median of rounds): ${gateway.p99} ms (target <= 10 ms): ${gateway.p99 <= 10 ? 'met' : 'NOT met'}`,
+  );
+  if (gateway.failed > 0 || baseline.failed > 0) console.log('warning: some requests did not succeed');
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await redis.close();

@@ -3,7 +3,13 @@
  * (method, path, query, headers, parsed body) and lets a test inject faults into the next responses.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -63,22 +69,56 @@ export interface HttpDouble {
   close(): Promise<void>;
 }
 
-interface PendingFault {
-  readonly fault: Fault;
+interface PendingFault<F> {
+  readonly fault: F;
   readonly path: string | undefined;
   remaining: number;
 }
 
+/** Faults waiting for requests, in the order they were injected. */
+export class FaultQueue<F> {
+  private pending: PendingFault<F>[] = [];
+
+  add(fault: F, options: FaultOptions = {}): void {
+    this.pending.push({ fault, path: options.path, remaining: options.times ?? 1 });
+  }
+
+  /**
+   * The first queued fault for `path` that `applies` accepts, with `use` to count one hit of it
+   * (a fault leaves the queue once it hit `times` requests).
+   */
+  find(path: string, applies: (fault: F) => boolean = () => true): { fault: F; use(): void } | undefined {
+    const pending = this.pending.find((f) => (f.path === undefined || f.path === path) && applies(f.fault));
+    if (!pending) return undefined;
+    return {
+      fault: pending.fault,
+      use: () => {
+        pending.remaining -= 1;
+        if (pending.remaining <= 0) this.pending = this.pending.filter((f) => f !== pending);
+      },
+    };
+  }
+
+  clear(): void {
+    this.pending = [];
+  }
+}
+
+/** Listens on an ephemeral port of 127.0.0.1 and returns it. */
+export async function listenOnFreePort(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
 export async function startHttpDouble(handler: DoubleHandler): Promise<HttpDouble> {
   const requests: RecordedRequest[] = [];
-  let faults: PendingFault[] = [];
+  const faults = new FaultQueue<Fault>();
 
   const takeFault = (path: string): Fault | undefined => {
-    const pending = faults.find((f) => f.path === undefined || f.path === path);
-    if (!pending) return undefined;
-    pending.remaining -= 1;
-    if (pending.remaining <= 0) faults = faults.filter((f) => f !== pending);
-    return pending.fault;
+    const found = faults.find(path);
+    found?.use();
+    return found?.fault;
   };
 
   const server = createServer((req, res) => {
@@ -106,19 +146,17 @@ export async function startHttpDouble(handler: DoubleHandler): Promise<HttpDoubl
       if (!res.headersSent) reply(res, { status: 500, body: { error: 'double failed' } });
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnFreePort(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     fail(fault, options = {}) {
-      faults.push({ fault, path: options.path, remaining: options.times ?? 1 });
+      faults.add(fault, options);
     },
     reset() {
       requests.length = 0;
-      faults = [];
+      faults.clear();
     },
     async close() {
       server.closeAllConnections();

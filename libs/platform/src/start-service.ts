@@ -6,6 +6,7 @@ import {
   finishHttpApp,
   listen,
   type DependencyCheck,
+  type FastLane,
   type Logger,
   type RunningService,
 } from '@tp/runtime';
@@ -32,8 +33,11 @@ export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> 
   readonly config: C;
   readonly needs: Needs;
   readonly extraChecks?: readonly DependencyCheck[];
-  /** Adds the service's own routes. */
-  readonly routes?: (app: Express, context: ServiceContext) => void;
+  /**
+   * Adds the service's own routes; may return a fast lane that sees each request before Express
+   * (the gateway's cache-hit lane).
+   */
+  readonly routes?: (app: Express, context: ServiceContext) => FastLane | undefined | void;
   readonly background?: (context: ServiceContext) => BackgroundTask[];
 }
 
@@ -58,9 +62,9 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       metrics,
       checks: [...deps.checks, ...(definition.extraChecks ?? [])],
     });
-    definition.routes?.(app, context);
+    const lane = definition.routes?.(app, context) ?? undefined;
     finishHttpApp(app);
-    const server = await listen(app, config.PORT, config.HOST, 'PORT');
+    const server = await listen(app, config.PORT, config.HOST, 'PORT', lane);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     for (const task of definition.background?.(context) ?? []) {

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
@@ -132,58 +138,120 @@ declare module 'node:http' {
   interface IncomingMessage {
     /** Request id: the client's x-request-id when well formed, otherwise a new UUID. */
     id: string;
+    /**
+     * When a fast lane in front of Express (see `listen`) read this request first and handed it on:
+     * the time it arrived, so the access log and metrics still count from then.
+     */
+    receivedAt?: number;
   }
 }
 
+/** Where `trackRequest` writes: the access log and the request-duration histogram. */
+export interface RequestTracker {
+  readonly logger: Logger;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
+  const histogram = httpDurationHistogram(metrics);
+  // One labelled child per method, route and status, looked up by a plain string instead of
+  // prom-client hashing a label object on every request.
+  const series = new Map<string, ReturnType<typeof histogram.labels>>();
+  return {
+    // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
+    // the logger's redaction (a third of the cost of each line).
+    logger: logger.child({}, { redact: [] }),
+    observe(method, route, status, seconds) {
+      const key = `${method} ${status} ${route}`;
+      let child = series.get(key);
+      if (!child) {
+        child = histogram.labels({ method, route, status: String(status) });
+        series.set(key, child);
+      }
+      child.observe(seconds);
+    },
+  };
+}
+
 /**
- * Per request, in one middleware and one 'finish' listener: the request id (echoed as x-request-id),
- * the correlation id, a lazily created child logger, the duration metric, and one access-log line.
- * The access log has method, URL, client address, status and time, and never headers (they may
- * carry API keys). Written here rather than with pino-http: its per-request child logger and
- * serialisers were a fifth of the gateway's CPU time in bench:translate (docs/benchmarks.md).
+ * Gives a request its id (the client's x-request-id when well formed, else a UUID), echoes it, and
+ * writes one access-log line and one duration sample when the answer is done or the client goes
+ * away. The log line has method, URL, client address, status and time, and never headers (they may
+ * carry API keys). Used by Express (`requestContext`) and by fast lanes that answer without it.
+ */
+export function trackRequest(
+  tracker: RequestTracker,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: () => string,
+  started = req.receivedAt ?? performance.now(),
+): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.id = id;
+  if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
+  res.setHeader('x-request-id', id);
+  const done = (aborted: boolean) => {
+    const ms = performance.now() - started;
+    const path = route();
+    tracker.observe(req.method ?? '', path, res.statusCode, ms / 1000);
+    if (QUIET_PATHS.has(path)) return;
+    const line = {
+      req_id: id,
+      correlation_id: req.headers['x-correlation-id'],
+      method: req.method,
+      // Express rewrites req.url inside mounted routers; originalUrl is what the client asked for.
+      url: (req as { originalUrl?: string }).originalUrl ?? req.url,
+      remote: req.socket.remoteAddress,
+      status: res.statusCode,
+      ms: Math.round(ms * 10) / 10,
+    };
+    if (aborted) tracker.logger.warn(line, 'request aborted');
+    else if (res.statusCode >= 500) tracker.logger.error(line, 'request failed');
+    else tracker.logger.info(line, 'request completed');
+  };
+  // 'close' follows 'finish' on every response, and comes alone when the client went away first.
+  res.once('close', () => done(!res.writableFinished));
+  return id;
+}
+
+/**
+ * Per request, in one middleware: `trackRequest`, labelled with the matched route. Written here
+ * rather than with pino-http: its per-request child logger and serialisers were a fifth of the
+ * gateway's CPU time in bench:translate (docs/benchmarks.md).
  */
 function requestContext(logger: Logger, metrics: Registry): RequestHandler {
-  const histogram = httpDurationHistogram(metrics);
+  const tracker = requestTracker(logger, metrics);
   return (req, res, next) => {
-    const started = performance.now();
-    const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.id = id;
-    if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
-    res.setHeader('x-request-id', id);
-    const done = (aborted: boolean) => {
-      const ms = performance.now() - started;
-      const route = req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
-      histogram.observe(
-        { method: req.method, route: String(route), status: String(res.statusCode) },
-        ms / 1000,
-      );
-      if (QUIET_PATHS.has(req.path)) return;
-      const line = {
-        req_id: id,
-        correlation_id: req.headers['x-correlation-id'],
-        method: req.method,
-        url: req.originalUrl,
-        remote: req.socket.remoteAddress,
-        status: res.statusCode,
-        ms: Math.round(ms * 10) / 10,
-      };
-      if (aborted) logger.warn(line, 'request aborted');
-      else if (res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
-    };
-    res.once('finish', () => done(false));
-    res.once('close', () => {
-      if (!res.writableFinished) done(true);
-    });
+    trackRequest(tracker, req, res, () =>
+      String(req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path)),
+    );
     next();
   };
 }
 
+/**
+ * A handler that may take a request before Express does: it returns true when it has taken it (and
+ * will answer or hand it to Express itself), false to let Express have it untouched.
+ */
+export type FastLane = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /** Listens on host:port; a port that cannot be bound is a configuration error naming the setting. */
-export function listen(app: Express, port: number, host: string, portSetting: string): Promise<Server> {
+export function listen(
+  app: Express,
+  port: number,
+  host: string,
+  portSetting: string,
+  lane?: FastLane,
+): Promise<Server> {
+  const handler: RequestListener = lane
+    ? (req, res) => {
+        if (!lane(req, res)) app(req, res);
+      }
+    : app;
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(handler);
+    server.listen(port, host);
     server.once('listening', () => resolve(server));
     server.once('error', (err: NodeJS.ErrnoException) => {
       reject(new ConfigError(portSetting, `cannot listen on ${host}:${port} (${err.code ?? err.message})`));

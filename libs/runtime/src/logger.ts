@@ -7,7 +7,7 @@ export function createLogger(service: string, level: string = 'info'): Logger {
   return pino({
     level,
     base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTime,
     formatters: { level: (label) => ({ level: label }) },
     // API keys and credentials must never reach a log line.
     redact: {
@@ -15,4 +15,17 @@ export function createLogger(service: string, level: string = 'info'): Logger {
       censor: '[redacted]',
     },
   });
+}
+
+let lastMs = 0;
+let lastTime = '';
+
+/** pino's `isoTime`, formatting each millisecond once: busy processes log many lines per millisecond. */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
 }

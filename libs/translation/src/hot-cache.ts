@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import { bounded, type RedisClient } from '@tp/redis';
 
@@ -24,10 +24,8 @@ export interface CacheKeyInput {
  * joined with U+0000, which no language code contains, so ("a", "b|c") and ("a|b", "c") never collide.
  */
 export function hotCacheHash({ source, target, text }: CacheKeyInput): string {
-  return createHash('sha256')
-    .update(`${source}\u0000${target}\u0000${text}`, 'utf8')
-    .digest('hex')
-    .slice(0, 32);
+  // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.
+  return hash('sha256', `${source}\u0000${target}\u0000${text}`, 'hex').slice(0, 32);
 }
 
 export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>

@@ -30,6 +30,11 @@ export const gatewaySettings = z.object({
   /** Requests per window per API key on keyed routes; 0 turns the limit off. */
   RATE_LIMIT_PER_KEY: env.nonNegativeInt(1200),
   RATE_LIMIT_WINDOW_S: env.positiveInt(60),
+  /**
+   * How often, in ms, each gateway process sends its rate-limit counts to Redis and learns the other
+   * replicas'. Across replicas a client can exceed a limit by what it got through in one interval.
+   */
+  RATE_LIMIT_SYNC_MS: env.positiveInt(100),
   /** Prefix of Redis keys (hot cache, rate-limit counters); the translator must use the same one. */
   REDIS_KEY_PREFIX: env.string('tp:'),
   /** Comma-separated allowed browser origins, `*` for any; empty sends no CORS headers. */

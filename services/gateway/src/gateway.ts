@@ -1,4 +1,5 @@
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
+import { requestTracker } from '@tp/runtime';
 import { HotCache } from '@tp/translation';
 import cors from 'cors';
 import type { Express } from 'express';
@@ -13,8 +14,9 @@ import { NliClient } from './nli/nli-client.js';
 import { nliRoutes } from './nli/nli.routes.js';
 import { moderationRoutes } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
-import { createRateLimits } from './rate-limit/rate-limit.js';
+import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
+import { cacheHitLane } from './translate/cache-hit-lane.js';
 import { translateRoutes } from './translate/translate.routes.js';
 import { TranslatorClient } from './translate/translator-client.js';
 
@@ -25,6 +27,7 @@ export const GATEWAY_VERSION = '0.1.0';
  * and Kafka (admin views such as consumer lag); reports the internal services it calls as optional.
  */
 export function startGateway(config: GatewayConfig) {
+  let limits: RateLimits | undefined;
   return startService({
     name: 'gateway',
     config,
@@ -33,7 +36,13 @@ export function startGateway(config: GatewayConfig) {
       httpHealthCheck('translator', config.TRANSLATOR_URL),
       httpHealthCheck('nli', config.NLI_URL),
     ],
-    routes: (app, context) => addGatewayRoutes(app, context, config),
+    routes: (app, context) => {
+      const added = addGatewayRoutes(app, context, config);
+      limits = added.limits;
+      return added.lane;
+    },
+    // Sends the rate-limit counts still held in memory before Redis is closed.
+    background: () => [{ start: async () => undefined, stop: async () => limits?.stop() }],
   });
 }
 
@@ -48,7 +57,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
   return [
     ...translateRoutes({
       translator,
-      cache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
+      cache: hotCache(context, config),
       maxTextChars: config.MAX_TEXT_CHARS,
     }),
     ...nliRoutes(nli),
@@ -68,8 +77,10 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
   ] as AnyRoute[];
 }
 
-function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig): void {
+function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig) {
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+  // Errors a fast lane found before handing a request over are answered like any other.
+  app.use((req, _res, next) => next(req.laneError));
   if (config.CORS_ORIGINS.length > 0) {
     const origin = config.CORS_ORIGINS.includes('*') ? '*' : config.CORS_ORIGINS;
     app.use(
@@ -79,18 +90,28 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const routes = gatewayRoutes(config, context, keys);
   serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
-  mountRoutes(app, routes, {
-    keys,
-    limits: createRateLimits({
-      redis: required(context.deps.redis, 'redis'),
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      publicPoints: config.RATE_LIMIT_PUBLIC,
-      perKeyPoints: config.RATE_LIMIT_PER_KEY,
-      windowSeconds: config.RATE_LIMIT_WINDOW_S,
-    }),
-    bodyLimitKb: config.BODY_LIMIT_KB,
+  const limits = createRateLimits({
+    redis: context.deps.redis,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    publicPoints: config.RATE_LIMIT_PUBLIC,
+    perKeyPoints: config.RATE_LIMIT_PER_KEY,
+    windowSeconds: config.RATE_LIMIT_WINDOW_S,
+    syncMs: config.RATE_LIMIT_SYNC_MS,
   });
+  mountRoutes(app, routes, { keys, limits, bodyLimitKb: config.BODY_LIMIT_KB });
+  const lane = cacheHitLane({
+    app,
+    cache: hotCache(context, config),
+    limits,
+    tracker: requestTracker(context.logger, context.metrics),
+    maxTextChars: config.MAX_TEXT_CHARS,
+    bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
+  });
+  return { lane, limits };
 }
+
+const hotCache = (context: ServiceContext, config: GatewayConfig) =>
+  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;

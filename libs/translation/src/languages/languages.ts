@@ -179,6 +179,8 @@ const TAG = /^[a-z0-9]{1,8}(?:-[a-z0-9]{1,8})*$/;
  * `zh-Hant-HK` -> `zh-hant` -> `zh-TW`). `auto` is not a language and gives undefined.
  */
 export function normaliseLanguageTag(tag: string): string | undefined {
+  // Most clients send a listed code as is; that needs no parsing.
+  if (BY_LOWER_CODE.get(tag.toLowerCase())?.code === tag) return tag;
   const lower = tag.trim().replaceAll('_', '-').toLowerCase();
   if (!TAG.test(lower)) return undefined;
   const subtags = lower.split('-');

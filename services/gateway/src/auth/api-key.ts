@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API keys look like `tp_` + 43 base64url characters (256 random bits). With that much entropy a
@@ -21,7 +21,7 @@ export function generateApiKey(): NewKeyMaterial {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function looksLikeApiKey(value: string): boolean {

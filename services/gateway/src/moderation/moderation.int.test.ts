@@ -11,7 +11,7 @@ import { ApiKeyStore } from '../auth/api-key.store.js';
 import { mountRoutes } from '../http/mount.js';
 import { buildOpenApiDocument } from '../http/openapi.js';
 import type { AnyRoute } from '../http/route.js';
-import type { RateLimits } from '../rate-limit/rate-limit.js';
+import { createRateLimits } from '../rate-limit/rate-limit.js';
 import type { NliDetect } from './moderate/moderate-text.js';
 import { moderationRoutes } from './moderation.routes.js';
 
@@ -46,7 +46,14 @@ interface ResponseBody {
   };
 }
 
-const noLimits: RateLimits = { byAddress: (_req, _res, next) => next(), byKey: (_req, _res, next) => next() };
+const noLimits = createRateLimits({
+  redis: undefined,
+  keyPrefix: 'test:',
+  publicPoints: 0,
+  perKeyPoints: 0,
+  windowSeconds: 60,
+  syncMs: 100,
+});
 
 /** NLI stand-in: a text mentioning "veiled" is unsafe; "nli-down" makes it fail like a dead service. */
 const nliDetect: NliDetect = async (text) => {

@@ -1,16 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { closeRedis, createRedis } from '@tp/redis';
+import { createLogger } from '@tp/runtime';
 
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 
-const LIMITS = { RATE_LIMIT_PUBLIC: '3', RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_WINDOW_S: '60' };
+const LIMITS = {
+  RATE_LIMIT_PUBLIC: '3',
+  RATE_LIMIT_PER_KEY: '2',
+  RATE_LIMIT_WINDOW_S: '60',
+  RATE_LIMIT_SYNC_MS: '50',
+};
 let first: TestGateway;
 let second: TestGateway;
 let noRedis: TestGateway;
+let shared: string;
 
 beforeAll(async () => {
-  const shared = `test:${randomBytes(4).toString('hex')}:`;
+  shared = `test:${randomBytes(4).toString('hex')}:`;
   [first, second, noRedis] = await Promise.all([
     startTestGateway({ ...LIMITS, REDIS_KEY_PREFIX: shared }),
     startTestGateway({ ...LIMITS, REDIS_KEY_PREFIX: shared }),
@@ -21,6 +30,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([first?.close(), second?.close(), noRedis?.close()]);
 });
+
+/** The count Redis holds for this prefix's current window of `scope`, summed over its keys. */
+async function redisTotal(prefix: string, scope: string): Promise<number> {
+  const redis = createRedis({
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    logger: createLogger('test', 'silent'),
+  });
+  await redis.connect();
+  try {
+    const keys = await redis.keys(`${prefix}rl:${scope}:*`);
+    const values = keys.length === 0 ? [] : await redis.mGet(keys);
+    return values.reduce((sum, value) => sum + Number(value ?? 0), 0);
+  } finally {
+    await closeRedis(redis);
+  }
+}
 
 const languages = (g: TestGateway) => fetch(`${g.url}/api/v1/translate/languages`);
 const me = (g: TestGateway, key: string) =>
@@ -38,9 +63,16 @@ describe('rate limits', () => {
     expect(await limited.json()).toMatchObject({ code: 42901, error: 'RATE_LIMITED' });
   });
 
-  it('shares the counters between gateway replicas through Redis', async () => {
-    // `first` used up the address's budget above; `second` uses the same Redis prefix.
-    expect((await languages(second)).status).toBe(429);
+  it('shares the counters between gateway replicas through Redis within one sync interval', async () => {
+    // `first` used up the address's budget above; `second` uses the same Redis prefix. A replica that
+    // has not seen the client yet lets its first request through, then learns the total at its sync.
+    const before = await languages(second);
+    await sleep(200);
+    const after = await languages(second);
+    expect(before.status).toBe(200);
+    expect(after.status).toBe(429);
+    // Three requests through `first`, one through `second`; refused requests are not counted.
+    expect(await redisTotal(shared, 'ip')).toBe(4);
   });
 
   it('limits each API key on its own', async () => {

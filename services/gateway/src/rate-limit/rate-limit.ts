@@ -1,25 +1,31 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { RedisClient } from '@tp/redis';
 import { AppError } from '@tp/runtime';
-import type { RequestHandler, Response } from 'express';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  RLWrapperTimeouts,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import type { Request, RequestHandler, Response } from 'express';
 
-/** Longest wait for Redis before the in-memory limiter decides. */
+import { WindowLimiter, type Decision } from './window-limiter.js';
+
+/** Longest wait for Redis when counts are sent. */
 const REDIS_TIMEOUT_MS = 250;
 
 export interface RateLimitOptions {
-  readonly redis: RedisClient;
+  readonly redis: RedisClient | undefined;
   readonly keyPrefix: string;
   /** Requests per window per client address on public routes; 0 = unlimited. */
   readonly publicPoints: number;
   /** Requests per window per API key; 0 = unlimited. */
   readonly perKeyPoints: number;
   readonly windowSeconds: number;
+  /** How often each process sends its counts to Redis and learns the others'. */
+  readonly syncMs: number;
+}
+
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** Set once a request has been counted against a limit (by a fast lane), so it is not counted twice. */
+    rateLimitCounted?: boolean;
+  }
 }
 
 export interface RateLimits {
@@ -27,78 +33,73 @@ export interface RateLimits {
   readonly byAddress: RequestHandler;
   /** For keyed routes, after authentication: counts by API key id. */
   readonly byKey: RequestHandler;
+  /**
+   * Counts a request against the public limit outside Express (the cache-hit lane): sets the limit
+   * headers and returns undefined, or the 429 to answer. Marks the request as counted.
+   */
+  countAddress(req: IncomingMessage, res: ServerResponse, address: string): AppError | undefined;
+  /** Sends pending counts and stops the sync timers. */
+  stop(): Promise<void>;
 }
 
 /**
- * Fixed-window counters in Redis, shared by every gateway replica. When Redis is down each replica
- * falls back to the same limits in its own memory (rate-limiter-flexible's insurance limiter): the
- * limit then holds per replica instead of globally, and no request fails because of Redis.
+ * Fixed-window limits per client address (public routes) and per API key (keyed routes), shared by
+ * every gateway replica through Redis without a Redis call per request (see WindowLimiter). When
+ * Redis is down each replica still applies the limits on its own, and no request fails because of it.
  */
 export function createRateLimits(options: RateLimitOptions): RateLimits {
-  const byAddress = limiter(options, 'ip', options.publicPoints);
-  const byKey = limiter(options, 'key', options.perKeyPoints);
+  const limiter = (scope: string, points: number) =>
+    points === 0
+      ? undefined
+      : new WindowLimiter(options.redis, {
+          points,
+          windowSeconds: options.windowSeconds,
+          keyPrefix: `${options.keyPrefix}rl:${scope}:`,
+          syncMs: options.syncMs,
+          timeoutMs: REDIS_TIMEOUT_MS,
+        });
+  const address = limiter('ip', options.publicPoints);
+  const key = limiter('key', options.perKeyPoints);
   return {
-    byAddress: middleware(byAddress, options.publicPoints, (_res, req) => req.ip ?? 'unknown'),
-    byKey: middleware(byKey, options.perKeyPoints, (res) => String(res.locals.principal?.keyId)),
+    byAddress: middleware(address, options.publicPoints, (req) => req.ip ?? 'unknown'),
+    byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId)),
+    countAddress(req, res, client) {
+      if (!address) return undefined;
+      req.rateLimitCounted = true;
+      return decide(address.consume(client), options.publicPoints, res);
+    },
+    async stop() {
+      await Promise.all([address?.stop(), key?.stop()]);
+    },
   };
-}
-
-function limiter(
-  options: RateLimitOptions,
-  scope: string,
-  points: number,
-): RateLimiterAbstract | RLWrapperTimeouts | undefined {
-  if (points === 0) return undefined;
-  const common = { points, duration: options.windowSeconds, keyPrefix: `${options.keyPrefix}rl:${scope}` };
-  const insuranceLimiter = new RateLimiterMemory(common);
-  const redis = new RateLimiterRedis({
-    ...common,
-    storeClient: options.redis,
-    useRedisPackage: true,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter,
-  });
-  // A Redis that accepts but does not answer must not hold requests: after the timeout the
-  // in-memory limiter decides.
-  return new RLWrapperTimeouts({ limiter: redis, timeoutMs: REDIS_TIMEOUT_MS, insuranceLimiter });
 }
 
 function middleware(
-  limiter: RateLimiterAbstract | RLWrapperTimeouts | undefined,
+  limiter: WindowLimiter | undefined,
   points: number,
-  keyOf: (res: Response, req: Parameters<RequestHandler>[0]) => string,
+  keyOf: (req: Request, res: Response) => string,
 ): RequestHandler {
   if (!limiter) return (_req, _res, next) => next();
   return (req, res, next) => {
-    limiter.consume(keyOf(res, req)).then(
-      (result) => {
-        setLimitHeaders(res, points, result);
-        next();
-      },
-      (rejection: unknown) => {
-        if (!(rejection instanceof RateLimiterRes)) {
-          next(rejection);
-          return;
-        }
-        setLimitHeaders(res, points, rejection);
-        const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-        next(
-          new AppError(
-            'RATE_LIMITED',
-            `rate limit of ${points} requests exceeded; retry in ${retryAfter} s`,
-            undefined,
-            {
-              'Retry-After': retryAfter,
-            },
-          ),
-        );
-      },
-    );
+    if (req.rateLimitCounted) {
+      next();
+      return;
+    }
+    next(decide(limiter.consume(keyOf(req, res)), points, res));
   };
 }
 
-function setLimitHeaders(res: Response, points: number, result: RateLimiterRes): void {
+/** Sets the RateLimit-* headers; returns the 429 when the request is over the limit. */
+function decide(decision: Decision, points: number, res: ServerResponse): AppError | undefined {
+  const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
   res.setHeader('RateLimit-Limit', String(points));
-  res.setHeader('RateLimit-Remaining', String(result.remainingPoints));
-  res.setHeader('RateLimit-Reset', String(Math.ceil(result.msBeforeNext / 1000)));
+  res.setHeader('RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('RateLimit-Reset', String(resetSeconds));
+  if (decision.allowed) return undefined;
+  return new AppError(
+    'RATE_LIMITED',
+    `rate limit of ${points} requests exceeded; retry in ${resetSeconds} s`,
+    undefined,
+    { 'Retry-After': String(resetSeconds) },
+  );
 }

@@ -104,3 +104,96 @@ describe('POST /api/v1/translate at the gateway', () => {
     expect(res.body).toMatchObject({ error, request_id: expect.any(String) });
   });
 });
+
+describe('the cache-hit lane in front of Express', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  const hitBody = JSON.stringify({ text: '早上好', target: 'en' });
+
+  beforeAll(async () => {
+    await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(
+      { source: 'zh-CN', target: 'en', text: '早上好' },
+      { translatedText: 'good morning', source: 'zh-CN', engine: 'deepl', cachedAt: '', truncated: false },
+    );
+  });
+
+  it('answers a hit with the same body and headers as the Express route', async () => {
+    // A browser's Origin header keeps a request on the Express path (CORS is handled there).
+    const [lane, express] = await Promise.all([
+      post(hitBody),
+      post(hitBody, { origin: 'https://app.example' }),
+    ]);
+    const [laneBody, expressBody] = (await Promise.all([lane.json(), express.json()])) as {
+      data: { duration: number };
+    }[];
+    expect(lane.status).toBe(200);
+    expect(express.status).toBe(200);
+    expect({ ...laneBody, data: { ...laneBody?.data, duration: 0 } }).toEqual({
+      ...expressBody,
+      data: { ...expressBody?.data, duration: 0 },
+    });
+    const names = (res: Response) =>
+      [...res.headers.keys()]
+        .filter((n) => n !== 'date' && n !== 'vary' && !n.startsWith('access-control'))
+        .sort();
+    expect(names(lane)).toEqual(names(express));
+    expect(lane.headers.get('content-type')).toBe(express.headers.get('content-type'));
+    expect(lane.headers.get('ratelimit-limit')).toBe(express.headers.get('ratelimit-limit'));
+    // Both were counted: one of them saw one request fewer left.
+    const remaining = [lane, express].map((r) => Number(r.headers.get('ratelimit-remaining')));
+    expect(Math.abs((remaining[0] ?? 0) - (remaining[1] ?? 0))).toBe(1);
+    expect(lane.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("echoes the client's x-request-id and counts the hit in the request metrics", async () => {
+    const count = async () => {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('http_request_duration_seconds_count') &&
+            l.includes('route="/api/v1/translate"') &&
+            l.includes('status="200"'),
+        );
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const before = await count();
+    const res = await post(hitBody, { 'x-request-id': 'lane-test-1' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('lane-test-1');
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('answers malformed JSON with 400 MALFORMED_JSON, as express.json would', async () => {
+    for (const body of ['{"text":', '"just a string"', 'null']) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'MALFORMED_JSON', request_id: expect.any(String) });
+    }
+  });
+
+  it('counts a request once against the public limit when it hands a miss over to Express', async () => {
+    const limited = await startTestGateway({
+      RATE_LIMIT_PUBLIC: '2',
+      REDIS_KEY_PREFIX: gateway.config.REDIS_KEY_PREFIX,
+    });
+    try {
+      const url = `${limited.url}/api/v1/translate`;
+      const send = (body: string) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const miss = await send(JSON.stringify({ text: '没有缓存的句子', target: 'en' }));
+      const hit = await send(hitBody);
+      const third = await send(hitBody);
+      expect([miss.status, hit.status, third.status]).toEqual([503, 200, 429]);
+      expect(third.headers.get('retry-after')).not.toBeNull();
+      expect(await third.json()).toMatchObject({ error: 'RATE_LIMITED' });
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import { bounded, type RedisClient } from '@tp/redis';
 
@@ -21,7 +21,7 @@ export interface CacheKeyInput {
 /** `<prefix>nli:<first 32 hex of sha256>`, as the translation hot cache shortens its keys. */
 export function resultCacheKey(input: CacheKeyInput, prefix: string): string {
   const material = JSON.stringify([input.model, input.template, input.labels, input.multiLabel, input.text]);
-  return `${prefix}nli:${createHash('sha256').update(material).digest('hex').slice(0, 32)}`;
+  return `${prefix}nli:${hash('sha256', material, 'hex').slice(0, 32)}`;
 }
 
 /**
