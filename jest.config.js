@@ -5,8 +5,8 @@
 export default {
   // The node environment plus shared typed arrays, which onnxruntime-node needs (see the file).
   testEnvironment: '<rootDir>/test/harness/onnx-environment.mjs',
-  // Resolve workspace packages (@tp/*) to their TypeScript sources through the "source" export condition.
-  testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
+  // Resolve workspace packages (@tp/*) to their TypeScript sources through the "@tp/source" export condition.
+  testEnvironmentOptions: { customExportConditions: ['@tp/source', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [

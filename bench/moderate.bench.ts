@@ -1,4 +1,4 @@
-// npm run bench:moderate (npx tsx --conditions=source bench/moderate.bench.ts): the in-process keyword
+// npm run bench:moderate (npx tsx --conditions=@tp/source bench/moderate.bench.ts): the in-process keyword
 // check of POST /api/v1/moderate (normalise + Aho-Corasick match + boundaries + spans) on realistic
 // texts, beside two baselines measured in the same run over the same terms: a naive `includes()` loop
 // over every term, and one regular expression alternating all terms. Neither baseline normalises, checks

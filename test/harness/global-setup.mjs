@@ -82,7 +82,7 @@ async function prepareTemplateDatabase(serverUrl) {
   // The same migration CLI operators run, from the TypeScript sources.
   await run(
     `${REPO_ROOT}node_modules/.bin/tsx`,
-    ['--conditions=source', `${REPO_ROOT}infra/db/src/migrate.cli.ts`, 'up'],
+    ['--conditions=@tp/source', `${REPO_ROOT}infra/db/src/migrate.cli.ts`, 'up'],
     {
       env: { ...process.env, DATABASE_URL: url.toString() },
     },

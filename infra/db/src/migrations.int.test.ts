@@ -32,9 +32,11 @@ describe('migrations', () => {
     expect(await migrateUp(db.url)).toEqual([
       'Migration20261121000000_initial',
       'Migration20261121153039_moderation_terms',
+      'Migration20261121165741_chat_usage',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
+      'chat_usage',
       'content_translations',
       'dead_letters',
       'mikro_orm_migrations',
@@ -81,6 +83,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261121165741_chat_usage']);
+    expect(await tables()).not.toContain('chat_usage');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121153039_moderation_terms']);
     expect(await tables()).not.toContain('moderation_terms');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121000000_initial']);

@@ -93,6 +93,26 @@ export const env = {
           .map((item) => item.trim())
           .filter(Boolean),
       ),
+  /** A JSON value checked against `schema`; the message says what is wrong where. */
+  json: <T extends z.ZodType>(schema: T, fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value, ctx): z.output<T> => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(value);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
+          return z.NEVER;
+        }
+        const result = schema.safeParse(parsed);
+        if (result.success) return result.data;
+        const issue = result.error.issues[0];
+        const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+        ctx.addIssue({ code: 'custom', message: `${issue?.message ?? 'is invalid'}${where}` });
+        return z.NEVER;
+      }),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

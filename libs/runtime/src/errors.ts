@@ -21,6 +21,12 @@ export const ERROR_CATALOGUE = {
     status: 400,
     summary: 'A language code is not in GET /api/v1/translate/languages.',
   },
+  CONTENT_BLOCKED: {
+    code: 40005,
+    status: 400,
+    summary:
+      'The chat guardrail blocked a user message (moderation terms, or the NLI check found it unsafe); `details` says which message and why.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,
@@ -39,6 +45,11 @@ export const ERROR_CATALOGUE = {
     summary: 'The API key is valid but its role may not use the route.',
   },
   NOT_FOUND: { code: 40401, status: 404, summary: 'No such route, or no such resource.' },
+  MODEL_NOT_FOUND: {
+    code: 40402,
+    status: 404,
+    summary: 'No configured chat provider serves this model or alias; `GET /v1/models` lists them.',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,
@@ -71,10 +82,22 @@ export const ERROR_CATALOGUE = {
     status: 429,
     summary: 'Too many requests for this key or client address; retry after `Retry-After` seconds.',
   },
+  UPSTREAM_RATE_LIMITED: {
+    code: 42902,
+    status: 429,
+    summary:
+      'Every chat provider for the model answered 429; `Retry-After` is the shortest wait they asked for.',
+  },
   INTERNAL: {
     code: 50001,
     status: 500,
     summary: 'An unexpected fault; the request id locates it in the logs.',
+  },
+  UPSTREAM_FAILED: {
+    code: 50201,
+    status: 502,
+    summary:
+      'Every chat provider for the model failed (connection, timeout, 5xx or rejected credentials); `details.attempts` says why.',
   },
   DEPENDENCY_UNAVAILABLE: {
     code: 50301,
@@ -101,6 +124,11 @@ export const ERROR_CATALOGUE = {
     code: 50305,
     status: 503,
     summary: 'The NLI service did not answer in time.',
+  },
+  CHAT_UNAVAILABLE: {
+    code: 50306,
+    status: 503,
+    summary: 'No chat provider is configured on this gateway (`CHAT_PROVIDERS`).',
   },
 } as const satisfies Record<string, { code: number; status: number; summary: string }>;
 

@@ -38,12 +38,12 @@ describe('error bodies', () => {
     });
   });
 
-  it("are OpenAI's shape under /v1", () => {
+  it("are OpenAI's shape under /v1, naming the body field as OpenAI does", () => {
     expect(errorBody(error, '/v1/chat/completions', 'req-1')).toEqual({
       error: {
         message: 'body.text: required',
         type: 'invalid_request_error',
-        param: 'body.text',
+        param: 'text',
         code: 'validation_failed',
       },
     });

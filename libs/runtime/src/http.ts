@@ -104,9 +104,11 @@ export function openAiErrorBody(error: AppError): object {
   };
 }
 
+/** OpenAI names the body field itself (`messages`, not `body.messages`). */
 function firstIssuePath(details: unknown): string | null {
   const issues = (details as { issues?: { path?: string }[] } | undefined)?.issues;
-  return issues?.[0]?.path ?? null;
+  const path = issues?.[0]?.path;
+  return path === undefined ? null : path.replace(/^body\./, '');
 }
 
 const BODY_ERRORS: Record<string, ErrorCode> = {

@@ -2,9 +2,12 @@ import { commonSettings } from '@tp/platform';
 import { env, parseEnv } from '@tp/runtime';
 import { z } from 'zod';
 
+import { chatSettings } from './chat/chat-config.js';
+
 /** Gateway settings (environment variables); documented in README "Configuration". */
 export const gatewaySettings = z.object({
   ...commonSettings,
+  ...chatSettings,
   PORT: env.port(3000),
   TRANSLATOR_URL: env.url(['http', 'https'], 'http://127.0.0.1:3004'),
   NLI_URL: env.url(['http', 'https'], 'http://127.0.0.1:3005'),

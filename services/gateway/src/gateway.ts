@@ -12,7 +12,13 @@ import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
 import { nliRoutes } from './nli/nli.routes.js';
-import { moderationRoutes } from './moderation/moderation.routes.js';
+import { chatRoutes } from './chat/chat.routes.js';
+import { resolveProviders } from './chat/chat-config.js';
+import { ChatGuardrail } from './chat/guardrail.js';
+import { ProviderRegistry } from './chat/providers.js';
+import { chatUsageRoutes } from './chat/usage/chat-usage.routes.js';
+import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
+import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
@@ -54,6 +60,14 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
     config.LANGUAGES_TIMEOUT_MS,
   );
   const nli = new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS);
+  const orm = required(context.deps.orm, 'postgres');
+  const moderation = createModeration({
+    orm,
+    logger: context.logger,
+    nliDetect: (text, signal, id) => nli.detect(text, id ?? '', signal),
+    nliTimeoutMs: config.NLI_TIMEOUT_MS,
+  });
+  const chatUsage = new ChatUsageStore(orm);
   return [
     ...translateRoutes({
       translator,
@@ -61,12 +75,13 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       maxTextChars: config.MAX_TEXT_CHARS,
     }),
     ...nliRoutes(nli),
-    ...moderationRoutes({
-      orm: required(context.deps.orm, 'postgres'),
-      logger: context.logger,
-      nliDetect: (text, signal, id) => nli.detect(text, id ?? '', signal),
-      nliTimeoutMs: config.NLI_TIMEOUT_MS,
+    ...moderation.routes,
+    ...chatRoutes({
+      registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
+      guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate),
+      usage: chatUsage,
     }),
+    ...chatUsageRoutes(chatUsage),
     whoamiRoute,
     ...keyRoutes(keys),
     translateStatusRoute(context.deps.checks, [

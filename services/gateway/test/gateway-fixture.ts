@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { ApiKeyStore } from '../src/auth/api-key.store.js';
+import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config.js';
 import { startGateway } from '../src/gateway.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
@@ -84,4 +85,29 @@ export function operations(
 /** A concrete URL path for an OpenAPI path, with a placeholder value in each parameter. */
 export function concretePath(path: string, value = '00000000-0000-4000-8000-000000000000'): string {
   return path.replace(/\{\w+\}/g, value);
+}
+
+/**
+ * The stable error name of an error body: `error` of the envelope, or, under /v1/ (OpenAI's shape),
+ * `error.code` in upper case.
+ */
+export function errorName(path: string, body: unknown): string | undefined {
+  const error = (body as { error?: unknown } | undefined)?.error;
+  if (path.startsWith('/v1/')) {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    return typeof code === 'string' ? code.toUpperCase() : undefined;
+  }
+  return typeof error === 'string' ? error : undefined;
+}
+
+/** Rate limits switched off, for tests that mount routes on a bare app. */
+export function noRateLimits(): RateLimits {
+  return createRateLimits({
+    redis: undefined,
+    keyPrefix: 'test:',
+    publicPoints: 0,
+    perKeyPoints: 0,
+    windowSeconds: 60,
+    syncMs: 100,
+  });
 }

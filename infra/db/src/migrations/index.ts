@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
 import { Migration20261121153039_moderation_terms } from './Migration20261121153039_moderation_terms.js';
+import { Migration20261121165741_chat_usage } from './Migration20261121165741_chat_usage.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
     name: 'Migration20261121153039_moderation_terms',
     class: Migration20261121153039_moderation_terms,
   },
+  { name: 'Migration20261121165741_chat_usage', class: Migration20261121165741_chat_usage },
 ];

@@ -1,4 +1,5 @@
 import { ApiKey } from './api-key.entity.js';
+import { ChatUsage } from './chat-usage.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
 import { ModerationTerm } from './moderation-term.entity.js';
@@ -8,6 +9,7 @@ import { SourceContent } from './source-content.entity.js';
 import { TranslationConfig } from './translation-config.entity.js';
 
 export * from './api-key.entity.js';
+export * from './chat-usage.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
 export * from './moderation-term.entity.js';
@@ -18,6 +20,7 @@ export * from './translation-config.entity.js';
 
 export const ENTITIES = [
   ApiKey,
+  ChatUsage,
   ContentTranslation,
   DeadLetterEntry,
   ModerationTerm,

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { concretePath, operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+import {
+  concretePath,
+  errorName,
+  operations,
+  startTestGateway,
+  type TestGateway,
+} from '../../test/gateway-fixture.js';
 
 let gateway: TestGateway;
 
@@ -42,7 +48,11 @@ describe('authentication on every route of the served API', () => {
     it(`answers ${status} ${code} to ${label} on every keyed route`, async () => {
       for (const op of keyed()) {
         const res = await call(op.method, op.path, header(gateway));
-        expect({ route: `${op.method} ${op.path}`, status: res.status, error: res.body?.error }).toEqual({
+        expect({
+          route: `${op.method} ${op.path}`,
+          status: res.status,
+          error: errorName(op.path, res.body),
+        }).toEqual({
           route: `${op.method} ${op.path}`,
           status,
           error: code,
@@ -54,7 +64,11 @@ describe('authentication on every route of the served API', () => {
   it('answers 403 FORBIDDEN to a client key on every admin route', async () => {
     for (const op of keyed().filter((o) => o.access === 'admin')) {
       const res = await call(op.method, op.path, `Bearer ${gateway.keys.client}`);
-      expect({ route: `${op.method} ${op.path}`, status: res.status, error: res.body?.error }).toEqual({
+      expect({
+        route: `${op.method} ${op.path}`,
+        status: res.status,
+        error: errorName(op.path, res.body),
+      }).toEqual({
         route: `${op.method} ${op.path}`,
         status: 403,
         error: 'FORBIDDEN',

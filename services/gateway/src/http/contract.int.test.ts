@@ -8,6 +8,7 @@ import {
   tinyModelsDir,
   type TestTranslator,
 } from '../../../translator/test/translator-fixture.js';
+import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
 import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 
@@ -17,16 +18,19 @@ import { OpenApiContract } from '../../test/openapi-contract.js';
 let gateway: TestGateway;
 let translator: TestTranslator;
 let nli: TestNli;
+let upstream: OpenAiDouble;
 let cleanups: (() => Promise<void>)[] = [];
 let contract: OpenApiContract;
 const redis = createClient({ url: process.env.REDIS_URL });
 
 beforeAll(async () => {
   const models = await tinyModelsDir();
-  [translator, nli] = await Promise.all([
+  [translator, nli, upstream] = await Promise.all([
     startTestTranslator({ MODELS_DIR: models.dir, REDIS_KEY_PREFIX: 'contract:' }),
     startNliWithTinyModel(),
+    startOpenAiDouble({ apiKey: 'sk-contract' }),
   ]);
+  process.env.CONTRACT_UPSTREAM_KEY = 'sk-contract';
   cleanups = [models.remove];
   gateway = await startTestGateway({
     RATE_LIMIT_PUBLIC: '1000',
@@ -34,6 +38,9 @@ beforeAll(async () => {
     TRANSLATOR_URL: translator.url,
     NLI_URL: nli.url,
     REDIS_KEY_PREFIX: translator.config.REDIS_KEY_PREFIX,
+    CHAT_PROVIDERS: JSON.stringify([
+      { name: 'up', base_url: upstream.url, api_key_env: 'CONTRACT_UPSTREAM_KEY', models: ['gpt-test-mini'] },
+    ]),
   });
   contract = new OpenApiContract(gateway.openapi);
   await redis.connect();
@@ -51,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([translator?.close(), nli?.close()]);
+  await Promise.all([translator?.close(), nli?.close(), upstream?.close()]);
   for (const cleanup of cleanups) await cleanup();
   await redis.close();
 });
@@ -272,6 +279,41 @@ const SCENARIOS: Scenario[] = [
     status: 404,
   },
   { name: 'status', method: 'get', path: '/api/admin/translate/status', auth: 'admin', status: 200 },
+  {
+    name: 'chat completion',
+    method: 'post',
+    path: '/v1/chat/completions',
+    auth: 'client',
+    body: { model: 'gpt-test-mini', messages: [{ role: 'user', content: 'hello there' }] },
+    status: 200,
+  },
+  {
+    name: 'unknown model',
+    method: 'post',
+    path: '/v1/chat/completions',
+    auth: 'client',
+    body: { model: 'nope', messages: [{ role: 'user', content: 'hi' }] },
+    status: 404,
+  },
+  {
+    name: 'no messages',
+    method: 'post',
+    path: '/v1/chat/completions',
+    auth: 'client',
+    body: { model: 'gpt-test-mini', messages: [] },
+    status: 400,
+  },
+  { name: 'models', method: 'get', path: '/v1/models', auth: 'client', status: 200 },
+  { name: 'models, no key', method: 'get', path: '/v1/models', auth: 'none', status: 401 },
+  { name: 'chat usage', method: 'get', path: '/api/admin/chat/usage', auth: 'admin', status: 200 },
+  {
+    name: 'chat usage, window backwards',
+    method: 'get',
+    path: '/api/admin/chat/usage',
+    url: '/api/admin/chat/usage?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z',
+    auth: 'admin',
+    status: 400,
+  },
 ];
 
 describe('responses match the served OpenAPI document', () => {

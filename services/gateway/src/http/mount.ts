@@ -83,7 +83,8 @@ function handle(route: AnyRoute): RequestHandler {
       req,
       res,
     } as Parameters<AnyRoute['handler']>[0]);
-    if (res.headersSent) return;
+    // A handler that wrote the answer itself (a stream), or whose client is gone, has nothing to add.
+    if (res.headersSent || res.destroyed) return;
     res.status(route.response.status).json(envelope ? { code: 0, data: result } : result);
   };
 }

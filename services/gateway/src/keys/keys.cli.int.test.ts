@@ -28,7 +28,7 @@ async function keys(...args: string[]) {
   try {
     const { stdout, stderr } = await run(
       `${REPO_ROOT}node_modules/.bin/tsx`,
-      ['--conditions=source', `${REPO_ROOT}services/gateway/src/keys/keys.cli.ts`, ...args],
+      ['--conditions=@tp/source', `${REPO_ROOT}services/gateway/src/keys/keys.cli.ts`, ...args],
       { env: { ...process.env, DATABASE_URL: db.url } },
     );
     return { code: 0, stdout, stderr };

@@ -5,13 +5,12 @@ import { connectDatabase, type Orm } from '@tp/db';
 import { closeServer, createHttpApp, createLogger, createMetrics, finishHttpApp, listen } from '@tp/runtime';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import type { OpenApiDoc } from '../../test/gateway-fixture.js';
+import { noRateLimits, type OpenApiDoc } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 import { ApiKeyStore } from '../auth/api-key.store.js';
 import { mountRoutes } from '../http/mount.js';
 import { buildOpenApiDocument } from '../http/openapi.js';
 import type { AnyRoute } from '../http/route.js';
-import { createRateLimits } from '../rate-limit/rate-limit.js';
 import type { NliDetect } from './moderate/moderate-text.js';
 import { moderationRoutes } from './moderation.routes.js';
 
@@ -46,14 +45,7 @@ interface ResponseBody {
   };
 }
 
-const noLimits = createRateLimits({
-  redis: undefined,
-  keyPrefix: 'test:',
-  publicPoints: 0,
-  perKeyPoints: 0,
-  windowSeconds: 60,
-  syncMs: 100,
-});
+const noLimits = noRateLimits();
 
 /** NLI stand-in: a text mentioning "veiled" is unsafe; "nli-down" makes it fail like a dead service. */
 const nliDetect: NliDetect = async (text) => {

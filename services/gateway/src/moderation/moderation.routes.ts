@@ -25,11 +25,16 @@ export interface ModerationDeps {
   readonly refreshIntervalMs?: number | undefined;
 }
 
-/**
- * POST /api/v1/moderate and the admin routes of custom terms. The matcher is built in the background
- * right away, so the first moderation call does not pay for it.
- */
+/** POST /api/v1/moderate and the admin routes of custom terms. */
 export function moderationRoutes(deps: ModerationDeps) {
+  return createModeration(deps).routes;
+}
+
+/**
+ * Keyword (and hybrid) moderation with its routes; `moderate` is also the chat guardrail's check.
+ * The matcher is built in the background right away, so the first moderation call does not pay for it.
+ */
+export function createModeration(deps: ModerationDeps) {
   const store = new ModerationTermStore(deps.orm);
   const catalogue = new TermCatalogue(store, listEntries(), {
     refreshIntervalMs: deps.refreshIntervalMs,
@@ -40,8 +45,11 @@ export function moderationRoutes(deps: ModerationDeps) {
     nliDetect: deps.nliDetect,
     nliTimeoutMs: deps.nliTimeoutMs ?? 2000,
   });
-  return [
-    moderateRoute(moderate, deps.maxTextChars ?? MODERATION_MAX_TEXT_CHARS),
-    ...termRoutes(store, catalogue),
-  ];
+  return {
+    moderate,
+    routes: [
+      moderateRoute(moderate, deps.maxTextChars ?? MODERATION_MAX_TEXT_CHARS),
+      ...termRoutes(store, catalogue),
+    ],
+  };
 }

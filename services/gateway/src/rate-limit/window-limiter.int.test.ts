@@ -49,13 +49,13 @@ describe('WindowLimiter', () => {
   });
 
   it('adds its counts to Redis on sync, and another replica refuses once it has synced', async () => {
-    const shared = options(5);
+    const shared = { ...options(5), windowSeconds: 86_400 };
     const first = new WindowLimiter(redis, shared);
     const second = new WindowLimiter(redis, shared);
     const now = Date.now();
     for (let i = 0; i < 4; i += 1) first.consume('client', now);
     await first.sync();
-    const window = Math.floor(now / 60_000);
+    const window = Math.floor(now / 86_400_000);
     expect(await redis.get(`${shared.keyPrefix}${window}:client`)).toBe('4');
     expect(await redis.ttl(`${shared.keyPrefix}${window}:client`)).toBeGreaterThan(0);
 
@@ -75,7 +75,7 @@ describe('WindowLimiter', () => {
     expect(decisions).toEqual([true, true, false]);
 
     // The same counts, held while Redis was unreachable, are all sent by a later sync.
-    const opts = options(10);
+    const opts = { ...options(10), windowSeconds: 86_400 }; // no window boundary during the test
     const flaky = new WindowLimiter(redis, opts);
     await redis.disconnect();
     flaky.consume('a');
@@ -84,7 +84,7 @@ describe('WindowLimiter', () => {
     await redis.connect();
     flaky.consume('a');
     await flaky.sync();
-    const window = Math.floor(Date.now() / 60_000);
+    const window = Math.floor(Date.now() / 86_400_000);
     expect(await redis.get(`${opts.keyPrefix}${window}:a`)).toBe('3');
   });
 });

@@ -180,6 +180,7 @@ describe('the cache-hit lane in front of Express', () => {
   it('counts a request once against the public limit when it hands a miss over to Express', async () => {
     const limited = await startTestGateway({
       RATE_LIMIT_PUBLIC: '2',
+      RATE_LIMIT_WINDOW_S: '86400',
       REDIS_KEY_PREFIX: gateway.config.REDIS_KEY_PREFIX,
     });
     try {

@@ -275,7 +275,7 @@ describe('models:pull CLI', () => {
     run(
       join(REPO_ROOT, 'node_modules/.bin/tsx'),
       [
-        '--conditions=source',
+        '--conditions=@tp/source',
         join(REPO_ROOT, 'tools/models/src/pull/pull.cli.ts'),
         '--dir',
         modelsDir,

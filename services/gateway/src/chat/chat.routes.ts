@@ -1,0 +1,137 @@
+import { requestId, requestLog } from '@tp/runtime';
+import { z } from 'zod';
+
+import { defineRoute } from '../http/route.js';
+import { completeOnce, completeStream } from './complete-chat.js';
+import type { ChatGuardrail } from './guardrail.js';
+import type { ProviderRegistry } from './providers.js';
+import type { ChatUsage } from './usage/chat-usage.store.js';
+
+const message = z
+  .looseObject({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]).optional(),
+  })
+  .meta({ id: 'ChatMessage' });
+
+/** OpenAI's request: the fields checked here, any other parameter passed on to the provider as is. */
+const chatRequest = z.looseObject({
+  model: z.string().min(1).meta({ description: 'A model or alias from `GET /v1/models`.' }),
+  messages: z.array(message).min(1),
+  stream: z.boolean().optional().meta({ description: 'true answers `text/event-stream` chunks.' }),
+  stream_options: z
+    .looseObject({ include_usage: z.boolean().optional() })
+    .nullable()
+    .optional()
+    .meta({ description: '`include_usage: true` adds a last chunk with `usage` before `[DONE]`.' }),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  max_completion_tokens: z.number().int().positive().optional(),
+  n: z.number().int().min(1).max(128).optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(4)])
+    .nullable()
+    .optional(),
+  user: z.string().optional(),
+});
+
+const chatCompletion = z
+  .looseObject({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number(),
+    model: z.string(),
+    choices: z.array(
+      z.looseObject({
+        index: z.number(),
+        message: z.looseObject({ role: z.string(), content: z.string().nullable() }),
+        finish_reason: z.string().nullable(),
+      }),
+    ),
+    usage: z
+      .looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
+      .optional(),
+  })
+  .meta({ id: 'ChatCompletion' });
+
+const modelList = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() }),
+  ),
+});
+
+export interface ChatRouteOptions {
+  readonly registry: ProviderRegistry;
+  readonly guardrail: ChatGuardrail;
+  /** Where token usage per key goes (Postgres); a failure to record is logged, never the client's. */
+  readonly usage: { record(usage: ChatUsage): Promise<void> };
+}
+
+const STARTED = Math.floor(Date.now() / 1000);
+
+export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/chat/completions',
+      summary: 'Chat completion (OpenAI-compatible)',
+      description:
+        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
+      tags: ['chat'],
+      access: 'client',
+      envelope: false,
+      request: { body: chatRequest },
+      response: { status: 200, description: 'The completion (non-streamed).', schema: chatCompletion },
+      errors: [
+        'CONTENT_BLOCKED',
+        'MODEL_NOT_FOUND',
+        'UPSTREAM_RATE_LIMITED',
+        'UPSTREAM_FAILED',
+        'CHAT_UNAVAILABLE',
+      ],
+      handler: async ({ body, principal, req, res, signal }) => {
+        const targets = registry.targets(body.model);
+        await guardrail.check(body.messages, signal, requestId(req));
+        const includeUsage = body.stream_options?.include_usage === true;
+        const done = body.stream
+          ? await completeStream(targets, body, includeUsage, res, signal)
+          : await completeOnce(targets, body, res, signal);
+        if (done?.usage && principal) {
+          usage
+            .record({
+              keyId: principal.keyId,
+              requestId: requestId(req),
+              model: body.model,
+              upstreamModel: done.target.model,
+              provider: done.target.provider.name,
+              promptTokens: done.usage.prompt_tokens,
+              completionTokens: done.usage.completion_tokens,
+              totalTokens: done.usage.total_tokens,
+              stream: body.stream === true,
+            })
+            .catch((err: unknown) => requestLog(req).error({ err }, 'could not record chat usage'));
+        }
+        // The answer has been written (or the client is gone).
+        return undefined as never;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/models',
+      summary: 'Models (OpenAI-compatible)',
+      description: "The configured providers' models and the aliases, as OpenAI's model list.",
+      tags: ['chat'],
+      access: 'client',
+      envelope: false,
+      response: { status: 200, description: 'The models.', schema: modelList },
+      handler: () => ({
+        object: 'list' as const,
+        data: registry
+          .models()
+          .map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.owned_by })),
+      }),
+    }),
+  ];
+}

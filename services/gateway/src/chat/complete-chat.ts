@@ -1,0 +1,237 @@
+import type { Response as ExpressResponse } from 'express';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+
+import type { Target } from './providers.js';
+import {
+  allFailed,
+  fallsBack,
+  retryAfterSeconds,
+  UpstreamCall,
+  usageOf,
+  type Attempt,
+  type Usage,
+} from './upstream.js';
+
+export interface Completed {
+  readonly target: Target;
+  readonly usage: Usage | undefined;
+}
+
+/** A provider's own answer to a request it found faulty (400, 404, 422...), passed on as it came. */
+interface ClientFault {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * Tries each target in turn until one answers. A provider that cannot be reached, is silent, rate
+ * limited, failing (5xx) or refuses our credentials is skipped for the next; a provider's verdict on
+ * the request itself (other 4xx) is the answer. Writes the answer to `res`; throws the 429/502 when
+ * every provider failed. Nothing is written once the client has gone.
+ */
+export async function completeOnce(
+  targets: readonly Target[],
+  body: Readonly<Record<string, unknown>>,
+  res: ExpressResponse,
+  signal: AbortSignal,
+): Promise<Completed | undefined> {
+  const attempts: Attempt[] = [];
+  for (const target of targets) {
+    if (signal.aborted) return undefined;
+    const call = new UpstreamCall(target, signal);
+    try {
+      const response = await call.send(body, false);
+      const answer = (await response.json().catch(() => undefined)) as unknown;
+      if (response.ok) {
+        if (!Array.isArray((answer as { choices?: unknown } | undefined)?.choices)) {
+          attempts.push({ ...call.where(), outcome: 'bad answer', status: response.status });
+          continue;
+        }
+        res.status(200).json(answer);
+        return { target, usage: usageOf(answer) };
+      }
+      if (fallsBack(response.status)) {
+        attempts.push(statusAttempt(call, response));
+        continue;
+      }
+      passOn(res, { status: response.status, body: answer });
+      return undefined;
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      attempts.push(call.failure(err));
+    } finally {
+      call.close();
+    }
+  }
+  throw allFailed(attempts);
+}
+
+/**
+ * The streamed form: the provider's chunks are relayed as they come. Until the first chunk has been
+ * sent to the client, any failure (including an in-band error or a stream that breaks) moves on to
+ * the next provider; after it, a failure is sent in-band as `data: {"error": ...}` and the stream
+ * ends. Usage is always asked of the provider (for the usage records) and relayed only when the
+ * client asked for it with `stream_options.include_usage`.
+ */
+export async function completeStream(
+  targets: readonly Target[],
+  body: Readonly<Record<string, unknown>>,
+  includeUsage: boolean,
+  res: ExpressResponse,
+  signal: AbortSignal,
+): Promise<Completed | undefined> {
+  const attempts: Attempt[] = [];
+  const upstreamBody = { ...body, stream: true, stream_options: { include_usage: true } };
+  for (const target of targets) {
+    if (signal.aborted) return undefined;
+    const call = new UpstreamCall(target, signal);
+    let started = false;
+    let abandoned = false;
+    let usage: Usage | undefined;
+    const held: string[] = [];
+    try {
+      const response = await call.send(upstreamBody, true);
+      if (!response.ok || !response.body) {
+        if (fallsBack(response.status) || !response.body) {
+          attempts.push(statusAttempt(call, response));
+          continue;
+        }
+        passOn(res, { status: response.status, body: await response.json().catch(() => undefined) });
+        return undefined;
+      }
+      const events = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream());
+      for await (const event of events) {
+        call.touch();
+        if (event.data === '[DONE]') {
+          if (!started) startStream(res);
+          res.end(`${started ? '' : held.join('')}data: [DONE]\n\n`);
+          return { target, usage };
+        }
+        const chunk = parseChunk(event.data);
+        if (chunk === undefined || 'error' in chunk) {
+          const message = chunk ? errorMessage(chunk) : 'the provider sent a chunk that is not JSON';
+          if (!started) {
+            attempts.push({ ...call.where(), outcome: 'stream failed', message });
+            abandoned = true;
+            break;
+          }
+          endInBand(res, chunk ?? streamError(message));
+          return { target, usage };
+        }
+        usage = usageOf(chunk) ?? usage;
+        const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0 && usageOf(chunk);
+        if (!includeUsage) {
+          if (usageOnly) continue;
+          delete chunk.usage;
+        }
+        const frame = `data: ${JSON.stringify(chunk)}\n\n`;
+        if (!started && !substantive(chunk)) {
+          // The opening `{role: "assistant"}` chunk is held back with nothing else: a provider that
+          // fails before its first token can still be replaced without the client seeing it.
+          held.push(frame);
+          continue;
+        }
+        if (!started) {
+          startStream(res);
+          started = true;
+          res.write(held.join(''));
+        }
+        res.write(frame);
+      }
+      if (abandoned) continue;
+      // The provider closed the stream without [DONE].
+      if (!started) {
+        attempts.push({
+          ...call.where(),
+          outcome: 'stream failed',
+          message: 'stream ended before any chunk',
+        });
+        continue;
+      }
+      endInBand(res, streamError('the provider ended the stream early'));
+      return { target, usage };
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      if (!started) {
+        attempts.push(call.failure(err));
+        continue;
+      }
+      endInBand(
+        res,
+        streamError(call.timedOut ? 'the provider stopped sending' : 'the provider stream broke'),
+      );
+      return { target, usage };
+    } finally {
+      call.close();
+    }
+  }
+  throw allFailed(attempts);
+}
+
+/** A chunk the client must see before a fallback is no longer possible: content, a tool call, an end. */
+function substantive(chunk: Record<string, unknown>): boolean {
+  if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return true;
+  return (chunk.choices as { delta?: Record<string, unknown>; finish_reason?: unknown }[]).some((choice) => {
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined) return true;
+    const delta = choice.delta ?? {};
+    return Object.entries(delta).some(([name, value]) => name !== 'role' && value !== '' && value !== null);
+  });
+}
+
+function statusAttempt(call: UpstreamCall, response: Response): Attempt {
+  const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+  return {
+    ...call.where(),
+    outcome: 'status',
+    status: response.status,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
+}
+
+function passOn(res: ExpressResponse, fault: ClientFault): void {
+  const body = fault.body ?? {
+    error: {
+      message: `the provider answered ${fault.status}`,
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    },
+  };
+  res.status(fault.status).json(body);
+}
+
+function startStream(res: ExpressResponse): void {
+  res.status(200);
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-cache');
+  // Proxies such as nginx must not hold chunks back.
+  res.setHeader('x-accel-buffering', 'no');
+  res.flushHeaders();
+}
+
+function endInBand(res: ExpressResponse, error: object): void {
+  if (!res.headersSent) startStream(res);
+  res.end(`data: ${JSON.stringify(error)}\n\n`);
+}
+
+const streamError = (message: string) => ({
+  error: { message, type: 'server_error', param: null, code: 'upstream_stream_failed' },
+});
+
+function parseChunk(data: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(data) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorMessage(chunk: Record<string, unknown>): string {
+  const message = (chunk.error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : 'the provider sent an error';
+}

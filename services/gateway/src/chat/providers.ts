@@ -1,0 +1,87 @@
+import { AppError } from '@tp/runtime';
+
+import type { Provider } from './chat-config.js';
+
+/** One place a request can go: a provider and the model name it knows. */
+export interface Target {
+  readonly provider: Provider;
+  readonly model: string;
+}
+
+export interface ModelEntry {
+  readonly id: string;
+  readonly owned_by: string;
+}
+
+/**
+ * Which providers serve which model, and in what order they are tried. A requested model is first
+ * looked up as an alias; each alias entry (or the model itself) is `provider/model` for one provider,
+ * or a bare model for every provider that lists it, in configuration order.
+ */
+export class ProviderRegistry {
+  constructor(
+    readonly providers: readonly Provider[],
+    private readonly aliases: Readonly<Record<string, string | readonly string[]>>,
+  ) {}
+
+  /** The targets for `model`, in fallback order; 503 with no providers, 404 for an unknown model. */
+  targets(model: string): Target[] {
+    if (this.providers.length === 0) {
+      throw new AppError(
+        'CHAT_UNAVAILABLE',
+        'no chat provider is configured on this gateway; an operator sets CHAT_PROVIDERS',
+      );
+    }
+    const alias = this.aliases[model];
+    const entries = alias === undefined ? [model] : typeof alias === 'string' ? [alias] : alias;
+    const seen = new Set<string>();
+    const targets: Target[] = [];
+    for (const entry of entries) {
+      for (const target of this.expand(entry)) {
+        const key = `${target.provider.name}\u0000${target.model}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        targets.push(target);
+      }
+    }
+    if (targets.length === 0) {
+      throw new AppError(
+        'MODEL_NOT_FOUND',
+        `The model \`${model}\` does not exist or you do not have access to it.`,
+      );
+    }
+    return targets;
+  }
+
+  /** Every model a client can ask for: the providers' models, then the aliases. */
+  models(): ModelEntry[] {
+    const entries = new Map<string, ModelEntry>();
+    for (const provider of this.providers) {
+      for (const id of provider.models)
+        if (!entries.has(id)) entries.set(id, { id, owned_by: provider.name });
+    }
+    for (const id of Object.keys(this.aliases)) {
+      if (!entries.has(id) && this.targetsOrNone(id).length > 0) entries.set(id, { id, owned_by: 'alias' });
+    }
+    return [...entries.values()];
+  }
+
+  private targetsOrNone(model: string): Target[] {
+    try {
+      return this.targets(model);
+    } catch {
+      return [];
+    }
+  }
+
+  private expand(entry: string): Target[] {
+    const slash = entry.indexOf('/');
+    if (slash > 0) {
+      const named = this.providers.find((p) => p.name === entry.slice(0, slash));
+      if (named) return [{ provider: named, model: entry.slice(slash + 1) }];
+    }
+    return this.providers
+      .filter((p) => p.models.includes(entry))
+      .map((provider) => ({ provider, model: entry }));
+  }
+}

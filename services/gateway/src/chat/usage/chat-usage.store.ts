@@ -1,0 +1,109 @@
+import { ChatUsage as ChatUsageEntity, type Orm } from '@tp/db';
+
+/** What one chat completion used, from the upstream's `usage`, charged to the caller's key. */
+export interface ChatUsage {
+  readonly keyId: string;
+  readonly requestId: string;
+  /** The model the client asked for, which may be an alias. */
+  readonly model: string;
+  /** The model the provider ran. */
+  readonly upstreamModel: string;
+  readonly provider: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+  readonly stream: boolean;
+}
+
+/** Which usage to sum: `since` is inclusive, `until` exclusive; a bound left out does not limit. */
+export interface UsageFilter {
+  readonly since?: Date;
+  readonly until?: Date;
+  readonly keyId?: string;
+}
+
+/** Usage of one key with one requested model. */
+export interface UsageSummaryRow {
+  readonly keyId: string;
+  readonly keyName: string;
+  readonly model: string;
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+}
+
+/** Sums come back from Postgres as bigint strings; a token count never nears 2^53. */
+interface SummaryRecord {
+  readonly key_id: string;
+  readonly key_name: string;
+  readonly model: string;
+  readonly requests: string;
+  readonly prompt_tokens: string;
+  readonly completion_tokens: string;
+  readonly total_tokens: string;
+}
+
+/** Token usage of chat completions in Postgres (table chat_usage); rows are only inserted. */
+export class ChatUsageStore {
+  constructor(private readonly orm: Orm) {}
+
+  /** One insert; created_at is the database's clock. */
+  async record(usage: ChatUsage): Promise<void> {
+    await this.orm.em.fork().insert(ChatUsageEntity, {
+      id: crypto.randomUUID(),
+      apiKey: usage.keyId,
+      requestId: usage.requestId,
+      model: usage.model,
+      upstreamModel: usage.upstreamModel,
+      provider: usage.provider,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      totalTokens: usage.totalTokens,
+      stream: usage.stream,
+    });
+  }
+
+  /**
+   * Usage per key and requested model, biggest spenders first, in one query. Revoked keys still show:
+   * what they used was used.
+   */
+  async summary(filter: UsageFilter): Promise<UsageSummaryRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.since) {
+      where.push('u.created_at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until) {
+      where.push('u.created_at < ?');
+      params.push(filter.until);
+    }
+    if (filter.keyId) {
+      where.push('u.api_key_id = ?');
+      params.push(filter.keyId);
+    }
+    const rows = await this.orm.em.getConnection().execute<SummaryRecord[]>(
+      `select k.id as key_id, k.name as key_name, u.model,
+          count(*) as requests,
+          sum(u.prompt_tokens) as prompt_tokens,
+          sum(u.completion_tokens) as completion_tokens,
+          sum(u.total_tokens) as total_tokens
+        from chat_usage u
+        join api_keys k on k.id = u.api_key_id
+        ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
+        group by k.id, k.name, u.model
+        order by sum(u.total_tokens) desc, k.name, k.id, u.model`,
+      params,
+    );
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      keyName: row.key_name,
+      model: row.model,
+      requests: Number(row.requests),
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      totalTokens: Number(row.total_tokens),
+    }));
+  }
+}
