@@ -67,7 +67,8 @@ describe('POST /api/v1/translate at the gateway', () => {
       code: 0,
       data: { translatedText: 'good morning', source: 'zh-CN', target: 'en', cached: true, engine: 'deepl' },
     });
-    expect((body.data as { duration: number }).duration).toBeLessThan(0.05);
+    // No engine ran: the time is the cache read's (loose bound: test workers share 2 cores).
+    expect((body.data as { duration: number }).duration).toBeLessThan(0.25);
   });
 
   it('normalises language tags before the cache lookup (zh-cn, en-US)', async () => {
