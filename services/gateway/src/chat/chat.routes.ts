@@ -83,7 +83,13 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
       access: 'client',
       envelope: false,
       request: { body: chatRequest },
-      response: { status: 200, description: 'The completion (non-streamed).', schema: chatCompletion },
+      response: {
+        status: 200,
+        description: 'The completion; with `stream: true`, a stream of completion chunks.',
+        schema: chatCompletion,
+        eventStream:
+          '`data: {chat.completion.chunk}` events, a usage chunk with `choices: []` when `stream_options.include_usage` is true, then `data: [DONE]`; a failure after the first chunk is one `data: {"error": {...}}` event and no `[DONE]`.',
+      },
       errors: [
         'CONTENT_BLOCKED',
         'MODEL_NOT_FOUND',

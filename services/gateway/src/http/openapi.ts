@@ -85,7 +85,14 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
     responses: {
       [String(route.response.status)]: {
         description: route.response.description,
-        content: { 'application/json': { schema: success } },
+        content: {
+          'application/json': { schema: success },
+          ...(route.response.eventStream
+            ? {
+                'text/event-stream': { schema: z.string().meta({ description: route.response.eventStream }) },
+              }
+            : {}),
+        },
       },
       ...failures,
     },

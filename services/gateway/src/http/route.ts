@@ -47,6 +47,8 @@ export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.Zo
     readonly description: string;
     /** Schema of `data` in `{code: 0, data}`; of the whole body when `envelope` is false. */
     readonly schema: S;
+    /** The route may also answer `text/event-stream` (described here) when the request asks for it. */
+    readonly eventStream?: string;
   };
   /** False for routes that answer in someone else's shape (the OpenAI-compatible /v1 routes). */
   readonly envelope?: boolean;
