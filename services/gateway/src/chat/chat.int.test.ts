@@ -355,6 +355,36 @@ describe('errors, in OpenAI shape and as the SDK classes', () => {
     expect(calls(a)).toHaveLength(0);
   });
 
+  it.each([
+    ['off', 'lets a flagged message through', 200],
+    ['keyword+nli', 'fails closed with 503 when NLI cannot answer', 503],
+  ])('with CHAT_GUARDRAIL=%s %s', async (mode, _label, status) => {
+    const other = await startTestGateway({
+      CHAT_GUARDRAIL: mode,
+      NLI_TIMEOUT_MS: '300',
+      CHAT_PROVIDERS: JSON.stringify([
+        { name: 'a', base_url: a.url, api_key_env: 'CHAT_TEST_KEY_A', models: [MODEL] },
+      ]),
+    });
+    try {
+      const text = mode === 'off' ? 'you are a 傻逼' : 'a perfectly clean question';
+      const res = await fetch(`${other.url}${COMPLETIONS}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.keys.client}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: ask(text) }),
+      });
+      expect(res.status).toBe(status);
+      if (status === 503) {
+        expect(await res.json()).toMatchObject({ error: { code: 'nli_unavailable', type: 'server_error' } });
+        expect(calls(a)).toHaveLength(0);
+      } else {
+        expect(calls(a)).toHaveLength(1);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers 503 with a clear message when no provider is configured, never an invented answer', async () => {
     const bare = await startTestGateway();
     try {
