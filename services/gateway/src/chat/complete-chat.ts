@@ -1,14 +1,16 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Response as ExpressResponse } from 'express';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 
 import type { Target } from './providers.js';
 import {
+  isSuccess,
   allFailed,
   fallsBack,
   retryAfterSeconds,
   UpstreamCall,
   usageOf,
   type Attempt,
+  type UpstreamResponse,
   type Usage,
 } from './upstream.js';
 
@@ -41,8 +43,9 @@ export async function completeOnce(
     const call = new UpstreamCall(target, signal);
     try {
       const response = await call.send(body, false);
-      const answer = (await response.json().catch(() => undefined)) as unknown;
-      if (response.ok) {
+      const answer = (await response.body.json().catch(() => undefined)) as unknown;
+      call.finished();
+      if (isSuccess(response.status)) {
         if (!Array.isArray((answer as { choices?: unknown } | undefined)?.choices)) {
           attempts.push({ ...call.where(), outcome: 'bad answer', status: response.status });
           continue;
@@ -91,20 +94,20 @@ export async function completeStream(
     const held: string[] = [];
     try {
       const response = await call.send(upstreamBody, true);
-      if (!response.ok || !response.body) {
-        if (fallsBack(response.status) || !response.body) {
+      if (!isSuccess(response.status)) {
+        const answer = (await response.body.json().catch(() => undefined)) as unknown;
+        call.finished();
+        if (fallsBack(response.status)) {
           attempts.push(statusAttempt(call, response));
           continue;
         }
-        passOn(res, { status: response.status, body: await response.json().catch(() => undefined) });
+        passOn(res, { status: response.status, body: answer });
         return undefined;
       }
-      const events = response.body
-        .pipeThrough(new TextDecoderStream())
-        .pipeThrough(new EventSourceParserStream());
-      for await (const event of events) {
+      for await (const event of serverSentEvents(response)) {
         call.touch();
         if (event.data === '[DONE]') {
+          call.finished();
           if (!started) startStream(res);
           res.end(`${started ? '' : held.join('')}data: [DONE]\n\n`);
           return { target, usage };
@@ -180,8 +183,20 @@ function substantive(chunk: Record<string, unknown>): boolean {
   });
 }
 
-function statusAttempt(call: UpstreamCall, response: Response): Attempt {
-  const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+/** The events of a Server-Sent Events body, parsed by eventsource-parser as the chunks arrive. */
+async function* serverSentEvents(response: UpstreamResponse): AsyncGenerator<EventSourceMessage> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  // One decoder for the whole body: a character split across two chunks is decoded once whole.
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    yield* events.splice(0);
+  }
+}
+
+function statusAttempt(call: UpstreamCall, response: UpstreamResponse): Attempt {
+  const retryAfter = retryAfterSeconds(response.retryAfter);
   return {
     ...call.where(),
     outcome: 'status',

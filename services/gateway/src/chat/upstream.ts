@@ -1,6 +1,16 @@
 import { AppError } from '@tp/runtime';
+import { request, type Dispatcher } from 'undici';
 
 import type { Target } from './providers.js';
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly retryAfter: string | undefined;
+  /** Must be read or dumped, so the connection goes back to the pool. */
+  readonly body: Dispatcher.ResponseData['body'];
+}
+
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 /** Why a provider was left for the next one. */
 export interface Attempt {
@@ -29,6 +39,7 @@ export class UpstreamCall {
   private timer: NodeJS.Timeout | undefined;
   private onClientGone = () => this.controller.abort(new Error('client went away'));
   timedOut = false;
+  private complete = false;
 
   constructor(
     readonly target: Target,
@@ -38,9 +49,13 @@ export class UpstreamCall {
     this.touch();
   }
 
-  async send(body: Readonly<Record<string, unknown>>, stream: boolean): Promise<Response> {
+  /**
+   * Sends the request; resolves once the status and headers are in. undici's `request` rather than
+   * `fetch`: it does the same over the same connection pool at a fraction of the CPU per call.
+   */
+  async send(body: Readonly<Record<string, unknown>>, stream: boolean): Promise<UpstreamResponse> {
     const { provider, model } = this.target;
-    return fetch(`${provider.baseUrl}/chat/completions`, {
+    const response = await request(`${provider.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -50,6 +65,12 @@ export class UpstreamCall {
       body: JSON.stringify({ ...body, model }),
       signal: this.controller.signal,
     });
+    const retryAfter = response.headers['retry-after'];
+    return {
+      status: response.statusCode,
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+      body: response.body,
+    };
   }
 
   /** Restarts the silence timer. */
@@ -61,11 +82,16 @@ export class UpstreamCall {
     }, this.target.provider.timeoutMs);
   }
 
-  /** Stops the timer and forgets the client's signal; aborts the call if it is still open. */
+  /** Marks the provider's answer as read to the end: closing then has nothing to abort. */
+  finished(): void {
+    this.complete = true;
+  }
+
+  /** Stops the timer and forgets the client's signal; aborts the call unless it was read to the end. */
   close(): void {
     clearTimeout(this.timer);
     this.clientSignal.removeEventListener('abort', this.onClientGone);
-    this.controller.abort(new Error('call closed'));
+    if (!this.complete) this.controller.abort(new Error('call closed'));
   }
 
   /** The attempt record for a failure of this call (thrown error or silence). */
@@ -90,8 +116,8 @@ export class UpstreamCall {
 export const fallsBack = (status: number): boolean =>
   status === 401 || status === 403 || status === 408 || status === 429 || status >= 500;
 
-export function retryAfterSeconds(header: string | null): number | undefined {
-  if (header === null) return undefined;
+export function retryAfterSeconds(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
   const date = Date.parse(header);
