@@ -104,12 +104,19 @@ export async function completeStream(
         passOn(res, { status: response.status, body: answer });
         return undefined;
       }
+      // Frames for the client, written once per read from the provider rather than one by one.
+      let out = '';
       for await (const event of serverSentEvents(response)) {
         call.touch();
+        if (event === END_OF_READ) {
+          if (started && out !== '') res.write(out);
+          out = '';
+          continue;
+        }
         if (event.data === '[DONE]') {
           call.finished();
           if (!started) startStream(res);
-          res.end(`${started ? '' : held.join('')}data: [DONE]\n\n`);
+          res.end(`${started ? '' : held.join('')}${out}data: [DONE]\n\n`);
           return { target, usage };
         }
         const chunk = parseChunk(event.data);
@@ -120,16 +127,17 @@ export async function completeStream(
             abandoned = true;
             break;
           }
+          if (out !== '') res.write(out);
           endInBand(res, chunk ?? streamError(message));
           return { target, usage };
         }
         usage = usageOf(chunk) ?? usage;
         const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0 && usageOf(chunk);
-        if (!includeUsage) {
-          if (usageOnly) continue;
-          delete chunk.usage;
-        }
-        const frame = `data: ${JSON.stringify(chunk)}\n\n`;
+        if (!includeUsage && usageOnly) continue;
+        // Relayed as sent, unless the usage the client did not ask for has to come out.
+        const strip = !includeUsage && 'usage' in chunk;
+        if (strip) delete chunk.usage;
+        const frame = `data: ${strip ? JSON.stringify(chunk) : event.data}\n\n`;
         if (!started && !substantive(chunk)) {
           // The opening `{role: "assistant"}` chunk is held back with nothing else: a provider that
           // fails before its first token can still be replaced without the client seeing it.
@@ -139,9 +147,9 @@ export async function completeStream(
         if (!started) {
           startStream(res);
           started = true;
-          res.write(held.join(''));
+          out = held.join('');
         }
-        res.write(frame);
+        out += frame;
       }
       if (abandoned) continue;
       // The provider closed the stream without [DONE].
@@ -183,8 +191,15 @@ function substantive(chunk: Record<string, unknown>): boolean {
   });
 }
 
-/** The events of a Server-Sent Events body, parsed by eventsource-parser as the chunks arrive. */
-async function* serverSentEvents(response: UpstreamResponse): AsyncGenerator<EventSourceMessage> {
+const END_OF_READ = Symbol('end of read');
+
+/**
+ * The events of a Server-Sent Events body, parsed by eventsource-parser as the chunks arrive, each
+ * read's events followed by END_OF_READ.
+ */
+async function* serverSentEvents(
+  response: UpstreamResponse,
+): AsyncGenerator<EventSourceMessage | typeof END_OF_READ> {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   // One decoder for the whole body: a character split across two chunks is decoded once whole.
@@ -192,6 +207,7 @@ async function* serverSentEvents(response: UpstreamResponse): AsyncGenerator<Eve
   for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     yield* events.splice(0);
+    yield END_OF_READ;
   }
 }
 
@@ -223,7 +239,6 @@ function startStream(res: ExpressResponse): void {
   res.setHeader('cache-control', 'no-cache');
   // Proxies such as nginx must not hold chunks back.
   res.setHeader('x-accel-buffering', 'no');
-  res.flushHeaders();
 }
 
 function endInBand(res: ExpressResponse, error: object): void {
