@@ -197,7 +197,14 @@ try {
       { name: 'bench', base_url: upstreamUrl, api_key_env: 'BENCH_UPSTREAM_KEY', models: [MODEL] },
     ]),
   });
+  const floorPort = await freePort();
+  start([`${REPO_ROOT}bench/proxy-floor-server.mjs`], {
+    PORT: String(floorPort),
+    UPSTREAM_URL: upstreamUrl,
+    UPSTREAM_API_KEY: UPSTREAM_KEY,
+  });
   await waitForHttp(`http://127.0.0.1:${gatewayPort}/health`);
+  await waitForHttp(`http://127.0.0.1:${floorPort}/`);
   const clientKey = execFileSync(
     process.execPath,
     [
@@ -222,6 +229,11 @@ try {
       label: 'gateway: POST /v1/chat/completions',
       url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
       headers: { ...json, authorization: `Bearer ${clientKey}` },
+    },
+    {
+      label: 'reference: minimal Node proxy (bench/proxy-floor-server.mjs)',
+      url: `http://127.0.0.1:${floorPort}/`,
+      headers: json,
     },
   ];
 
@@ -273,9 +285,10 @@ try {
     );
   }
 
-  /** Gateway minus direct, per round, and the median of those. */
-  const added = <T>(runs: readonly (readonly T[])[], pick: (r: T) => number) => {
-    const [direct = [], gateway = []] = runs;
+  /** Gateway (or, with `of` 2, the reference proxy) minus direct, per round, and the median of those. */
+  const added = <T>(runs: readonly (readonly T[])[], pick: (r: T) => number, of = 1) => {
+    const [direct = []] = runs;
+    const gateway = runs[of] ?? [];
     const perRound = gateway.map((r, round) => pick(r) - pick(direct[round] as T));
     return { perRound, median: median(perRound) };
   };
@@ -324,6 +337,16 @@ try {
     'added p99 latency (total, non-streamed)',
     added(plain, (r) => r.total99),
     true,
+  );
+  line(
+    'for scale, added p99 by the minimal Node proxy (TTFB, streamed)',
+    added(streamed, (r) => r.ttfb99, 2),
+    false,
+  );
+  line(
+    'for scale, added p99 by the minimal Node proxy (total, non-streamed)',
+    added(plain, (r) => r.total99, 2),
+    false,
   );
   const failures = [...streamed, ...plain, ...loaded].flat().reduce((sum, r) => sum + r.failed, 0);
   if (failures > 0) console.log(`warning: ${failures} requests did not succeed (non-2xx, error or bad body)`);
