@@ -37,7 +37,10 @@ export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptio
   // API answers are not cached by clients; hashing every body for an ETag is wasted work.
   app.set('etag', false);
   app.set('logger', logger);
-  app.use(requestContext(logger, metrics));
+  const tracker = requestTracker(logger, metrics);
+  // Fast lanes in front of Express log and count through the same tracker (see appTracker).
+  app.set('tracker', tracker);
+  app.use(requestContext(tracker));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', service, uptime_s: Math.round(process.uptime()) });
   });
@@ -154,7 +157,10 @@ export interface RequestTracker {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
-export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
+/** The tracker of an app made by createHttpApp, for fast lanes that answer before it. */
+export const appTracker = (app: Express): RequestTracker => app.get('tracker') as RequestTracker;
+
+function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
   const histogram = httpDurationHistogram(metrics);
   // One labelled child per method, route and status, looked up by a plain string instead of
   // prom-client hashing a label object on every request.
@@ -222,8 +228,7 @@ export function trackRequest(
  * rather than with pino-http: its per-request child logger and serialisers were a fifth of the
  * gateway's CPU time in bench:translate (docs/benchmarks.md).
  */
-function requestContext(logger: Logger, metrics: Registry): RequestHandler {
-  const tracker = requestTracker(logger, metrics);
+function requestContext(tracker: RequestTracker): RequestHandler {
   return (req, res, next) => {
     trackRequest(tracker, req, res, () =>
       String(req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path)),

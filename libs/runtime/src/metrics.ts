@@ -8,10 +8,7 @@ export function createMetrics(service: string): Registry {
   return registry;
 }
 
-/** The registry's request-duration histogram, made on first use (Express and fast lanes share it). */
 export function httpDurationHistogram(registry: Registry): Histogram<'method' | 'route' | 'status'> {
-  const existing = registry.getSingleMetric('http_request_duration_seconds');
-  if (existing) return existing as Histogram<'method' | 'route' | 'status'>;
   return new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, matched route and status code',

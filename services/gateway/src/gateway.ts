@@ -1,5 +1,5 @@
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
-import { requestTracker } from '@tp/runtime';
+import { appTracker } from '@tp/runtime';
 import { HotCache } from '@tp/translation';
 import cors from 'cors';
 import type { Express } from 'express';
@@ -118,7 +118,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     app,
     cache: hotCache(context, config),
     limits,
-    tracker: requestTracker(context.logger, context.metrics),
+    tracker: appTracker(app),
     maxTextChars: config.MAX_TEXT_CHARS,
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });

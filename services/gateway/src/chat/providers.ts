@@ -32,18 +32,7 @@ export class ProviderRegistry {
         'no chat provider is configured on this gateway; an operator sets CHAT_PROVIDERS',
       );
     }
-    const alias = this.aliases[model];
-    const entries = alias === undefined ? [model] : typeof alias === 'string' ? [alias] : alias;
-    const seen = new Set<string>();
-    const targets: Target[] = [];
-    for (const entry of entries) {
-      for (const target of this.expand(entry)) {
-        const key = `${target.provider.name}\u0000${target.model}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        targets.push(target);
-      }
-    }
+    const targets = this.resolve(model);
     if (targets.length === 0) {
       throw new AppError(
         'MODEL_NOT_FOUND',
@@ -61,17 +50,26 @@ export class ProviderRegistry {
         if (!entries.has(id)) entries.set(id, { id, owned_by: provider.name });
     }
     for (const id of Object.keys(this.aliases)) {
-      if (!entries.has(id) && this.targetsOrNone(id).length > 0) entries.set(id, { id, owned_by: 'alias' });
+      if (!entries.has(id) && this.resolve(id).length > 0) entries.set(id, { id, owned_by: 'alias' });
     }
     return [...entries.values()];
   }
 
-  private targetsOrNone(model: string): Target[] {
-    try {
-      return this.targets(model);
-    } catch {
-      return [];
+  /** The targets for `model` (an alias or a model), deduplicated, in order; none when unknown. */
+  private resolve(model: string): Target[] {
+    const alias = this.aliases[model];
+    const entries = alias === undefined ? [model] : typeof alias === 'string' ? [alias] : alias;
+    const seen = new Set<string>();
+    const targets: Target[] = [];
+    for (const entry of entries) {
+      for (const target of this.expand(entry)) {
+        const key = `${target.provider.name}\u0000${target.model}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        targets.push(target);
+      }
     }
+    return targets;
   }
 
   private expand(entry: string): Target[] {
