@@ -59,3 +59,26 @@ export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
 export function topicName(key: TopicKey, prefix = ''): string {
   return `${prefix}${TOPICS[key].name}`;
 }
+
+/**
+ * Kafka consumer groups of the pipeline. Tests (and tenants) prefix them like the topics, so isolated
+ * copies of the pipeline never share offsets.
+ */
+export const CONSUMER_GROUPS = {
+  /** worker: ContentChanged -> source_contents + TranslationRequested (outbox). */
+  planner: 'worker.planner',
+  /** worker: TranslationCompleted -> content_translations. */
+  projection: 'worker.projection',
+  /** worker: translation.dlq.v1 -> dead_letters index. */
+  deadLetters: 'worker.dead-letters',
+  /** translator: TranslationRequested -> engine chain -> TranslationCompleted. */
+  engines: 'translator.engines',
+  /** translator: the retry topic, read when each message is due. */
+  enginesRetry: 'translator.engines.retry',
+} as const;
+
+export type ConsumerGroupKey = keyof typeof CONSUMER_GROUPS;
+
+export function consumerGroup(key: ConsumerGroupKey, prefix = ''): string {
+  return `${prefix}${CONSUMER_GROUPS[key]}`;
+}

@@ -50,6 +50,16 @@ export const ERROR_CATALOGUE = {
     status: 404,
     summary: 'No configured chat provider serves this model or alias; `GET /v1/models` lists them.',
   },
+  ENTITY_NOT_FOUND: {
+    code: 40403,
+    status: 404,
+    summary: 'No source content is stored for this entity (module, type and id); report it first.',
+  },
+  DEAD_LETTER_NOT_FOUND: {
+    code: 40404,
+    status: 404,
+    summary: 'No dead-letter entry has this id (it may have been replayed, purged or evicted).',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,
@@ -65,6 +75,11 @@ export const ERROR_CATALOGUE = {
     code: 40902,
     status: 409,
     summary: 'The resource already exists (e.g. a moderation term that normalises like one already listed).',
+  },
+  MODULE_CONFLICT: {
+    code: 40903,
+    status: 409,
+    summary: 'The entity type is already owned by another module; one type belongs to one module.',
   },
   PAYLOAD_TOO_LARGE: { code: 41301, status: 413, summary: 'The body is larger than the configured limit.' },
   TEXT_TOO_LONG: {

@@ -1,0 +1,86 @@
+import type { IncomingMessage, MessageHandler, MessageProducer } from '@tp/kafka';
+import type { Logger } from '@tp/runtime';
+import { SchemaError, type EventCodec } from '@tp/schemas';
+import { Counter, type Registry } from 'prom-client';
+
+import { deadLetterMessage, deadLetterTopic, type Failure } from './dead-letter-message.js';
+import { PermanentError } from './permanent-error.js';
+
+export interface DeadLetterGuardOptions {
+  readonly producer: MessageProducer;
+  readonly codec: EventCodec;
+  readonly consumerGroup: string;
+  readonly logger: Logger;
+  readonly topicPrefix?: string;
+  readonly metrics?: Registry;
+}
+
+const counters = new WeakMap<Registry, Counter<'group' | 'code'>>();
+function deadLetterCounter(registry: Registry): Counter<'group' | 'code'> {
+  let counter = counters.get(registry);
+  if (!counter) {
+    counter = new Counter({
+      name: 'pipeline_dead_letters_total',
+      help: 'Messages sent to the dead-letter topic, by consumer group and error code',
+      labelNames: ['group', 'code'] as const,
+      registers: [registry],
+    });
+    counters.set(registry, counter);
+  }
+  return counter;
+}
+
+/** The failure to keep for a message, or undefined when the error is transient (retry it). */
+export function permanentFailure(err: unknown): Failure | undefined {
+  if (err instanceof PermanentError) return { code: err.code, message: err.message, attempts: err.attempts };
+  if (err instanceof SchemaError) return { code: err.code, message: err.message, attempts: 1 };
+  return undefined;
+}
+
+/**
+ * Wraps a handler so that a poison message cannot stop its partition: a permanent failure (a
+ * PermanentError, or a message that does not decode) is published to the dead-letter topic and the
+ * message counts as handled. The dead letter is acknowledged by Kafka before the offset moves on, so
+ * nothing is lost; if that publish fails, the error is rethrown and the message comes again.
+ * Transient errors are rethrown untouched: the consumer delivers the message again.
+ */
+export function guardWithDeadLetters(
+  handler: MessageHandler,
+  options: DeadLetterGuardOptions,
+): MessageHandler {
+  const counter = options.metrics ? deadLetterCounter(options.metrics) : undefined;
+  const topic = deadLetterTopic(options.topicPrefix);
+  return async (message: IncomingMessage) => {
+    try {
+      await handler(message);
+    } catch (err) {
+      const failure = permanentFailure(err);
+      if (!failure) throw err;
+      await sendToDeadLetters(options, topic, message, failure);
+      counter?.inc({ group: options.consumerGroup, code: failure.code });
+    }
+  };
+}
+
+/** Publishes one dead letter (awaited: acknowledged by the broker) and logs it. */
+export async function sendToDeadLetters(
+  options: Pick<DeadLetterGuardOptions, 'producer' | 'codec' | 'consumerGroup' | 'logger'>,
+  topic: string,
+  message: IncomingMessage,
+  failure: Failure,
+): Promise<void> {
+  await options.producer.send(topic, [
+    deadLetterMessage(options.codec, message, failure, options.consumerGroup),
+  ]);
+  options.logger.warn(
+    {
+      topic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      code: failure.code,
+      attempts: failure.attempts,
+      err: failure.message,
+    },
+    'message sent to the dead letters',
+  );
+}

@@ -1,0 +1,4 @@
+export * from './dead-letter-guard.js';
+export * from './dead-letter-message.js';
+export * from './permanent-error.js';
+export * from './read-cache-key.js';
