@@ -1,0 +1,59 @@
+import type { ContentChangedData } from '@tp/contracts';
+import { PermanentError } from '@tp/pipeline';
+import { normaliseLanguageTag } from '@tp/translation';
+
+/** Entity type under which the translator files free text (POST /api/v1/translate); no module owns it. */
+export const FREE_TEXT_ENTITY_TYPE = 'text';
+
+/** Longest values the source_contents columns take, in characters. */
+const MAX_CHARS = { module: 100, entityType: 100, entityId: 200, field: 100 } as const;
+
+/**
+ * The change as the planner stores it (source language as our code), or a PermanentError when it can
+ * never be stored: retrying a value the database refuses would block the partition forever. Changes
+ * produced to Kafka directly skip the gateway's validation, so everything is checked here.
+ */
+export function checkContentChange(data: ContentChangedData): ContentChangedData {
+  const sourceLang = normaliseLanguageTag(data.sourceLang);
+  if (!sourceLang) {
+    throw new PermanentError(
+      'UNSUPPORTED_LANGUAGE',
+      `sourceLang: unsupported language ${JSON.stringify(data.sourceLang)}`,
+    );
+  }
+  if (data.entityType === FREE_TEXT_ENTITY_TYPE) {
+    throw new PermanentError(
+      'MODULE_CONFLICT',
+      `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for free text translations`,
+    );
+  }
+  const problems: string[] = [];
+  checkName(problems, 'module', data.module, MAX_CHARS.module);
+  checkName(problems, 'entityType', data.entityType, MAX_CHARS.entityType);
+  checkName(problems, 'entityId', data.entityId, MAX_CHARS.entityId);
+  if (!Number.isSafeInteger(data.sourceVersion) || data.sourceVersion < 0) {
+    problems.push(`sourceVersion: ${data.sourceVersion} is not a non-negative integer`);
+  }
+  const names = new Set<string>();
+  data.fields.forEach(({ name, text }, i) => {
+    checkName(problems, `fields.${i}.name`, name, MAX_CHARS.field);
+    if (names.has(name)) problems.push(`fields.${i}.name: ${JSON.stringify(name)} appears twice`);
+    names.add(name);
+    if (text.includes('\u0000')) problems.push(`fields.${i}.text: contains U+0000`);
+  });
+  if (problems.length > 0) throw new PermanentError('CONTENT_INVALID', problems.join('; '));
+  return sourceLang === data.sourceLang ? data : { ...data, sourceLang };
+}
+
+function checkName(problems: string[], path: string, value: string, maxChars: number): void {
+  if (value.trim() === '') problems.push(`${path}: empty`);
+  else if (codePoints(value) > maxChars) problems.push(`${path}: longer than ${maxChars} characters`);
+  if (value.includes('\u0000')) problems.push(`${path}: contains U+0000`);
+}
+
+/** Length as Postgres counts characters of varchar(n): code points, not UTF-16 units. */
+export function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}

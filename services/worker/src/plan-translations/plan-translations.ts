@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+
+import type { ContentChangedData, TranslationRequestedData } from '@tp/contracts';
+import { PermanentError } from '@tp/pipeline';
+import { normaliseLanguageTag } from '@tp/translation';
+
+/** What the planner knows of one stored field of the entity (its source_contents row). */
+export interface StoredField {
+  readonly module: string;
+  readonly field: string;
+  readonly sourceLang: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+}
+
+/** The translation_config row, as far as planning needs it. */
+export interface TranslationSettings {
+  readonly targetLanguages: readonly string[];
+  readonly enabled: boolean;
+}
+
+/** A source_contents row to write: `insert` for a field seen for the first time, else `update`. */
+export interface SourceWrite {
+  readonly kind: 'insert' | 'update';
+  readonly field: string;
+  readonly text: string;
+  readonly sourceLang: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+}
+
+export interface TranslationPlan {
+  readonly writes: readonly SourceWrite[];
+  /** One per changed field and target language (none while translation is disabled). */
+  readonly requests: readonly TranslationRequestedData[];
+  /** Fields ignored because a newer version of them is stored. */
+  readonly stale: readonly string[];
+  /** Fields whose text and language did not change (their stored version may still be bumped). */
+  readonly unchanged: readonly string[];
+}
+
+export interface PlanInput {
+  /** The change, checked and with its source language normalised (see checkContentChange). */
+  readonly change: ContentChangedData;
+  /** The module that owns the entity type, or undefined while no module has reported the type. */
+  readonly typeOwner: string | undefined;
+  /** The entity's stored fields. */
+  readonly stored: readonly StoredField[];
+  readonly settings: TranslationSettings;
+}
+
+/** SHA-256 hex of a text (UTF-8), as stored in source_hash and carried by the translation events. */
+export const sourceHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/**
+ * Decides what a ContentChanged does: which source fields to store and which translations to request.
+ * A field whose stored version is newer is stale and ignored; a field whose text (hash) and language
+ * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
+ * one translation per target language other than the source language, unless translation is disabled.
+ * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
+ */
+export function planTranslations({ change, typeOwner, stored, settings }: PlanInput): TranslationPlan {
+  const foreign = [typeOwner, ...stored.map((s) => s.module)].find(
+    (module) => module !== undefined && module !== change.module,
+  );
+  if (foreign !== undefined) {
+    throw new PermanentError(
+      'MODULE_CONFLICT',
+      `entity type ${change.entityType} belongs to module ${foreign}, not ${change.module}`,
+    );
+  }
+  const byField = new Map(stored.map((s) => [s.field, s]));
+  const targets = settings.enabled ? targetLanguages(settings.targetLanguages, change.sourceLang) : [];
+  const writes: SourceWrite[] = [];
+  const requests: TranslationRequestedData[] = [];
+  const stale: string[] = [];
+  const unchanged: string[] = [];
+
+  for (const { name, text } of change.fields) {
+    const hash = sourceHash(text);
+    const before = byField.get(name);
+    const write: SourceWrite = {
+      kind: before ? 'update' : 'insert',
+      field: name,
+      text,
+      sourceLang: change.sourceLang,
+      sourceHash: hash,
+      sourceVersion: change.sourceVersion,
+    };
+    if (before && before.sourceVersion > change.sourceVersion) {
+      stale.push(name);
+    } else if (before && before.sourceHash === hash && before.sourceLang === change.sourceLang) {
+      unchanged.push(name);
+      if (change.sourceVersion > before.sourceVersion) writes.push(write);
+    } else {
+      writes.push(write);
+      for (const targetLang of targets) {
+        requests.push({
+          entityType: change.entityType,
+          entityId: change.entityId,
+          field: name,
+          sourceLang: change.sourceLang,
+          targetLang,
+          text,
+          sourceHash: hash,
+          sourceVersion: change.sourceVersion,
+        });
+      }
+    }
+  }
+  return { writes, requests, stale, unchanged };
+}
+
+/**
+ * The configured targets as language codes, without duplicates and without the source language.
+ * The admin API validates the list; a code that is still unknown here is left out, not guessed.
+ */
+function targetLanguages(configured: readonly string[], sourceLang: string): string[] {
+  const codes = new Set<string>();
+  for (const tag of configured) {
+    const code = normaliseLanguageTag(tag);
+    if (code && code !== sourceLang) codes.add(code);
+  }
+  return [...codes];
+}

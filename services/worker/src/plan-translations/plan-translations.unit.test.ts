@@ -1,0 +1,189 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ContentChangedData } from '@tp/contracts';
+import { PermanentError } from '@tp/pipeline';
+
+import { checkContentChange } from './check-content-change.js';
+import { planTranslations, sourceHash, type PlanInput, type StoredField } from './plan-translations.js';
+
+const change = (over: Partial<ContentChangedData> = {}): ContentChangedData => ({
+  module: 'catalog',
+  entityType: 'vendor',
+  entityId: 'v-1',
+  sourceLang: 'zh-CN',
+  sourceVersion: 2,
+  fields: [
+    { name: 'name', text: '你好' },
+    { name: 'description', text: '好吃' },
+  ],
+  ...over,
+});
+
+const stored = (field: string, text: string, sourceVersion: number, module = 'catalog'): StoredField => ({
+  module,
+  field,
+  sourceLang: 'zh-CN',
+  sourceHash: sourceHash(text),
+  sourceVersion,
+});
+
+const enabled = { targetLanguages: ['en', 'ja', 'de'], enabled: true };
+
+const plan = (over: Partial<PlanInput> = {}) =>
+  planTranslations({ change: change(), typeOwner: undefined, stored: [], settings: enabled, ...over });
+
+const permanentCode = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof PermanentError) return err.code;
+    throw err;
+  }
+  return undefined;
+};
+
+describe('planTranslations', () => {
+  it('stores new fields and requests each field in every target language', () => {
+    const result = plan();
+    expect(result.writes.map((w) => [w.kind, w.field, w.sourceVersion])).toEqual([
+      ['insert', 'name', 2],
+      ['insert', 'description', 2],
+    ]);
+    expect(result.requests.map((r) => `${r.field}:${r.targetLang}`)).toEqual([
+      'name:en',
+      'name:ja',
+      'name:de',
+      'description:en',
+      'description:ja',
+      'description:de',
+    ]);
+    expect(result.requests[0]).toEqual({
+      entityType: 'vendor',
+      entityId: 'v-1',
+      field: 'name',
+      sourceLang: 'zh-CN',
+      targetLang: 'en',
+      text: '你好',
+      sourceHash: sourceHash('你好'),
+      sourceVersion: 2,
+    });
+  });
+
+  it('hashes the text with SHA-256 (hex)', () => {
+    expect(sourceHash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('never requests the source language, and asks for each configured language once', () => {
+    const result = plan({
+      settings: { targetLanguages: ['zh-CN', 'en', 'EN', 'en-US', 'xx-unknown'], enabled: true },
+    });
+    expect(result.requests.map((r) => r.targetLang)).toEqual(['en', 'en']);
+    expect(result.requests.map((r) => r.field)).toEqual(['name', 'description']);
+  });
+
+  it('requests nothing for an unchanged field, and only records a newer version of it', () => {
+    const result = plan({ stored: [stored('name', '你好', 1), stored('description', '旧的', 1)] });
+    expect(result.unchanged).toEqual(['name']);
+    expect(result.requests.every((r) => r.field === 'description')).toBe(true);
+    expect(result.requests).toHaveLength(3);
+    expect(result.writes.map((w) => [w.kind, w.field, w.sourceVersion])).toEqual([
+      ['update', 'name', 2],
+      ['update', 'description', 2],
+    ]);
+  });
+
+  it('writes nothing for a redelivered change', () => {
+    const result = plan({ stored: [stored('name', '你好', 2), stored('description', '好吃', 2)] });
+    expect(result).toEqual({ writes: [], requests: [], stale: [], unchanged: ['name', 'description'] });
+  });
+
+  it('ignores a field whose stored version is newer, even when its text differs', () => {
+    const result = plan({ stored: [stored('name', '新的', 3), stored('description', '好吃', 1)] });
+    expect(result.stale).toEqual(['name']);
+    expect(result.writes.map((w) => w.field)).toEqual(['description']);
+    expect(result.requests).toEqual([]);
+  });
+
+  it('applies a changed text of the same version (only a newer stored version wins)', () => {
+    const result = plan({ stored: [stored('name', '别的', 2), stored('description', '好吃', 2)] });
+    expect(result.writes.map((w) => w.field)).toEqual(['name']);
+    expect(result.requests.map((r) => r.field)).toEqual(['name', 'name', 'name']);
+  });
+
+  it('treats a new source language as a change even when the text is the same', () => {
+    const result = plan({
+      change: change({ sourceLang: 'ja', fields: [{ name: 'name', text: '你好' }] }),
+      stored: [stored('name', '你好', 2)],
+    });
+    expect(result.writes.map((w) => w.field)).toEqual(['name']);
+    expect(result.requests.map((r) => r.targetLang)).toEqual(['en', 'de']);
+  });
+
+  it('stores the source but requests nothing while translation is disabled', () => {
+    const result = plan({ settings: { targetLanguages: ['en', 'ja'], enabled: false } });
+    expect(result.writes).toHaveLength(2);
+    expect(result.requests).toEqual([]);
+  });
+
+  it('refuses a type owned by another module (MODULE_CONFLICT)', () => {
+    expect(permanentCode(() => plan({ typeOwner: 'billing' }))).toBe('MODULE_CONFLICT');
+    expect(permanentCode(() => plan({ stored: [stored('name', 'x', 1, 'billing')] }))).toBe(
+      'MODULE_CONFLICT',
+    );
+    expect(permanentCode(() => plan({ typeOwner: 'catalog' }))).toBeUndefined();
+  });
+});
+
+describe('checkContentChange', () => {
+  it('normalises the source language to our code', () => {
+    expect(checkContentChange(change({ sourceLang: 'zh_cn' })).sourceLang).toBe('zh-CN');
+    const same = change();
+    expect(checkContentChange(same)).toBe(same);
+  });
+
+  it('refuses an unknown source language, and auto (content has a known language)', () => {
+    expect(permanentCode(() => checkContentChange(change({ sourceLang: 'klingon' })))).toBe(
+      'UNSUPPORTED_LANGUAGE',
+    );
+    expect(permanentCode(() => checkContentChange(change({ sourceLang: 'auto' })))).toBe(
+      'UNSUPPORTED_LANGUAGE',
+    );
+  });
+
+  it('refuses the entity type reserved for free text', () => {
+    expect(permanentCode(() => checkContentChange(change({ entityType: 'text' })))).toBe('MODULE_CONFLICT');
+  });
+
+  it('refuses what the database could never store, naming every problem', () => {
+    const bad = change({
+      entityId: 'x'.repeat(201),
+      module: ' ',
+      sourceVersion: -1,
+      fields: [
+        { name: 'name', text: 'a\u0000b' },
+        { name: 'name', text: 'b' },
+        { name: '名'.repeat(101), text: 'c' },
+      ],
+    });
+    let error: PermanentError | undefined;
+    try {
+      checkContentChange(bad);
+    } catch (err) {
+      error = err as PermanentError;
+    }
+    expect(error?.code).toBe('CONTENT_INVALID');
+    for (const problem of [
+      'module: empty',
+      'entityId: longer than 200',
+      'sourceVersion: -1',
+      'fields.0.text: contains U+0000',
+      'fields.1.name: "name" appears twice',
+      'fields.2.name: longer than 100',
+    ]) {
+      expect(error?.message).toContain(problem);
+    }
+    // 100 characters of a wide script is within the limit: the column counts characters, not units.
+    expect(() =>
+      checkContentChange(change({ fields: [{ name: '😀'.repeat(100), text: 'x' }] })),
+    ).not.toThrow();
+  });
+});

@@ -1,0 +1,325 @@
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  consumerGroup,
+  topicName,
+  type ContentChanged,
+  type ContentChangedData,
+  type DeadLetter,
+  type TranslationRequested,
+} from '@tp/contracts';
+import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
+import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { contentReadCacheKey } from '@tp/pipeline';
+import type { BackgroundTask } from '@tp/platform';
+import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
+import { EventCodec, newEvent } from '@tp/schemas';
+import type { Admin, Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
+
+import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { silentLogger } from '../../../../test/harness/logger.js';
+import { waitFor } from '../../../../test/harness/wait.js';
+import { plannerTask } from './planner.task.js';
+import { sourceHash } from './plan-translations.js';
+
+const codec = new EventCodec();
+const prefix = uniquePrefix('planner');
+const keyPrefix = `test:${randomBytes(4).toString('hex')}:`;
+const changedTopic = topicName('contentChanged', prefix);
+const requestedTopic = topicName('translationRequested', prefix);
+const metrics = new Registry();
+let db: TestDatabase;
+let orm: Orm;
+let kafka: Kafka;
+let admin: Admin;
+let redis: RedisClient;
+let producer: KafkaProducer;
+let planner: BackgroundTask;
+let deadLetterConsumer: KafkaConsumer;
+const deadLetters: DeadLetter[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 6 });
+  kafka = testKafka('planner-int');
+  await createTopics(kafka, prefix);
+  admin = kafka.admin();
+  await admin.connect();
+  redis = createRedis({ url: process.env.REDIS_URL as string, logger: silentLogger() });
+  connectInBackground(redis);
+  await waitFor('redis ready', () => redis.isReady);
+  producer = new KafkaProducer(kafka);
+  await setConfig(['en', 'ja', 'de'], true);
+  planner = plannerTask(
+    { orm, kafka, redis, logger: silentLogger(), metrics },
+    { topicPrefix: prefix, redisKeyPrefix: keyPrefix, concurrency: 3 },
+  );
+  await planner.start();
+  deadLetterConsumer = new KafkaConsumer(kafka, {
+    groupId: `${prefix}check-dead-letters`,
+    topics: [topicName('deadLetter', prefix)],
+    logger: silentLogger(),
+  });
+  await deadLetterConsumer.start(async (m) => {
+    deadLetters.push(codec.decode(m.value, m.headers) as DeadLetter);
+  });
+});
+
+afterAll(async () => {
+  await deadLetterConsumer?.stop();
+  await planner?.stop();
+  await producer?.disconnect();
+  await admin?.disconnect();
+  if (redis) {
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length) await redis.del(keys);
+    await closeRedis(redis);
+  }
+  await orm?.close(true);
+  await db?.drop();
+});
+
+function contentChanged(entityId: string, over: Partial<ContentChangedData> = {}): ContentChanged {
+  return newEvent(
+    'ContentChanged',
+    {
+      module: 'catalog',
+      entityType: 'vendor',
+      entityId,
+      sourceLang: 'zh-CN',
+      sourceVersion: 1,
+      fields: [
+        { name: 'name', text: '你好' },
+        { name: 'description', text: '好吃的面条' },
+      ],
+      ...over,
+    },
+    { correlationId: `corr-${entityId}` },
+  );
+}
+
+/** Produces events as a business system would, keyed entityType:entityId (so one entity, one partition). */
+async function send(...events: ContentChanged[]): Promise<void> {
+  await producer.send(
+    changedTopic,
+    events.map((event) => ({
+      key: `${event.data.entityType}:${event.data.entityId}`,
+      ...codec.encode(event),
+    })),
+  );
+}
+
+/** Waits until the planner committed every message on its topic (handled, or dead-lettered). */
+async function plannerCaughtUp(): Promise<void> {
+  const groupId = consumerGroup('planner', prefix);
+  await waitFor('planner caught up', async () => {
+    const [ends, [committed]] = await Promise.all([
+      admin.fetchTopicOffsets(changedTopic),
+      admin.fetchOffsets({ groupId, topics: [changedTopic] }),
+    ]);
+    return ends.every((end) => {
+      const done = committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+      return BigInt(end.high) === 0n || BigInt(done) >= BigInt(end.high);
+    });
+  });
+}
+
+async function setConfig(targetLanguages: string[], enabled: boolean): Promise<void> {
+  await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { targetLanguages, enabled });
+}
+
+async function sources(entityId: string) {
+  return orm.em.fork().find(SourceContent, { entityId }, { orderBy: { field: 'asc' } });
+}
+
+interface Request {
+  readonly key: string | null;
+  readonly event: TranslationRequested;
+}
+
+async function requests(entityId: string): Promise<Request[]> {
+  const rows = await orm.em.fork().find(OutboxMessage, { topic: requestedTopic }, { orderBy: { id: 'asc' } });
+  return rows
+    .map((row) => ({
+      key: row.messageKey ?? null,
+      event: codec.decode(Buffer.from(row.payload), row.headers) as TranslationRequested,
+    }))
+    .filter((r) => r.event.data.entityId === entityId);
+}
+
+const counter = async (name: string, labels: Record<string, string> = {}) => {
+  const metric = await metrics.getSingleMetric(name)?.get();
+  return (
+    metric?.values
+      .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+      .reduce((sum, v) => sum + v.value, 0) ?? 0
+  );
+};
+
+describe('planner', () => {
+  it('stores 2 fields of a new entity and requests each in 3 languages, then drops its read cache', async () => {
+    const cacheKey = contentReadCacheKey(keyPrefix, 'vendor', 'v-new');
+    await redis.hSet(cacheKey, 'en', '{"stale":true}');
+    const event = contentChanged('v-new');
+    await send(event);
+    await plannerCaughtUp();
+
+    const stored = await sources('v-new');
+    expect(stored.map((s) => [s.module, s.entityType, s.field, s.sourceLang, s.sourceVersion])).toEqual([
+      ['catalog', 'vendor', 'description', 'zh-CN', 1],
+      ['catalog', 'vendor', 'name', 'zh-CN', 1],
+    ]);
+    expect(stored.find((s) => s.field === 'name')?.sourceHash).toBe(sourceHash('你好'));
+
+    const requested = await requests('v-new');
+    expect(requested.map((r) => r.key).sort()).toEqual(
+      [
+        'vendor:v-new:description:de',
+        'vendor:v-new:description:en',
+        'vendor:v-new:description:ja',
+        'vendor:v-new:name:de',
+        'vendor:v-new:name:en',
+        'vendor:v-new:name:ja',
+      ].sort(),
+    );
+    for (const { event: request } of requested) {
+      expect(request.correlationId).toBe(event.correlationId);
+      expect(request.causationId).toBe(event.eventId);
+      expect(request.data.sourceVersion).toBe(1);
+      expect(request.data.sourceLang).toBe('zh-CN');
+    }
+    expect(requested.find((r) => r.key === 'vendor:v-new:name:ja')?.event.data).toMatchObject({
+      text: '你好',
+      sourceHash: sourceHash('你好'),
+    });
+    expect(await redis.exists(cacheKey)).toBe(0);
+  });
+
+  it('requests nothing new when the same event is delivered again', async () => {
+    const event = contentChanged('v-again');
+    await send(event);
+    await plannerCaughtUp();
+    expect(await requests('v-again')).toHaveLength(6);
+    const unchangedBefore = await counter('planner_fields_skipped_total', { reason: 'unchanged' });
+
+    await send(event, event);
+    await plannerCaughtUp();
+    expect(await requests('v-again')).toHaveLength(6);
+    expect(await sources('v-again')).toHaveLength(2);
+    expect((await counter('planner_fields_skipped_total', { reason: 'unchanged' })) - unchangedBefore).toBe(
+      4,
+    );
+  });
+
+  it('requests only the changed field when one field changes, and ignores an older version', async () => {
+    await send(contentChanged('v-edit'));
+    await plannerCaughtUp();
+    await send(
+      contentChanged('v-edit', {
+        sourceVersion: 2,
+        fields: [
+          { name: 'name', text: '你好吗' },
+          { name: 'description', text: '好吃的面条' },
+        ],
+      }),
+    );
+    await plannerCaughtUp();
+
+    const second = (await requests('v-edit')).slice(6);
+    expect(second.map((r) => r.event.data.field)).toEqual(['name', 'name', 'name']);
+    expect(second.map((r) => r.event.data.targetLang).sort()).toEqual(['de', 'en', 'ja']);
+    expect(second.every((r) => r.event.data.sourceVersion === 2 && r.event.data.text === '你好吗')).toBe(
+      true,
+    );
+    // The unchanged field records the newer version without asking for anything.
+    expect((await sources('v-edit')).map((s) => [s.field, s.sourceVersion])).toEqual([
+      ['description', 2],
+      ['name', 2],
+    ]);
+
+    const staleBefore = await counter('planner_fields_skipped_total', { reason: 'stale' });
+    await send(contentChanged('v-edit', { sourceVersion: 1, fields: [{ name: 'name', text: '旧的' }] }));
+    await plannerCaughtUp();
+    expect(await requests('v-edit')).toHaveLength(9);
+    expect((await sources('v-edit')).find((s) => s.field === 'name')?.text).toBe('你好吗');
+    expect((await counter('planner_fields_skipped_total', { reason: 'stale' })) - staleBefore).toBe(1);
+  });
+
+  it('stores the source but requests nothing while translation is disabled, and applies config on the next message', async () => {
+    await setConfig(['en', 'ja', 'de'], false);
+    try {
+      await send(contentChanged('v-off'));
+      await plannerCaughtUp();
+      expect(await sources('v-off')).toHaveLength(2);
+      expect(await requests('v-off')).toHaveLength(0);
+
+      await setConfig(['fr'], true);
+      await send(contentChanged('v-on'));
+      await plannerCaughtUp();
+      expect((await requests('v-on')).map((r) => r.key).sort()).toEqual([
+        'vendor:v-on:description:fr',
+        'vendor:v-on:name:fr',
+      ]);
+    } finally {
+      await setConfig(['en', 'ja', 'de'], true);
+    }
+  });
+
+  it('sends poison messages to the dead letters and still handles the next message of the partition', async () => {
+    await send(contentChanged('v-owned'));
+    await plannerCaughtUp();
+
+    const conflict = contentChanged('v-owned', { module: 'billing', sourceVersion: 2 });
+    // A new entity of a type another module owns: found through the type, not the entity's rows.
+    const newEntityConflict = contentChanged('v-other', { module: 'billing' });
+    const badLanguage = contentChanged('v-owned', { sourceLang: 'klingon', sourceVersion: 3 });
+    const next = contentChanged('v-owned', {
+      sourceVersion: 4,
+      fields: [{ name: 'name', text: '再见' }],
+    });
+    const key = 'vendor:v-owned';
+    await producer.send(changedTopic, [
+      { key, ...codec.encode(conflict) },
+      { key, ...codec.encode(newEntityConflict) },
+      { key, ...codec.encode(badLanguage) },
+      { key, value: Buffer.from('not avro'), headers: {} },
+      { key, ...codec.encode(next) },
+    ]);
+    await plannerCaughtUp();
+
+    // The message after the poison ones was handled: only its field, 3 languages.
+    const requested = await requests('v-owned');
+    expect(requested).toHaveLength(9);
+    expect(requested.slice(6).every((r) => r.event.data.sourceVersion === 4)).toBe(true);
+    expect((await sources('v-owned')).every((s) => s.module === 'catalog')).toBe(true);
+
+    expect(await sources('v-other')).toEqual([]);
+
+    await waitFor('four dead letters', () => deadLetters.length >= 4);
+    expect(deadLetters.map((d) => d.data.errorCode)).toEqual([
+      'MODULE_CONFLICT',
+      'MODULE_CONFLICT',
+      'UNSUPPORTED_LANGUAGE',
+      'SCHEMA_HEADER_MISSING',
+    ]);
+    const [first] = deadLetters;
+    expect(first?.data).toMatchObject({
+      originalTopic: changedTopic,
+      consumerGroup: consumerGroup('planner', prefix),
+      attempts: 1,
+    });
+    expect(first?.data.originalKey?.toString()).toBe(key);
+    expect(codec.decode(first?.data.originalValue ?? null, first?.data.originalHeaders ?? {}).eventId).toBe(
+      conflict.eventId,
+    );
+    expect(await counter('pipeline_dead_letters_total', { code: 'MODULE_CONFLICT' })).toBe(2);
+  });
+
+  it('counts every request it wrote to the outbox', async () => {
+    const rows = await orm.em.fork().count(OutboxMessage, { topic: requestedTopic });
+    expect(await counter('planner_translations_requested_total')).toBe(rows);
+  });
+});

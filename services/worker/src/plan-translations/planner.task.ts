@@ -1,0 +1,77 @@
+import { consumerGroup, topicName } from '@tp/contracts';
+import type { Orm } from '@tp/db';
+import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { guardWithDeadLetters } from '@tp/pipeline';
+import type { BackgroundTask } from '@tp/platform';
+import type { RedisClient } from '@tp/redis';
+import type { Logger } from '@tp/runtime';
+import { EventCodec } from '@tp/schemas';
+import type { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+
+import { ReadCacheInvalidator } from '../project-translations/read-cache-invalidator.js';
+import { ContentChangedHandler } from './content-changed.handler.js';
+
+export interface PlannerTaskContext {
+  readonly orm: Orm;
+  readonly kafka: Kafka;
+  /** Optional: without it the read cache is not invalidated (entries expire by their TTL). */
+  readonly redis?: RedisClient;
+  readonly logger: Logger;
+  readonly metrics?: Registry;
+}
+
+export interface PlannerTaskOptions {
+  readonly topicPrefix: string;
+  readonly redisKeyPrefix: string;
+  /** Partitions handled at once; each holds a database connection for its transaction. */
+  readonly concurrency: number;
+}
+
+/**
+ * The planner as a background task: consumer group worker.planner on content.changed.v1, poison
+ * messages to the dead letters (their own producer), offsets committed after each handled message.
+ */
+export function plannerTask(context: PlannerTaskContext, options: PlannerTaskOptions): BackgroundTask {
+  const logger = context.logger.child({ component: 'planner' });
+  const codec = new EventCodec();
+  const groupId = consumerGroup('planner', options.topicPrefix);
+  const producer = new KafkaProducer(context.kafka);
+  const consumer = new KafkaConsumer(context.kafka, {
+    groupId,
+    topics: [topicName('contentChanged', options.topicPrefix)],
+    logger,
+    partitionsConsumedConcurrently: options.concurrency,
+  });
+  const handler = new ContentChangedHandler({
+    orm: context.orm,
+    codec,
+    topicPrefix: options.topicPrefix,
+    metrics: context.metrics,
+    cache: new ReadCacheInvalidator({
+      redis: context.redis,
+      keyPrefix: options.redisKeyPrefix,
+      logger,
+      component: 'planner',
+      metrics: context.metrics,
+    }),
+  });
+  const handle = guardWithDeadLetters(handler.handle, {
+    producer,
+    codec,
+    consumerGroup: groupId,
+    logger,
+    topicPrefix: options.topicPrefix,
+    metrics: context.metrics,
+  });
+  return {
+    start: async () => {
+      await producer.connect();
+      await consumer.start(handle);
+    },
+    stop: async () => {
+      await consumer.stop();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  consumerGroup,
+  topicName,
+  type DeadLetter,
+  type TranslationCompleted,
+  type TranslationCompletedData,
+} from '@tp/contracts';
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
+import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { contentReadCacheKey } from '@tp/pipeline';
+import type { BackgroundTask } from '@tp/platform';
+import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
+import { EventCodec, newEvent } from '@tp/schemas';
+import type { Admin, Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
+
+import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { silentLogger } from '../../../../test/harness/logger.js';
+import { waitFor } from '../../../../test/harness/wait.js';
+import { projectionTask } from './projection.task.js';
+import { ReadCacheInvalidator } from './read-cache-invalidator.js';
+import { TranslationCompletedHandler } from './translation-completed.handler.js';
+import { TranslationWriter } from './translation-writer.js';
+
+const codec = new EventCodec();
+const prefix = uniquePrefix('projection');
+const keyPrefix = `test:${randomBytes(4).toString('hex')}:`;
+const completedTopic = topicName('translationCompleted', prefix);
+const metrics = new Registry();
+let db: TestDatabase;
+let orm: Orm;
+let kafka: Kafka;
+let admin: Admin;
+let redis: RedisClient;
+let producer: KafkaProducer;
+let projection: BackgroundTask;
+let deadLetterConsumer: KafkaConsumer;
+const deadLetters: DeadLetter[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 4 });
+  kafka = testKafka('projection-int');
+  await createTopics(kafka, prefix);
+  admin = kafka.admin();
+  await admin.connect();
+  redis = createRedis({ url: process.env.REDIS_URL as string, logger: silentLogger() });
+  connectInBackground(redis);
+  await waitFor('redis ready', () => redis.isReady);
+  producer = new KafkaProducer(kafka);
+  projection = projectionTask(
+    { orm, kafka, redis, logger: silentLogger(), metrics },
+    { topicPrefix: prefix, redisKeyPrefix: keyPrefix, concurrency: 6 },
+  );
+  await projection.start();
+  deadLetterConsumer = new KafkaConsumer(kafka, {
+    groupId: `${prefix}check-dead-letters`,
+    topics: [topicName('deadLetter', prefix)],
+    logger: silentLogger(),
+  });
+  await deadLetterConsumer.start(async (m) => {
+    deadLetters.push(codec.decode(m.value, m.headers) as DeadLetter);
+  });
+});
+
+afterAll(async () => {
+  await deadLetterConsumer?.stop();
+  await projection?.stop();
+  await producer?.disconnect();
+  await admin?.disconnect();
+  if (redis) {
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length) await redis.del(keys);
+    await closeRedis(redis);
+  }
+  await orm?.close(true);
+  await db?.drop();
+});
+
+function completed(
+  entityId: string,
+  sourceVersion: number,
+  over: Partial<TranslationCompletedData> = {},
+): TranslationCompleted {
+  return newEvent(
+    'TranslationCompleted',
+    {
+      entityType: 'vendor',
+      entityId,
+      field: 'name',
+      sourceLang: 'zh-CN',
+      targetLang: 'en',
+      translatedText: `Hello v${sourceVersion}`,
+      sourceHash: 'a'.repeat(64),
+      sourceVersion,
+      engine: 'offline',
+      truncated: false,
+      detectedSourceLang: null,
+      ...over,
+    },
+    { correlationId: `corr-${entityId}` },
+  );
+}
+
+const keyOf = ({ data }: TranslationCompleted) =>
+  `${data.entityType}:${data.entityId}:${data.field}:${data.targetLang}`;
+
+/** Produces results as the translator does, keyed entityType:entityId:field:targetLang. */
+async function send(...events: TranslationCompleted[]): Promise<void> {
+  await producer.send(
+    completedTopic,
+    events.map((event) => ({ key: keyOf(event), ...codec.encode(event) })),
+  );
+}
+
+/** Waits until the projection committed every message on its topic. */
+async function projectionCaughtUp(): Promise<void> {
+  const groupId = consumerGroup('projection', prefix);
+  await waitFor('projection caught up', async () => {
+    const [ends, [committed]] = await Promise.all([
+      admin.fetchTopicOffsets(completedTopic),
+      admin.fetchOffsets({ groupId, topics: [completedTopic] }),
+    ]);
+    return ends.every((end) => {
+      const done = committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+      return BigInt(end.high) === 0n || BigInt(done) >= BigInt(end.high);
+    });
+  });
+}
+
+const rows = (entityId: string) =>
+  orm.em.fork().find(ContentTranslation, { entityId }, { orderBy: { field: 'asc', targetLang: 'asc' } });
+
+const counter = async (name: string) =>
+  (await metrics.getSingleMetric(name)?.get())?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+
+describe('projection', () => {
+  it('keeps v2 when the v1 result arrives after it', async () => {
+    const ignoredBefore = await counter('projection_results_ignored_total');
+    const v2 = completed('v-order', 2);
+    await send(v2);
+    await projectionCaughtUp();
+    await send(completed('v-order', 1));
+    await projectionCaughtUp();
+
+    const [row, ...others] = await rows('v-order');
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({ sourceVersion: 2, translatedText: 'Hello v2', lastEventId: v2.eventId });
+    expect((await counter('projection_results_ignored_total')) - ignoredBefore).toBe(1);
+  });
+
+  it('replaces an older version, and a retranslation of the same version', async () => {
+    const writtenBefore = await counter('projection_rows_written_total');
+    await send(completed('v-newer', 1));
+    await projectionCaughtUp();
+    await send(completed('v-newer', 2));
+    await projectionCaughtUp();
+    expect((await rows('v-newer')).map((r) => r.translatedText)).toEqual(['Hello v2']);
+
+    const retranslated = completed('v-newer', 2, { translatedText: 'Hi', engine: 'deepl' });
+    await send(retranslated);
+    await projectionCaughtUp();
+    expect(await rows('v-newer')).toMatchObject([
+      { translatedText: 'Hi', engine: 'deepl', sourceVersion: 2, lastEventId: retranslated.eventId },
+    ]);
+    expect((await counter('projection_rows_written_total')) - writtenBefore).toBe(3);
+  });
+
+  it('leaves one unchanged row when the same event arrives twice', async () => {
+    const event = completed('v-twice', 3);
+    await send(event);
+    await projectionCaughtUp();
+    const [first] = await rows('v-twice');
+
+    await send(event, event);
+    await projectionCaughtUp();
+    const again = await rows('v-twice');
+    expect(again).toHaveLength(1);
+    expect(again[0]).toEqual(first);
+  });
+
+  it('deletes the entity read cache after projecting', async () => {
+    const cacheKey = contentReadCacheKey(keyPrefix, 'vendor', 'v-cached');
+    await redis.hSet(cacheKey, { en: '{"name":"old"}', ja: '{"name":"old"}' });
+    await send(completed('v-cached', 1));
+    await projectionCaughtUp();
+    expect(await rows('v-cached')).toHaveLength(1);
+    expect(await redis.exists(cacheKey)).toBe(0);
+  });
+
+  it('stores text exactly as sent, quotes, backslashes, placeholders and all', async () => {
+    const text = `It's a "test" \\ with ? and $1 and ?? and 😀\nline two`;
+    await send(completed('v-text', 1, { translatedText: text, targetLang: 'zh-cn', truncated: true }));
+    await projectionCaughtUp();
+    expect(await rows('v-text')).toMatchObject([
+      { translatedText: text, targetLang: 'zh-CN', truncated: true },
+    ]);
+  });
+
+  it('ends with the newest version of every field and language when results arrive concurrently and out of order', async () => {
+    const events: TranslationCompleted[] = [];
+    for (let entity = 0; entity < 10; entity++) {
+      for (const field of ['name', 'description']) {
+        for (const targetLang of ['en', 'ja', 'de']) {
+          for (const version of [3, 1, 2]) {
+            events.push(completed(`v-many-${entity}`, version, { field, targetLang }));
+          }
+        }
+      }
+    }
+    await send(...events);
+    await projectionCaughtUp();
+    const stored = await orm.em.fork().find(ContentTranslation, { entityId: { $like: 'v-many-%' } });
+    expect(stored).toHaveLength(60);
+    expect(stored.every((r) => r.sourceVersion === 3 && r.translatedText === 'Hello v3')).toBe(true);
+  });
+
+  it('sends a result it can never store to the dead letters and handles the next one', async () => {
+    const unknownLanguage = completed('v-poison', 1, { targetLang: 'klingon' });
+    const tooLong = completed('v-poison', 1, { engine: 'e'.repeat(51), targetLang: 'ja' });
+    const next = completed('v-poison', 1, { targetLang: 'fr' });
+    // One key, so one partition: the good result comes after the poison ones.
+    const key = 'vendor:v-poison:name:fr';
+    await producer.send(completedTopic, [
+      { key, ...codec.encode(unknownLanguage) },
+      { key, ...codec.encode(tooLong) },
+      { key, ...codec.encode(next) },
+    ]);
+    await projectionCaughtUp();
+    expect((await rows('v-poison')).map((r) => r.targetLang)).toEqual(['fr']);
+    await waitFor('two dead letters', () => deadLetters.length >= 2);
+    expect(deadLetters.map((d) => d.data.errorCode)).toEqual(['UNSUPPORTED_LANGUAGE', 'RESULT_INVALID']);
+    expect(deadLetters[0]?.data.consumerGroup).toBe(consumerGroup('projection', prefix));
+  });
+
+  it('still projects while Redis is down, without failing the message', async () => {
+    const down = createRedis({ url: 'redis://127.0.0.1:1/0', logger: silentLogger(), timeoutMs: 200 });
+    connectInBackground(down);
+    try {
+      const handler = new TranslationCompletedHandler({
+        codec,
+        writer: new TranslationWriter(orm),
+        cache: new ReadCacheInvalidator({
+          redis: down,
+          keyPrefix,
+          logger: silentLogger(),
+          component: 'projection',
+        }),
+      });
+      const event = completed('v-no-redis', 1);
+      await handler.handle({
+        topic: completedTopic,
+        partition: 0,
+        offset: '0',
+        key: Buffer.from(keyOf(event)),
+        ...codec.encode(event),
+        timestamp: String(Date.now()),
+      });
+      expect(await rows('v-no-redis')).toHaveLength(1);
+    } finally {
+      await closeRedis(down);
+    }
+  });
+});

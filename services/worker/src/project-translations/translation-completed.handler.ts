@@ -1,0 +1,69 @@
+import type { IncomingMessage } from '@tp/kafka';
+import { PermanentError } from '@tp/pipeline';
+import type { EventCodec } from '@tp/schemas';
+import { Counter, type Registry } from 'prom-client';
+
+import type { ReadCacheInvalidator } from './read-cache-invalidator.js';
+import { translationRow } from './translation-row.js';
+import type { TranslationWriter } from './translation-writer.js';
+
+export interface TranslationCompletedHandlerOptions {
+  readonly codec: EventCodec;
+  readonly writer: TranslationWriter;
+  readonly cache: ReadCacheInvalidator;
+  readonly metrics?: Registry;
+}
+
+interface ProjectionCounters {
+  readonly written: Counter;
+  readonly ignored: Counter;
+}
+
+const countersByRegistry = new WeakMap<Registry, ProjectionCounters>();
+function projectionCounters(registry: Registry): ProjectionCounters {
+  let counters = countersByRegistry.get(registry);
+  if (!counters) {
+    counters = {
+      written: new Counter({
+        name: 'projection_rows_written_total',
+        help: 'content_translations rows inserted or updated from TranslationCompleted',
+        registers: [registry],
+      }),
+      ignored: new Counter({
+        name: 'projection_results_ignored_total',
+        help: 'TranslationCompleted results that changed nothing: a newer source version is stored, or the event was already applied',
+        registers: [registry],
+      }),
+    };
+    countersByRegistry.set(registry, counters);
+  }
+  return counters;
+}
+
+/**
+ * TranslationCompleted -> content_translations (version-guarded upsert), then the entity's read cache
+ * is dropped. Idempotent: a redelivered event, or a result for an older source version, writes
+ * nothing.
+ */
+export class TranslationCompletedHandler {
+  private readonly counters?: ProjectionCounters;
+
+  constructor(private readonly options: TranslationCompletedHandlerOptions) {
+    if (options.metrics) this.counters = projectionCounters(options.metrics);
+  }
+
+  readonly handle = async (message: IncomingMessage): Promise<void> => {
+    const event = this.options.codec.decode(message.value, message.headers);
+    if (event.eventType !== 'TranslationCompleted') {
+      throw new PermanentError(
+        'UNEXPECTED_EVENT_TYPE',
+        `${event.eventType} on the TranslationCompleted topic`,
+      );
+    }
+    const row = translationRow(event);
+    const outcome = await this.options.writer.write(row);
+    (outcome === 'written' ? this.counters?.written : this.counters?.ignored)?.inc();
+    // Also after an ignored write: a redelivery may follow a crash between the write and this delete.
+    await this.options.cache.invalidate(row.entityType, row.entityId);
+  };
+}

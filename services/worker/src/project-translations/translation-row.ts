@@ -1,0 +1,85 @@
+import type { TranslationCompleted } from '@tp/contracts';
+import { PermanentError } from '@tp/pipeline';
+import { normaliseLanguageTag } from '@tp/translation';
+
+import { codePoints } from '../plan-translations/check-content-change.js';
+
+/** A content_translations row as the projection writes it. */
+export interface TranslationRow {
+  readonly entityType: string;
+  readonly entityId: string;
+  readonly field: string;
+  readonly targetLang: string;
+  readonly sourceLang: string;
+  readonly translatedText: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  readonly engine: string;
+  readonly truncated: boolean;
+  readonly lastEventId: string;
+}
+
+/** Longest values the content_translations columns take, in characters. */
+const MAX_CHARS = {
+  entityType: 100,
+  entityId: 200,
+  field: 100,
+  sourceHash: 64,
+  engine: 50,
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The row's unique key: (entity_type, entity_id, field, target_lang). */
+export const rowKey = (row: TranslationRow): string =>
+  `${row.entityType}\u0000${row.entityId}\u0000${row.field}\u0000${row.targetLang}`;
+
+/**
+ * The row a TranslationCompleted stores, or a PermanentError when the database could never take it
+ * (results produced to Kafka directly are checked like any other). Languages become our codes; the
+ * source may be `auto` (free text whose language nobody could tell).
+ */
+export function translationRow(event: TranslationCompleted): TranslationRow {
+  const { data } = event;
+  const targetLang = normaliseLanguageTag(data.targetLang);
+  if (!targetLang) {
+    throw new PermanentError(
+      'UNSUPPORTED_LANGUAGE',
+      `targetLang: unsupported language ${JSON.stringify(data.targetLang)}`,
+    );
+  }
+  const sourceLang = data.sourceLang === 'auto' ? 'auto' : normaliseLanguageTag(data.sourceLang);
+  if (!sourceLang) {
+    throw new PermanentError(
+      'UNSUPPORTED_LANGUAGE',
+      `sourceLang: unsupported language ${JSON.stringify(data.sourceLang)}`,
+    );
+  }
+  const problems: string[] = [];
+  for (const name of ['entityType', 'entityId', 'field', 'sourceHash', 'engine'] as const) {
+    const value = data[name];
+    if (value.trim() === '') problems.push(`${name}: empty`);
+    else if (codePoints(value) > MAX_CHARS[name])
+      problems.push(`${name}: longer than ${MAX_CHARS[name]} characters`);
+    if (value.includes('\u0000')) problems.push(`${name}: contains U+0000`);
+  }
+  if (data.translatedText.includes('\u0000')) problems.push('translatedText: contains U+0000');
+  if (!Number.isSafeInteger(data.sourceVersion) || data.sourceVersion < 0) {
+    problems.push(`sourceVersion: ${data.sourceVersion} is not a non-negative integer`);
+  }
+  if (!UUID.test(event.eventId)) problems.push(`eventId: ${JSON.stringify(event.eventId)} is not a UUID`);
+  if (problems.length > 0) throw new PermanentError('RESULT_INVALID', problems.join('; '));
+  return {
+    entityType: data.entityType,
+    entityId: data.entityId,
+    field: data.field,
+    targetLang,
+    sourceLang,
+    translatedText: data.translatedText,
+    sourceHash: data.sourceHash,
+    sourceVersion: data.sourceVersion,
+    engine: data.engine,
+    truncated: data.truncated,
+    lastEventId: event.eventId,
+  };
+}

@@ -1,0 +1,118 @@
+import { DriverException } from '@mikro-orm/core';
+import type { Orm } from '@tp/db';
+import { PermanentError } from '@tp/pipeline';
+
+import { Coalescer, type ItemOutcome } from './coalescer.js';
+import { rowKey, type TranslationRow } from './translation-row.js';
+
+/** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */
+export type WriteOutcome = 'written' | 'ignored';
+
+const INSERT =
+  'insert into content_translations as t (entity_type, entity_id, field, target_lang, source_lang, ' +
+  'translated_text, source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at) values ';
+const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())';
+// The version guard: an older source version never overwrites a newer one; the same version is
+// applied again only from another event (a retranslation), so a redelivered event writes nothing.
+const UPSERT =
+  ' on conflict (entity_type, entity_id, field, target_lang) do update set source_lang = excluded.source_lang, ' +
+  'translated_text = excluded.translated_text, source_hash = excluded.source_hash, ' +
+  'source_version = excluded.source_version, engine = excluded.engine, truncated = excluded.truncated, ' +
+  'last_event_id = excluded.last_event_id, updated_at = excluded.updated_at ' +
+  'where t.source_version < excluded.source_version ' +
+  'or (t.source_version = excluded.source_version and t.last_event_id <> excluded.last_event_id) ' +
+  'returning t.entity_type, t.entity_id, t.field, t.target_lang';
+
+interface KeyColumns {
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly field: string;
+  readonly target_lang: string;
+}
+
+/**
+ * The projection's version-guarded upsert into content_translations. Rows submitted at the same time
+ * (messages of different partitions) are written by one statement; plain SQL, because the unit of
+ * work's bookkeeping would cost more than the statement at thousands of rows a second. If a batch
+ * fails, its rows are written one by one, so one bad row fails only its own message.
+ */
+export class TranslationWriter {
+  private readonly batches: Coalescer<TranslationRow, WriteOutcome>;
+
+  constructor(
+    private readonly orm: Orm,
+    options: { readonly maxInFlight?: number; readonly maxBatch?: number } = {},
+  ) {
+    this.batches = new Coalescer((rows) => this.writeBatch(rows), {
+      maxBatch: options.maxBatch ?? 1000,
+      maxInFlight: options.maxInFlight ?? 1,
+    });
+  }
+
+  write(row: TranslationRow): Promise<WriteOutcome> {
+    return this.batches.submit(row);
+  }
+
+  private async writeBatch(rows: readonly TranslationRow[]): Promise<ItemOutcome<WriteOutcome>[]> {
+    try {
+      return await this.upsert(rows);
+    } catch (err) {
+      if (rows.length === 1) return [{ ok: false, error: asPermanent(err) }];
+      const outcomes: ItemOutcome<WriteOutcome>[] = [];
+      for (const row of rows) {
+        const [outcome] = await this.upsert([row]).catch((error: unknown) => [
+          { ok: false as const, error: asPermanent(error) },
+        ]);
+        outcomes.push(outcome ?? { ok: false, error: new Error('no outcome') });
+      }
+      return outcomes;
+    }
+  }
+
+  /** One statement for the batch; only the newest result per key takes part (ON CONFLICT needs distinct keys). */
+  private async upsert(rows: readonly TranslationRow[]): Promise<ItemOutcome<WriteOutcome>[]> {
+    const winners = new Map<string, TranslationRow>();
+    for (const row of rows) {
+      const key = rowKey(row);
+      const current = winners.get(key);
+      if (!current || row.sourceVersion >= current.sourceVersion) winners.set(key, row);
+    }
+    // Key order, so that concurrent writers (other worker processes) lock rows in the same order.
+    const keys = [...winners.keys()].sort();
+    const params: unknown[] = [];
+    for (const key of keys) {
+      const r = winners.get(key) as TranslationRow;
+      params.push(
+        r.entityType,
+        r.entityId,
+        r.field,
+        r.targetLang,
+        r.sourceLang,
+        r.translatedText,
+        r.sourceHash,
+        r.sourceVersion,
+        r.engine,
+        r.truncated,
+        r.lastEventId,
+      );
+    }
+    const sql = INSERT + keys.map(() => VALUES).join(', ') + UPSERT;
+    const written = await this.orm.em.getConnection().execute<KeyColumns[]>(sql, params, 'all');
+    const writtenKeys = new Set(
+      written.map((w) => `${w.entity_type}\u0000${w.entity_id}\u0000${w.field}\u0000${w.target_lang}`),
+    );
+    return rows.map((row) => {
+      const key = rowKey(row);
+      const applied = winners.get(key) === row && writtenKeys.has(key);
+      return { ok: true, value: applied ? 'written' : 'ignored' };
+    });
+  }
+}
+
+/** SQLSTATE class 22 (data exception) fails the same way on every retry. */
+function asPermanent(err: unknown): unknown {
+  if (err instanceof DriverException && typeof err.code === 'string' && err.code.startsWith('22')) {
+    return new PermanentError('RESULT_INVALID', err.message);
+  }
+  return err;
+}
