@@ -79,8 +79,29 @@ export const translatorSettings = z
     MAX_TEXT_CHARS: env.positiveInt(50_000),
     /** Prefix of the Redis keys; the same as the gateway's, so both see one hot cache. */
     REDIS_KEY_PREFIX: env.string('tp:'),
+    /**
+     * Engine consumer: how many times a TranslationRequested is tried while every engine fails
+     * (the first try included) before it goes to the dead letters with TRANSLATION_FAILED.
+     */
+    TRANSLATION_MAX_ATTEMPTS: env.positiveInt(5),
+    /**
+     * Wait before the second try of a failed request; it doubles with each attempt (with jitter)
+     * up to TRANSLATION_RETRY_MAX_BACKOFF_MS. The request waits on the retry topic meanwhile.
+     */
+    TRANSLATION_RETRY_BACKOFF_MS: env.positiveInt(1000),
+    /** Longest wait between two tries of a failed request. */
+    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(60_000),
+    /** Partitions of the request topics each engine consumer handles in parallel (order kept per partition). */
+    TRANSLATION_CONSUMER_CONCURRENCY: env.positiveInt(3),
   })
   .superRefine((config, ctx) => {
+    if (config.TRANSLATION_RETRY_MAX_BACKOFF_MS < config.TRANSLATION_RETRY_BACKOFF_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRANSLATION_RETRY_MAX_BACKOFF_MS'],
+        message: 'must be at least TRANSLATION_RETRY_BACKOFF_MS',
+      });
+    }
     // An engine chosen without its key would fail every call; say so at start instead.
     if (config.PRIMARY_ENGINE === 'deepl' && config.DEEPL_AUTH_KEY.trim() === '') {
       ctx.addIssue({

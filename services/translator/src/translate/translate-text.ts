@@ -47,6 +47,11 @@ export interface TranslateTextDeps {
 export interface RequestOrigin extends EventOrigin {
   /** Fires when the caller went away: the chain stops. */
   readonly signal?: AbortSignal;
+  /**
+   * `false` when the caller publishes the result itself (the engine consumer), so it is not also
+   * kept as a free-text (`text`) translation. Default true.
+   */
+  readonly recordResult?: boolean;
 }
 
 /**
@@ -136,18 +141,20 @@ export class TranslateText {
       const keys = actualSource === source ? [key] : [key, { ...key, source: actualSource }];
       await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
     }
-    this.deps.sink.record(
-      {
-        text,
-        source: actualSource,
-        target,
-        translatedText: result.text,
-        engine,
-        truncated: result.truncated,
-        ...(detectedSource ? { detectedSource } : {}),
-      },
-      { correlationId: origin.correlationId, causationId: origin.causationId },
-    );
+    if (origin.recordResult !== false) {
+      this.deps.sink.record(
+        {
+          text,
+          source: actualSource,
+          target,
+          translatedText: result.text,
+          engine,
+          truncated: result.truncated,
+          ...(detectedSource ? { detectedSource } : {}),
+        },
+        { correlationId: origin.correlationId, causationId: origin.causationId },
+      );
+    }
     return {
       translatedText: result.text,
       source: actualSource,

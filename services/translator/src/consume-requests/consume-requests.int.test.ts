@@ -1,0 +1,365 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import {
+  consumerGroup,
+  topicName,
+  type DeadLetter,
+  type IntegrationEvent,
+  type TranslationCompleted,
+  type TranslationRequested,
+  type TranslationRequestedData,
+} from '@tp/contracts';
+import { KafkaConsumer, KafkaProducer, type IncomingMessage } from '@tp/kafka';
+import { EventCodec, headerString, newEvent } from '@tp/schemas';
+import type { Kafka } from 'kafkajs';
+
+import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { silentLogger } from '../../../../test/harness/logger.js';
+import { waitFor } from '../../../../test/harness/wait.js';
+import {
+  startLibreTranslateDouble,
+  type LibreTranslateDouble,
+} from '../../../../test/doubles/libretranslate.double.js';
+import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
+import { RETRY_HEADERS } from './retry-headers.js';
+
+/** A message seen on one of the pipeline's output topics. */
+interface Seen {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+  readonly headers: IncomingMessage['headers'];
+  readonly value: Buffer | null;
+  readonly event: IntegrationEvent;
+}
+
+const codec = new EventCodec();
+const prefix = uniquePrefix('engines');
+const topics = {
+  requested: topicName('translationRequested', prefix),
+  retry: topicName('translationRequestedRetry', prefix),
+  completed: topicName('translationCompleted', prefix),
+  deadLetter: topicName('deadLetter', prefix),
+};
+// Short backoffs: the first retry is due 0.5-1 s after the failure, the second 1-2 s after that.
+const MAX_ATTEMPTS = 3;
+const MAX_TEXT_CHARS = 200;
+
+let kafka: Kafka;
+let producer: KafkaProducer;
+let observer: KafkaConsumer;
+let libre: LibreTranslateDouble;
+let translator: TestTranslator | undefined;
+const seen: Seen[] = [];
+
+beforeAll(async () => {
+  kafka = testKafka('engines-int');
+  await createTopics(kafka, prefix);
+  producer = new KafkaProducer(kafka);
+  observer = new KafkaConsumer(kafka, {
+    groupId: `${prefix}observer`,
+    topics: [topics.completed, topics.retry, topics.deadLetter],
+    logger: silentLogger(),
+    maxWaitTimeMs: 100,
+  });
+  libre = await startLibreTranslateDouble();
+  [translator] = await Promise.all([
+    startTestTranslator({
+      KAFKA_TOPIC_PREFIX: prefix,
+      LIBRETRANSLATE_URL: libre.url,
+      // Failures are the point here; a breaker opening would only add noise.
+      BREAKER_THRESHOLD: '1000',
+      MAX_TEXT_CHARS: String(MAX_TEXT_CHARS),
+      TRANSLATION_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      TRANSLATION_RETRY_BACKOFF_MS: '1000',
+      TRANSLATION_RETRY_MAX_BACKOFF_MS: '2000',
+    }),
+    observer.start(async (m) => {
+      seen.push({
+        topic: m.topic,
+        partition: m.partition,
+        offset: m.offset,
+        key: m.key?.toString('utf8') ?? null,
+        headers: m.headers,
+        value: m.value,
+        event: codec.decode(m.value, m.headers),
+      });
+    }),
+  ]);
+});
+
+afterAll(async () => {
+  await translator?.close();
+  await observer?.stop();
+  await producer?.disconnect();
+  await libre?.close();
+});
+
+beforeEach(() => libre.reset());
+
+let entities = 0;
+
+/** A TranslationRequested for a fresh entity, with its topic key. */
+function request(data: Partial<TranslationRequestedData> = {}): { event: TranslationRequested; key: string } {
+  entities += 1;
+  const text = data.text ?? 'Good morning';
+  const full: TranslationRequestedData = {
+    entityType: 'vendor',
+    entityId: `v-${entities}`,
+    field: 'name',
+    sourceLang: 'en',
+    targetLang: 'de',
+    sourceHash: createHash('sha256').update(text, 'utf8').digest('hex'),
+    sourceVersion: 3,
+    ...data,
+    text,
+  };
+  const event = newEvent('TranslationRequested', full, { correlationId: randomUUID(), causationId: 'cmd-1' });
+  return { event, key: `${full.entityType}:${full.entityId}:${full.field}:${full.targetLang}` };
+}
+
+async function produce(...requests: { event: TranslationRequested; key: string }[]): Promise<void> {
+  await producer.send(
+    topics.requested,
+    requests.map(({ event, key }) => ({ key, ...codec.encode(event) })),
+  );
+}
+
+const completedFor = (requested: TranslationRequested): TranslationCompleted | undefined =>
+  seen
+    .map((s) => s.event)
+    .find(
+      (e): e is TranslationCompleted =>
+        e.eventType === 'TranslationCompleted' && e.causationId === requested.eventId,
+    );
+
+/** Dead letters of a message, found by the event id in its original headers. */
+const deadLettersOf = (eventId: string): DeadLetter[] =>
+  seen
+    .map((s) => s.event)
+    .filter(
+      (e): e is DeadLetter =>
+        e.eventType === 'DeadLetter' && e.data.originalHeaders['tp-event-id']?.toString('utf8') === eventId,
+    );
+
+const retriesOf = (eventId: string): Seen[] =>
+  seen.filter((s) => s.topic === topics.retry && headerString(s.headers, 'tp-event-id') === eventId);
+
+const translateCalls = () => libre.requests.filter((r) => r.path === '/translate').length;
+
+describe('engine consumers (translation.requested.v1 -> translation.completed.v1)', () => {
+  it('translates a request and publishes TranslationCompleted with the same key, caused by the request', async () => {
+    const { event, key } = request({ text: 'Good morning', targetLang: 'de' });
+    await produce({ event, key });
+
+    await waitFor('the TranslationCompleted', () => completedFor(event) !== undefined);
+    const completed = completedFor(event)!;
+    expect(seen.find((s) => s.event === completed)?.key).toBe(key);
+    expect(completed).toMatchObject({
+      eventVersion: 2,
+      correlationId: event.correlationId,
+      causationId: event.eventId,
+      data: {
+        entityType: 'vendor',
+        entityId: event.data.entityId,
+        field: 'name',
+        sourceLang: 'en',
+        targetLang: 'de',
+        translatedText: 'Guten Morgen',
+        sourceHash: event.data.sourceHash,
+        sourceVersion: 3,
+        engine: 'libretranslate',
+        truncated: false,
+        detectedSourceLang: null,
+      },
+    });
+    // The consumer publishes the result itself; nothing is kept as free text through the outbox.
+    expect(await translator!.outbox()).toEqual([]);
+  });
+
+  it('answers a request the hot cache knows without calling an engine', async () => {
+    const first = request({ text: 'Thank you', targetLang: 'fr' });
+    await produce(first);
+    await waitFor('the first result', () => completedFor(first.event) !== undefined);
+    const calls = translateCalls();
+
+    const again = request({ text: 'Thank you', targetLang: 'fr' });
+    await produce(again);
+    await waitFor('the cached result', () => completedFor(again.event) !== undefined);
+    expect(completedFor(again.event)?.data).toMatchObject({
+      translatedText: 'Merci',
+      engine: 'libretranslate',
+    });
+    expect(translateCalls()).toBe(calls);
+  });
+
+  it('moves a request to the retry topic while the engine answers 503, and publishes the result once it recovers', async () => {
+    libre.fail({ type: 'respond', status: 503, body: { error: 'Service Unavailable' } }, { times: 1000 });
+    const { event, key } = request({ text: 'Good morning', targetLang: 'fr' });
+    const sentAt = Date.now();
+    await produce({ event, key });
+
+    await waitFor('the request on the retry topic', () => retriesOf(event.eventId).length > 0);
+    libre.reset();
+    const [retry] = retriesOf(event.eventId);
+    expect(retry?.key).toBe(key);
+    expect(retry?.value).toEqual(codec.encode(event).value);
+    expect(headerString(retry!.headers, RETRY_HEADERS.attempt)).toBe('2');
+    const notBefore = Number(headerString(retry!.headers, RETRY_HEADERS.notBefore));
+    expect(notBefore).toBeGreaterThanOrEqual(sentAt + 500);
+    expect(notBefore).toBeLessThanOrEqual(Date.now() + 1000);
+
+    await waitFor('the result after the engine recovered', () => completedFor(event) !== undefined);
+    expect(Date.now()).toBeGreaterThanOrEqual(notBefore);
+    expect(completedFor(event)).toMatchObject({
+      correlationId: event.correlationId,
+      causationId: event.eventId,
+      data: { translatedText: 'Bonjour', engine: 'libretranslate', targetLang: 'fr' },
+    });
+    expect(seen.find((s) => s.event === completedFor(event))?.key).toBe(key);
+    expect(deadLettersOf(event.eventId)).toEqual([]);
+  });
+
+  it('dead-letters a request with TRANSLATION_FAILED and its attempts once every attempt failed', async () => {
+    libre.fail({ type: 'respond', status: 503, body: { error: 'Service Unavailable' } }, { times: 1000 });
+    const { event, key } = request({ text: 'The bus is late', targetLang: 'es' });
+    await produce({ event, key });
+
+    await waitFor('the dead letter', () => deadLettersOf(event.eventId).length > 0);
+    const [dead] = deadLettersOf(event.eventId);
+    expect(dead?.data).toMatchObject({
+      errorCode: 'TRANSLATION_FAILED',
+      attempts: MAX_ATTEMPTS,
+      originalTopic: topics.retry,
+      consumerGroup: consumerGroup('enginesRetry', prefix),
+    });
+    expect(dead?.data.errorMessage).toMatch(/local \(libretranslate\): failed .*503/);
+    expect(dead?.data.originalKey?.toString('utf8')).toBe(key);
+    expect(dead?.data.originalValue).toEqual(codec.encode(event).value);
+    expect(retriesOf(event.eventId).map((s) => headerString(s.headers, RETRY_HEADERS.attempt))).toEqual([
+      '2',
+      '3',
+    ]);
+    expect(completedFor(event)).toBeUndefined();
+  });
+
+  it('dead-letters at once what can never succeed: an unsupported language, too long a text, bytes that do not decode', async () => {
+    const language = request({ sourceLang: 'klingon' });
+    const tooLong = request({ text: 'a'.repeat(MAX_TEXT_CHARS + 1) });
+    await produce(language, tooLong);
+    await producer.send(topics.requested, [{ key: 'junk', value: Buffer.from('not avro'), headers: {} }]);
+
+    await waitFor(
+      'three dead letters',
+      () =>
+        deadLettersOf(language.event.eventId).length > 0 &&
+        deadLettersOf(tooLong.event.eventId).length > 0 &&
+        seen.some((s) => s.event.eventType === 'DeadLetter' && s.key === 'junk'),
+    );
+    const group = consumerGroup('engines', prefix);
+    expect(deadLettersOf(language.event.eventId)[0]?.data).toMatchObject({
+      errorCode: 'UNSUPPORTED_LANGUAGE',
+      attempts: 1,
+      originalTopic: topics.requested,
+      consumerGroup: group,
+    });
+    expect(deadLettersOf(tooLong.event.eventId)[0]?.data).toMatchObject({
+      errorCode: 'TEXT_TOO_LONG',
+      attempts: 1,
+      originalTopic: topics.requested,
+    });
+    const junk = seen.find((s) => s.event.eventType === 'DeadLetter' && s.key === 'junk')
+      ?.event as DeadLetter;
+    expect(junk.data).toMatchObject({ errorCode: 'SCHEMA_HEADER_MISSING', attempts: 1 });
+    for (const { event } of [language, tooLong]) {
+      expect(retriesOf(event.eventId)).toEqual([]);
+      expect(completedFor(event)).toBeUndefined();
+    }
+    expect(translateCalls()).toBe(0);
+  });
+
+  it('does not let a failing request hold back the next request of its partition', async () => {
+    // Same key, so the same partition, in this order. No engine can do Japanese -> German here.
+    const failing = request({ sourceLang: 'ja', targetLang: 'de', text: 'おはようございます' });
+    const next = { ...request({ text: 'Hello, world!' }), key: failing.key };
+    await produce(failing, next);
+
+    await waitFor('the next request translated', () => completedFor(next.event) !== undefined);
+    expect(completedFor(next.event)?.data.translatedText).toBe('Hallo, Welt!');
+    // The failing one is still waiting for a retry, not dead yet.
+    expect(deadLettersOf(failing.event.eventId)).toEqual([]);
+    expect(retriesOf(failing.event.eventId).length).toBeGreaterThan(0);
+
+    await waitFor('the failing request dead-lettered', () => deadLettersOf(failing.event.eventId).length > 0);
+    expect(deadLettersOf(failing.event.eventId)[0]?.data).toMatchObject({
+      errorCode: 'TRANSLATION_FAILED',
+      attempts: MAX_ATTEMPTS,
+    });
+    expect(deadLettersOf(failing.event.eventId)[0]?.data.errorMessage).toContain('unsupported');
+  });
+
+  it('counts results by engine, retries by attempt, and dead letters by group and code', async () => {
+    const metrics = await (await fetch(`${translator!.url}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(metrics.match(pattern)?.[1] ?? 0);
+    expect(
+      value(/^translation_requests_completed_total\{engine="libretranslate",cached="false"[^}]*\} (\d+)$/m),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      value(/^translation_requests_completed_total\{engine="libretranslate",cached="true"[^}]*\} (\d+)$/m),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value(/^translation_requests_retried_total\{attempt="1"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(
+      3,
+    );
+    expect(value(/^translation_requests_retried_total\{attempt="2"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(
+      2,
+    );
+    const retryGroup = consumerGroup('enginesRetry', prefix).replaceAll('.', '\\.');
+    expect(
+      value(
+        new RegExp(
+          `^pipeline_dead_letters_total\\{group="${retryGroup}",code="TRANSLATION_FAILED"[^}]*\\} (\\d+)$`,
+          'm',
+        ),
+      ),
+    ).toBe(2);
+  });
+
+  it('stops at once while a retry waits for its due time, leaving it uncommitted', async () => {
+    const { event, key } = request({ text: 'Good morning', targetLang: 'it' });
+    const encoded = codec.encode(event);
+    await producer.send(topics.retry, [
+      {
+        key,
+        value: encoded.value,
+        headers: {
+          ...encoded.headers,
+          [RETRY_HEADERS.attempt]: '2',
+          [RETRY_HEADERS.notBefore]: String(Date.now() + 120_000),
+        },
+      },
+    ]);
+    await waitFor('the waiting retry seen', () => retriesOf(event.eventId).length > 0);
+    // Give the retry consumer time to fetch it and start waiting.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const started = Date.now();
+    await translator!.close();
+    translator = undefined;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(completedFor(event)).toBeUndefined();
+
+    // Its offset was not committed: the next consumer of the group gets it again.
+    const waiting = retriesOf(event.eventId)[0]!;
+    const admin = kafka.admin();
+    await admin.connect();
+    const [committed] = await admin.fetchOffsets({
+      groupId: consumerGroup('enginesRetry', prefix),
+      topics: [topics.retry],
+    });
+    await admin.disconnect();
+    const offset = committed?.partitions.find((p) => p.partition === waiting.partition)?.offset;
+    expect(BigInt(offset ?? '-1')).toBeLessThanOrEqual(BigInt(waiting.offset));
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@tp/runtime';
+
+import { loadTranslatorConfig } from '../config.js';
+
+describe('engine consumer settings', () => {
+  it('defaults: 5 attempts, backoff from 1 s up to 60 s, 3 partitions in parallel', () => {
+    expect(loadTranslatorConfig({})).toMatchObject({
+      TRANSLATION_MAX_ATTEMPTS: 5,
+      TRANSLATION_RETRY_BACKOFF_MS: 1000,
+      TRANSLATION_RETRY_MAX_BACKOFF_MS: 60_000,
+      TRANSLATION_CONSUMER_CONCURRENCY: 3,
+    });
+  });
+
+  it('refuses a maximum backoff below the first one, and attempts below 1', () => {
+    expect(() =>
+      loadTranslatorConfig({
+        TRANSLATION_RETRY_BACKOFF_MS: '5000',
+        TRANSLATION_RETRY_MAX_BACKOFF_MS: '1000',
+      }),
+    ).toThrow(ConfigError);
+    expect(() => loadTranslatorConfig({ TRANSLATION_MAX_ATTEMPTS: '0' })).toThrow(ConfigError);
+  });
+});

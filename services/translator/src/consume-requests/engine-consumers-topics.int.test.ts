@@ -1,0 +1,75 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { topicName, type TranslationCompleted } from '@tp/contracts';
+import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { EventCodec, newEvent } from '@tp/schemas';
+
+import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { silentLogger } from '../../../../test/harness/logger.js';
+import { waitFor } from '../../../../test/harness/wait.js';
+import { startTestTranslator, tinyModelsDir, type TestTranslator } from '../../test/translator-fixture.js';
+
+const codec = new EventCodec();
+const prefix = uniquePrefix('engines-late');
+const kafka = testKafka('engines-late');
+const cleanups: (() => Promise<void>)[] = [];
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('engine consumers when the topics do not exist yet', () => {
+  it('starts the translator anyway, and starts consuming once the topics are created', async () => {
+    const models = await tinyModelsDir();
+    cleanups.push(models.remove);
+    const translator: TestTranslator = await startTestTranslator({
+      KAFKA_TOPIC_PREFIX: prefix,
+      MODELS_DIR: models.dir,
+    });
+    cleanups.push(() => translator.close());
+    // The synchronous API does not depend on the pipeline's topics.
+    expect((await translator.translate({ text: '你好', source: 'zh-CN', target: 'en' })).status).toBe(200);
+
+    await createTopics(kafka, prefix);
+    const results: TranslationCompleted[] = [];
+    const observer = new KafkaConsumer(kafka, {
+      groupId: `${prefix}observer`,
+      topics: [topicName('translationCompleted', prefix)],
+      logger: silentLogger(),
+    });
+    await observer.start(async (m) => {
+      results.push(codec.decode(m.value, m.headers) as TranslationCompleted);
+    });
+    cleanups.push(() => observer.stop());
+    const producer = new KafkaProducer(kafka);
+    cleanups.push(() => producer.disconnect());
+
+    const text = '我们喜欢猫和狗！';
+    const request = newEvent(
+      'TranslationRequested',
+      {
+        entityType: 'vendor',
+        entityId: 'v-late',
+        field: 'slogan',
+        sourceLang: 'zh-CN',
+        targetLang: 'en',
+        text,
+        sourceHash: createHash('sha256').update(text, 'utf8').digest('hex'),
+        sourceVersion: 1,
+      },
+      { correlationId: randomUUID() },
+    );
+    await producer.send(topicName('translationRequested', prefix), [
+      { key: 'vendor:v-late:slogan:en', ...codec.encode(request) },
+    ]);
+
+    // The consumers look for the topics every 5 s.
+    await waitFor('the result', () => results.some((r) => r.causationId === request.eventId), 30_000);
+    expect(results.find((r) => r.causationId === request.eventId)?.data).toMatchObject({
+      translatedText: 'we like cat and dog!',
+      engine: 'offline',
+      sourceLang: 'zh-CN',
+    });
+  });
+});

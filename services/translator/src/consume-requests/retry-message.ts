@@ -1,0 +1,24 @@
+import type { IncomingMessage, OutgoingMessage } from '@tp/kafka';
+import { headerString } from '@tp/schemas';
+
+import { RETRY_HEADERS } from './retry-headers.js';
+
+/**
+ * The request again, for the retry topic: value and key unchanged (the bytes are the request's),
+ * every header kept, plus the next attempt's number and due time.
+ */
+export function retryMessage(
+  message: IncomingMessage,
+  key: string,
+  nextAttempt: number,
+  notBefore: number,
+): OutgoingMessage {
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(message.headers)) {
+    const value = headerString(message.headers, name);
+    if (value !== undefined) headers[name] = value;
+  }
+  headers[RETRY_HEADERS.attempt] = String(nextAttempt);
+  headers[RETRY_HEADERS.notBefore] = String(notBefore);
+  return { key, value: message.value ?? Buffer.alloc(0), headers };
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { waitUntilDue } from './wait-until-due.js';
+
+const noHeartbeat = () => Promise.resolve();
+const always = () => true;
+
+describe('waiting for a retry to be due', () => {
+  it('returns at once when the due time has passed', async () => {
+    const started = Date.now();
+    const due = await waitUntilDue(started - 1000, {
+      heartbeat: noHeartbeat,
+      keepWaiting: always,
+      signal: new AbortController().signal,
+    });
+    expect(due).toBe(true);
+    expect(Date.now() - started).toBeLessThan(50);
+  });
+
+  it('waits until the due time, with a heartbeat after each slice', async () => {
+    let heartbeats = 0;
+    const started = Date.now();
+    const due = await waitUntilDue(started + 120, {
+      heartbeat: async () => {
+        heartbeats += 1;
+      },
+      keepWaiting: always,
+      signal: new AbortController().signal,
+      sliceMs: 25,
+    });
+    expect(due).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(115);
+    expect(heartbeats).toBeGreaterThanOrEqual(4);
+  });
+
+  it('ends at once, not due, when aborted (the consumer stops)', async () => {
+    const stopping = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stopping.abort(), 30);
+    const due = await waitUntilDue(started + 60_000, {
+      heartbeat: noHeartbeat,
+      keepWaiting: always,
+      signal: stopping.signal,
+    });
+    expect(due).toBe(false);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('ends after the slice in hand, not due, once the partition is no longer ours', async () => {
+    let ours = true;
+    setTimeout(() => (ours = false), 30);
+    const due = await waitUntilDue(Date.now() + 60_000, {
+      heartbeat: noHeartbeat,
+      keepWaiting: () => ours,
+      signal: new AbortController().signal,
+      sliceMs: 20,
+    });
+    expect(due).toBe(false);
+  });
+});
