@@ -40,6 +40,17 @@ export const gatewaySettings = z.object({
   RATE_LIMIT_SYNC_MS: env.positiveInt(100),
   /** Prefix of Redis keys (hot cache, rate-limit counters); the translator must use the same one. */
   REDIS_KEY_PREFIX: env.string('tp:'),
+  /**
+   * Lifetime of a cached merged view of content (GET /api/v1/content/...), in seconds; 0 turns the read
+   * cache off. The pipeline drops an entity's views when it changes; this bounds staleness when that
+   * was missed (Redis down at the time).
+   */
+  CONTENT_READ_CACHE_TTL_S: env.nonNegativeInt(300),
+  /**
+   * How long a field read untranslated is not requested again in the same language for the same
+   * source text, in seconds: repeated reads do not flood the translation queue.
+   */
+  CONTENT_REQUEST_THROTTLE_S: env.positiveInt(600),
   /** Comma-separated allowed browser origins, `*` for any; empty sends no CORS headers. */
   CORS_ORIGINS: env.list(''),
   /** Express "trust proxy": hops or addresses whose X-Forwarded-For is believed for the client address. */

@@ -85,6 +85,7 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
     responses: {
       [String(route.response.status)]: {
         description: route.response.description,
+        ...(route.response.headers ? { headers: route.response.headers } : {}),
         content: {
           'application/json': { schema: success },
           ...(route.response.eventStream

@@ -49,6 +49,8 @@ export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.Zo
     readonly schema: S;
     /** The route may also answer `text/event-stream` (described here) when the request asks for it. */
     readonly eventStream?: string;
+    /** Headers of the success answer (lower-case names), for the document; the handler sets them on `res`. */
+    readonly headers?: z.ZodObject;
   };
   /** False for routes that answer in someone else's shape (the OpenAI-compatible /v1 routes). */
   readonly envelope?: boolean;

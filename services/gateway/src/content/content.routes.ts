@@ -1,0 +1,45 @@
+import type { Orm } from '@tp/db';
+import type { RedisClient } from '@tp/redis';
+import { EventCodec } from '@tp/schemas';
+
+import type { AnyRoute } from '../http/route.js';
+import { ContentCommandBus } from './content-command-bus.js';
+import { ContentStore } from './read-content/content.store.js';
+import { ContentReadCache } from './read-content/content-read-cache.js';
+import { ReadContent } from './read-content/read-content.js';
+import { readContentRoutes } from './read-content/read-content.routes.js';
+import { TranslationRequests } from './read-content/translation-requests.js';
+import { reportChangeRoute } from './report-change/report-change.routes.js';
+
+export interface ContentDeps {
+  readonly orm: Orm;
+  readonly redis: RedisClient | undefined;
+  readonly codec?: EventCodec;
+  readonly keyPrefix: string;
+  readonly topicPrefix: string;
+  /** Longest text of one field, in characters. */
+  readonly maxTextChars: number;
+  /** Lifetime of a cached merged view, in seconds; 0 turns the read cache off. */
+  readonly readCacheTtlSeconds: number;
+  /** How long a field read untranslated is not requested again, in seconds. */
+  readonly requestThrottleSeconds: number;
+}
+
+/** The content pipeline's edge: the command (report a change) and the query (read merged content). */
+export function contentRoutes(deps: ContentDeps): AnyRoute[] {
+  const codec = deps.codec ?? new EventCodec();
+  const commands = new ContentCommandBus({ orm: deps.orm, codec, topicPrefix: deps.topicPrefix });
+  const reader = new ReadContent(
+    new ContentStore(deps.orm),
+    new ContentReadCache(deps.redis, deps.keyPrefix, deps.readCacheTtlSeconds),
+    new TranslationRequests({
+      orm: deps.orm,
+      redis: deps.redis,
+      codec,
+      keyPrefix: deps.keyPrefix,
+      topicPrefix: deps.topicPrefix,
+      throttleSeconds: deps.requestThrottleSeconds,
+    }),
+  );
+  return [reportChangeRoute(commands, deps.maxTextChars), ...readContentRoutes(reader)] as AnyRoute[];
+}

@@ -1,0 +1,96 @@
+/** One stored source field of an entity, with its current translations. */
+export interface StoredField {
+  readonly entityId: string;
+  readonly module: string;
+  readonly field: string;
+  readonly sourceLang: string;
+  readonly text: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  /** Translations made from this very text (same source hash), by language code. */
+  readonly translations: ReadonlyMap<string, string>;
+}
+
+/** What a client reads: the entity's fields in the asked language where they are translated. */
+export interface ContentView {
+  readonly type: string;
+  readonly id: string;
+  readonly module: string;
+  /** Source language of the latest report. */
+  readonly source_lang: string;
+  /** The highest source version among the fields. */
+  readonly source_version: number;
+  /** The language asked for (a code of the list), or the source language without x-language. */
+  readonly language: string;
+  readonly fields: Readonly<Record<string, string>>;
+  /** Fields served in their source text because no current translation exists (yet). */
+  readonly untranslated: readonly string[];
+}
+
+export interface MergedContent {
+  readonly view: ContentView;
+  /** Languages of the texts in the view, for Content-Language: asked ones first. */
+  readonly languages: readonly string[];
+  /** Fields not served in the first language asked: what to request a translation for. */
+  readonly wanted: readonly StoredField[];
+}
+
+/**
+ * Merges an entity's source fields with their translations. Each field takes the first language of
+ * `chain` that it has: its source text when that is the source language, otherwise a translation of
+ * the current text. Outdated translations are not in `translations` (the caller matches source
+ * hashes), so a changed field shows its new source text until it is translated again. Without a
+ * chain the source is asked for, and nothing is untranslated.
+ */
+export function mergeContent(
+  type: string,
+  id: string,
+  fields: readonly StoredField[],
+  chain: readonly string[] | undefined,
+): MergedContent {
+  const sorted = [...fields].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+  const latest = sorted.reduce((best, f) => (f.sourceVersion > best.sourceVersion ? f : best));
+  const texts: Record<string, string> = {};
+  const untranslated: string[] = [];
+  const wanted: StoredField[] = [];
+  const served = new Set<string>();
+  for (const field of sorted) {
+    const found = chain ? pick(field, chain) : { lang: field.sourceLang, text: field.text };
+    if (found) {
+      texts[field.field] = found.text;
+      served.add(found.lang);
+    } else {
+      texts[field.field] = field.text;
+      served.add(field.sourceLang);
+      untranslated.push(field.field);
+    }
+    if (chain && found?.lang !== chain[0]) wanted.push(field);
+  }
+  const asked = chain ?? [];
+  return {
+    view: {
+      type,
+      id,
+      module: latest.module,
+      source_lang: latest.sourceLang,
+      source_version: latest.sourceVersion,
+      language: chain?.[0] ?? latest.sourceLang,
+      fields: texts,
+      untranslated,
+    },
+    languages: [
+      ...asked.filter((lang) => served.has(lang)),
+      ...[...served].filter((lang) => !asked.includes(lang)).sort(),
+    ],
+    wanted,
+  };
+}
+
+function pick(field: StoredField, chain: readonly string[]): { lang: string; text: string } | undefined {
+  for (const lang of chain) {
+    if (lang === field.sourceLang) return { lang, text: field.text };
+    const translated = field.translations.get(lang);
+    if (translated !== undefined) return { lang, text: translated };
+  }
+  return undefined;
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { mergeContent, type StoredField } from './merge-content.js';
+
+const field = (
+  name: string,
+  text: string,
+  translations: Record<string, string> = {},
+  extra: Partial<StoredField> = {},
+): StoredField => ({
+  entityId: 'v-1',
+  module: 'catalog',
+  field: name,
+  sourceLang: 'zh-CN',
+  text,
+  sourceHash: `hash-of-${text}`,
+  sourceVersion: 1,
+  translations: new Map(Object.entries(translations)),
+  ...extra,
+});
+
+describe('mergeContent', () => {
+  const fields = [
+    field('name', '华为', { en: 'Huawei', ja: 'ファーウェイ' }),
+    field('address', '深圳', {}, { sourceVersion: 3 }),
+  ];
+
+  it('serves the source text without a language, with nothing untranslated or wanted', () => {
+    const merged = mergeContent('vendor', 'v-1', fields, undefined);
+    expect(merged.view).toEqual({
+      type: 'vendor',
+      id: 'v-1',
+      module: 'catalog',
+      source_lang: 'zh-CN',
+      source_version: 3,
+      language: 'zh-CN',
+      fields: { address: '深圳', name: '华为' },
+      untranslated: [],
+    });
+    expect(merged.languages).toEqual(['zh-CN']);
+    expect(merged.wanted).toEqual([]);
+  });
+
+  it('replaces translated fields, keeps the source of the others and lists them', () => {
+    const merged = mergeContent('vendor', 'v-1', fields, ['en']);
+    expect(merged.view.fields).toEqual({ address: '深圳', name: 'Huawei' });
+    expect(merged.view.language).toBe('en');
+    expect(merged.view.untranslated).toEqual(['address']);
+    expect(merged.languages).toEqual(['en', 'zh-CN']);
+    expect(merged.wanted.map((f) => f.field)).toEqual(['address']);
+  });
+
+  it('says only the asked language when every field is translated', () => {
+    const merged = mergeContent('vendor', 'v-1', [fields[0] as StoredField], ['ja']);
+    expect(merged.view.fields).toEqual({ name: 'ファーウェイ' });
+    expect(merged.languages).toEqual(['ja']);
+    expect(merged.view.untranslated).toEqual([]);
+  });
+
+  it('takes the first language of the chain that a field has, and wants the first one', () => {
+    const merged = mergeContent('vendor', 'v-1', fields, ['pt-BR', 'en']);
+    expect(merged.view.fields.name).toBe('Huawei');
+    expect(merged.view.untranslated).toEqual(['address']);
+    expect(merged.languages).toEqual(['en', 'zh-CN']);
+    expect(merged.wanted.map((f) => f.field)).toEqual(['address', 'name']);
+  });
+
+  it('serves the source as it is when the source language is asked', () => {
+    const merged = mergeContent('vendor', 'v-1', fields, ['zh-CN']);
+    expect(merged.view.fields).toEqual({ address: '深圳', name: '华为' });
+    expect(merged.view.untranslated).toEqual([]);
+    expect(merged.wanted).toEqual([]);
+    expect(merged.languages).toEqual(['zh-CN']);
+  });
+
+  it('reports the source language and version of the latest report', () => {
+    const merged = mergeContent(
+      'vendor',
+      'v-1',
+      [field('name', 'Huawei', {}, { sourceLang: 'en', sourceVersion: 5 }), field('address', '深圳')],
+      undefined,
+    );
+    expect(merged.view).toMatchObject({ source_lang: 'en', source_version: 5 });
+    expect(merged.languages).toEqual(['en', 'zh-CN']);
+  });
+});

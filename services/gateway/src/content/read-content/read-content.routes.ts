@@ -1,0 +1,195 @@
+import { AppError, requestId, requestLog } from '@tp/runtime';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+
+import { defineRoute } from '../../http/route.js';
+import { entityId, entitySegment, isEntityId } from '../entity-address.js';
+import { languageTagSchema } from '../language.js';
+import { requestedLanguages } from './language-chain.js';
+import type { CachedContent } from './content-read-cache.js';
+import type { ContentView } from './merge-content.js';
+import type { ReadContent, ReadResult } from './read-content.js';
+
+/** Most ids one list read may ask for. */
+export const MAX_READ_IDS = 100;
+
+const contentViewSchema = z
+  .object({
+    type: z.string(),
+    id: z.string(),
+    module: z.string().meta({ description: 'The module that owns the type.' }),
+    source_lang: z.string().meta({ description: 'Source language of the latest report.' }),
+    source_version: z.int().nonnegative().meta({ description: 'Highest source version of the fields.' }),
+    language: z.string().meta({
+      description:
+        'The language asked for by x-language, as a code of the language list (`zh-cn` -> `zh-CN`, `en-US` -> `en`); the source language without the header.',
+    }),
+    fields: z.record(z.string(), z.string()).meta({
+      description:
+        'Field -> text: the translation into `language` made from the current source text, or the source text.',
+    }),
+    untranslated: z.array(z.string()).meta({
+      description:
+        'Fields served in their source text because no translation of their current text exists yet; their translation has been requested.',
+    }),
+  })
+  .meta({ id: 'ContentView' });
+
+const headers = z.object({
+  'x-language': z
+    .union([z.literal(''), languageTagSchema])
+    .optional()
+    .meta({
+      description:
+        'Language to read in (`zh-CN`, `zh-cn`, `en-US`, `zh_Hant_TW`); without it, the source text. Case and `_` do not matter; subtags are dropped from the end until a code of GET /api/v1/translate/languages matches (`en-US` -> `en`), never changing script (`zh-TW` does not fall back to `zh-CN`). A malformed tag is 400 VALIDATION_FAILED; a well-formed one matching no code is 400 UNSUPPORTED_LANGUAGE. Empty means absent.',
+    }),
+});
+
+const responseHeaders = z.object({
+  'content-language': z.string().meta({
+    description:
+      'Languages of the texts in the answer: the one asked for, plus the source language when some fields are untranslated (`en, zh-CN`).',
+  }),
+});
+
+const idsQuery = z.strictObject({
+  ids: z
+    .string()
+    .superRefine((value, ctx) => {
+      const ids = value.split(',');
+      if (ids.length > MAX_READ_IDS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_READ_IDS} ids` });
+      if (ids.some((id) => !isEntityId(id))) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'each id must be 1-200 characters, without control characters',
+        });
+      }
+    })
+    .meta({
+      description: `Comma-separated entity ids, 1 to ${MAX_READ_IDS} (an id containing a comma must be read on its own).`,
+    }),
+});
+
+const errors = ['ENTITY_NOT_FOUND', 'UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'] as const;
+
+/** The chain for the request's x-language, or undefined for the source (an empty header is none). */
+function chainOf(tag: string | undefined): string[] | undefined {
+  return tag ? requestedLanguages(tag) : undefined;
+}
+
+/** Postgres failing is the client's 503; our own refusals pass as they are. */
+async function readOrUnavailable(req: Request, read: () => Promise<ReadResult>): Promise<ReadResult> {
+  return read().catch((err: unknown) => {
+    if (err instanceof AppError) throw err;
+    requestLog(req).error({ err }, 'could not read content');
+    throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot read content right now; retry later');
+  });
+}
+
+/** The languages of every text in the answer, those asked first. */
+function setContentLanguage(
+  res: Response,
+  found: readonly CachedContent[],
+  chain: readonly string[] = [],
+): void {
+  const served = new Set(found.flatMap((entry) => entry.languages));
+  const languages = [
+    ...chain.filter((l) => served.has(l)),
+    ...[...served].filter((l) => !chain.includes(l)).sort(),
+  ];
+  if (languages.length > 0) res.setHeader('Content-Language', languages.join(', '));
+}
+
+/** The view as the answer's schema types it (mutable arrays). */
+const body = (view: ContentView) => ({
+  ...view,
+  fields: { ...view.fields },
+  untranslated: [...view.untranslated],
+});
+
+/** GET /api/v1/content/{type}/{id}, GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=. */
+export function readContentRoutes(reader: ReadContent) {
+  const readOne = async (type: string, id: string, tag: string | undefined, req: Request, res: Response) => {
+    const chain = chainOf(tag);
+    const result = await readOrUnavailable(req, () =>
+      reader.read({ type, ids: [id], chain, correlationId: requestId(req), log: requestLog(req) }),
+    );
+    const entry = result.found[0];
+    if (!entry) {
+      throw new AppError('ENTITY_NOT_FOUND', `no content is stored for ${type} ${JSON.stringify(id)}`, {
+        type,
+        id,
+      });
+    }
+    setContentLanguage(res, result.found, chain);
+    return body(entry.view);
+  };
+  const single = {
+    tags: ['content'],
+    access: 'client',
+    response: {
+      status: 200,
+      description: 'The entity with its fields merged in the language asked.',
+      schema: contentViewSchema,
+      headers: responseHeaders,
+    },
+    errors,
+  } as const;
+  return [
+    defineRoute({
+      ...single,
+      method: 'get',
+      path: '/api/v1/content/{type}/{id}',
+      summary: 'Read one entity, translated by x-language',
+      description:
+        'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes.',
+      request: { params: z.strictObject({ type: entitySegment, id: entityId }), headers },
+      handler: ({ params, headers: h, req, res }) =>
+        readOne(params.type, params.id, h['x-language'], req, res),
+    }),
+    defineRoute({
+      ...single,
+      method: 'get',
+      path: '/api/v1/vendors/{vendor_id}',
+      summary: 'Read one vendor, translated by x-language',
+      description:
+        'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
+      request: { params: z.strictObject({ vendor_id: entityId }), headers },
+      handler: ({ params, headers: h, req, res }) =>
+        readOne('vendor', params.vendor_id, h['x-language'], req, res),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/content/{type}',
+      summary: 'Read many entities of one type, translated by x-language',
+      description: `Any API key. Like GET /api/v1/content/{type}/{id} for up to ${MAX_READ_IDS} ids at once, at the cost of one read: the entities found, in the order asked (duplicates once), and the ids with no stored content in \`missing\`.`,
+      tags: ['content'],
+      access: 'client',
+      request: { params: z.strictObject({ type: entitySegment }), query: idsQuery, headers },
+      response: {
+        status: 200,
+        description: 'The entities found and the ids not found.',
+        schema: z.object({
+          type: z.string(),
+          items: z.array(contentViewSchema),
+          missing: z.array(z.string()).meta({ description: 'Ids with no stored content.' }),
+        }),
+        headers: responseHeaders,
+      },
+      errors: ['UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
+      handler: async ({ params, query, headers: h, req, res }) => {
+        const chain = chainOf(h['x-language']);
+        const ids = [...new Set(query.ids.split(','))];
+        const result = await readOrUnavailable(req, () =>
+          reader.read({ type: params.type, ids, chain, correlationId: requestId(req), log: requestLog(req) }),
+        );
+        setContentLanguage(res, result.found, chain);
+        return {
+          type: params.type,
+          items: result.found.map((entry) => body(entry.view)),
+          missing: [...result.missing],
+        };
+      },
+    }),
+  ];
+}

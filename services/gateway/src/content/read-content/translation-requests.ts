@@ -1,0 +1,95 @@
+import { hash } from 'node:crypto';
+
+import { topicName } from '@tp/contracts';
+import { addToOutbox, type Orm, type OutboxEntry } from '@tp/db';
+import { bounded, type RedisClient } from '@tp/redis';
+import { newEvent, type EventCodec } from '@tp/schemas';
+
+import type { StoredField } from './merge-content.js';
+
+export interface TranslationRequestsDeps {
+  readonly orm: Orm;
+  readonly redis: RedisClient | undefined;
+  readonly codec: EventCodec;
+  /** Prefix of Redis keys. */
+  readonly keyPrefix: string;
+  readonly topicPrefix: string;
+  /** How long a field is not requested again in the same language for the same text, in seconds. */
+  readonly throttleSeconds: number;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Asks the pipeline to translate fields a client read untranslated: TranslationRequested through the
+ * outbox, like the planner's. Each (entity, field, language, text) is requested at most once per
+ * throttle window (Redis SET NX EX), so a popular untranslated entity does not flood the queue; the
+ * window also lets a lost request be made again later. Without Redis nothing is requested: better
+ * a later read asks than every read does. Nothing is requested when translation is disabled.
+ */
+export class TranslationRequests {
+  constructor(private readonly deps: TranslationRequestsDeps) {}
+
+  /** Requests `fields` of entities of `type` in `targetLang`; returns how many were requested. */
+  async request(
+    type: string,
+    fields: readonly StoredField[],
+    targetLang: string,
+    correlationId: string,
+  ): Promise<number> {
+    const redis = this.deps.redis;
+    if (fields.length === 0 || !redis?.isReady) return 0;
+    if (!(await this.enabled())) return 0;
+    const timeoutMs = this.deps.timeoutMs ?? 250;
+    const keys = fields.map((f) => this.throttleKey(type, f, targetLang));
+    const multi = redis.multi();
+    for (const key of keys) {
+      multi.set(key, '1', { condition: 'NX', expiration: { type: 'EX', value: this.deps.throttleSeconds } });
+    }
+    const replies = await bounded(multi.execAsPipeline(), timeoutMs);
+    const due = fields.filter((_, i) => String(replies[i]) === 'OK');
+    if (due.length === 0) return 0;
+    const topic = topicName('translationRequested', this.deps.topicPrefix);
+    const entries: OutboxEntry[] = due.map((field) => ({
+      topic,
+      key: `${type}:${field.entityId}:${field.field}:${targetLang}`,
+      event: newEvent(
+        'TranslationRequested',
+        {
+          entityType: type,
+          entityId: field.entityId,
+          field: field.field,
+          sourceLang: field.sourceLang,
+          targetLang,
+          text: field.text,
+          sourceHash: field.sourceHash,
+          sourceVersion: field.sourceVersion,
+        },
+        { correlationId, causationId: null },
+      ),
+    }));
+    try {
+      await this.deps.orm.em.fork().transactional(async (em) => {
+        addToOutbox(em, this.deps.codec, entries);
+      });
+    } catch (err) {
+      // Not requested after all: let the next read try again instead of waiting out the window.
+      const taken = due.map((f) => this.throttleKey(type, f, targetLang));
+      await bounded(redis.del(taken), timeoutMs).catch(() => undefined);
+      throw err;
+    }
+    return due.length;
+  }
+
+  private async enabled(): Promise<boolean> {
+    const rows = await this.deps.orm.em
+      .getConnection()
+      .execute<{ enabled: boolean }[]>('select enabled from translation_config where id = 1');
+    return rows[0]?.enabled ?? false;
+  }
+
+  /** Fixed length whatever the ids: a hash of the parts, joined by U+0000, which none contains. */
+  private throttleKey(type: string, field: StoredField, targetLang: string): string {
+    const parts = [type, field.entityId, field.field, targetLang, field.sourceHash].join('\u0000');
+    return `${this.deps.keyPrefix}content:requested:${hash('sha256', parts, 'hex').slice(0, 32)}`;
+  }
+}

@@ -1,0 +1,34 @@
+import { Command } from '@nestjs/cqrs';
+
+/** One changed field as the business system sent it. */
+export interface ReportedField {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Changed source content of one entity, at one version of it. */
+export interface ContentChange {
+  readonly module: string;
+  readonly entityType: string;
+  readonly entityId: string;
+  /** A code of the language list. */
+  readonly sourceLang: string;
+  readonly sourceVersion: number;
+  readonly fields: readonly ReportedField[];
+}
+
+export interface ChangeAccepted {
+  /** Id of the ContentChanged event written to the outbox. */
+  readonly trackingId: string;
+}
+
+/** A business system reports changed content; accepted once its ContentChanged event is in the outbox. */
+export class ReportContentChangeCommand extends Command<ChangeAccepted> {
+  constructor(
+    readonly change: ContentChange,
+    /** The request's id: the correlation id of everything the change causes. */
+    readonly correlationId: string,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,47 @@
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { addToOutbox, SourceContent, type Orm } from '@tp/db';
+import { AppError } from '@tp/runtime';
+import type { EventCodec } from '@tp/schemas';
+
+import { contentChangedEntry } from './content-changed.event.js';
+import { ReportContentChangeCommand, type ChangeAccepted } from './report-change.command.js';
+
+export interface ReportChangeDeps {
+  readonly orm: Orm;
+  readonly codec: EventCodec;
+  readonly topicPrefix: string;
+}
+
+/**
+ * Checks that the entity type belongs to the reporting module and writes ContentChanged to the
+ * outbox, in one transaction; the worker's relay publishes it and the planner stores the source.
+ */
+export class ReportContentChangeHandler implements ICommandHandler<ReportContentChangeCommand> {
+  constructor(private readonly deps: ReportChangeDeps) {}
+
+  async execute({ change, correlationId }: ReportContentChangeCommand): Promise<ChangeAccepted> {
+    const entry = contentChangedEntry(change, correlationId, this.deps.topicPrefix);
+    await this.deps.orm.em.fork().transactional(async (em) => {
+      // One type belongs to one module (docs/pipeline.md). The planner checks again, for changes
+      // produced to Kafka directly and for two modules racing here before either was planned.
+      const owner = await em.findOne(
+        SourceContent,
+        { entityType: change.entityType, module: { $ne: change.module } },
+        { fields: ['module'] },
+      );
+      if (owner) {
+        throw new AppError(
+          'MODULE_CONFLICT',
+          `entity type ${change.entityType} belongs to module ${owner.module}, not ${change.module}`,
+          { type: change.entityType, module: owner.module },
+        );
+      }
+      addToOutbox(em, this.deps.codec, [entry]);
+    });
+    return { trackingId: entry.event.eventId };
+  }
+}
+
+// Decorators applied as calls: the workspace compiles without experimentalDecorators (see
+// content-command-bus.ts), and this is exactly what `@CommandHandler(...)` on the class does.
+CommandHandler(ReportContentChangeCommand)(ReportContentChangeHandler);

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { topicName } from '@tp/contracts';
+import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { EventCodec } from '@tp/schemas';
+
+import { uniquePrefix } from '../../../../../test/harness/kafka.js';
+import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
+import { OpenApiContract } from '../../../test/openapi-contract.js';
+
+// The command side through the real gateway (auth, validation, the Nest CommandBus, the outbox) on a
+// database of its own. Nothing relays the outbox here: the rows are the result.
+let gateway: TestGateway;
+let orm: Orm;
+let contract: OpenApiContract;
+const codec = new EventCodec();
+const topicPrefix = uniquePrefix('report-change');
+const PATH = '/api/v1/content/{module}/{type}/{id}';
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ KAFKA_TOPIC_PREFIX: topicPrefix, MAX_TEXT_CHARS: '20' });
+  orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 2 });
+  contract = new OpenApiContract(gateway.openapi);
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await gateway?.close();
+});
+
+async function report(path: string, body: unknown, key: string | null = gateway.keys.client) {
+  const res = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': 'req-report-1',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  contract.check('post', PATH, res.status, json);
+  return { status: res.status, body: json };
+}
+
+const valid = { source_lang: 'zh-cn', source_version: 3, fields: { name: '华为', 'address.city': '深圳' } };
+
+describe('POST /api/v1/content/{module}/{type}/{id}', () => {
+  it('answers 202 with a tracking id and writes the ContentChanged event to the outbox', async () => {
+    const res = await report('/api/v1/content/catalog/vendor/v-42', valid);
+    expect(res).toEqual({
+      status: 202,
+      body: { code: 0, data: { tracking_id: expect.any(String), status: 'accepted' } },
+    });
+    const trackingId = (res.body.data as { tracking_id: string }).tracking_id;
+
+    const rows = await orm.em.fork().find(OutboxMessage, { eventId: trackingId });
+    expect(rows).toHaveLength(1);
+    const row = rows[0] as OutboxMessage;
+    expect(row).toMatchObject({
+      topic: topicName('contentChanged', topicPrefix),
+      messageKey: 'vendor:v-42',
+      eventType: 'ContentChanged',
+      publishedAt: null,
+    });
+    expect(codec.decode(Buffer.from(row.payload), row.headers)).toEqual({
+      eventId: trackingId,
+      eventType: 'ContentChanged',
+      eventVersion: 1,
+      occurredAt: expect.any(Number),
+      correlationId: 'req-report-1',
+      causationId: null,
+      data: {
+        module: 'catalog',
+        entityType: 'vendor',
+        entityId: 'v-42',
+        sourceLang: 'zh-CN',
+        sourceVersion: 3,
+        fields: [
+          { name: 'name', text: '华为' },
+          { name: 'address.city', text: '深圳' },
+        ],
+      },
+    });
+  });
+
+  it('accepts an admin key too', async () => {
+    const res = await report('/api/v1/content/catalog/vendor/v-43', valid, gateway.keys.admin);
+    expect(res.status).toBe(202);
+  });
+
+  it('answers 401 without a key, and writes nothing', async () => {
+    const before = await orm.em.fork().count(OutboxMessage, {});
+    const res = await report('/api/v1/content/catalog/vendor/v-44', valid, null);
+    expect(res).toMatchObject({ status: 401, body: { error: 'API_KEY_MISSING' } });
+    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(before);
+  });
+
+  it.each([
+    ['no fields', { ...valid, fields: {} }, ['body.fields']],
+    ['an empty text', { ...valid, fields: { name: '' } }, ['body.fields.name']],
+    ['a text over MAX_TEXT_CHARS', { ...valid, fields: { name: '字'.repeat(21) } }, ['body.fields.name']],
+    ['a bad field name', { ...valid, fields: { 'no spaces': 'x' } }, ['body.fields.no spaces']],
+    ['a __proto__ field', { ...valid, fields: JSON.parse('{"__proto__": "x"}') as object }, ['body.fields']],
+    ['201 fields', { ...valid, fields: manyFields(201) }, ['body.fields']],
+    ['a negative version', { ...valid, source_version: -1 }, ['body.source_version']],
+    ['a fractional version', { ...valid, source_version: 1.5 }, ['body.source_version']],
+    ['a malformed language', { ...valid, source_lang: 'zh cn' }, ['body.source_lang']],
+    ['an unknown field', { ...valid, extra: 1 }, ['body']],
+    ['nothing', {}, ['body.source_lang', 'body.source_version', 'body.fields']],
+  ])('answers 400 VALIDATION_FAILED listing the issues for %s', async (_label, body, paths) => {
+    const res = await report('/api/v1/content/catalog/vendor/v-45', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 40002, error: 'VALIDATION_FAILED' });
+    const issues = (res.body.details as { issues: { path: string }[] }).issues.map((i) => i.path);
+    expect(issues).toEqual(expect.arrayContaining(paths));
+  });
+
+  it.each([
+    ['an upper-case type', '/api/v1/content/catalog/Vendor/v-1', 'params.type'],
+    ['a module with a dot', '/api/v1/content/cat.alog/vendor/v-1', 'params.module'],
+    ['an id over 200 characters', `/api/v1/content/catalog/vendor/${'x'.repeat(201)}`, 'params.id'],
+    ['an id with a NUL', '/api/v1/content/catalog/vendor/a%00b', 'params.id'],
+  ])('answers 400 for %s', async (_label, path, where) => {
+    const res = await report(path, valid);
+    expect(res.status).toBe(400);
+    expect((res.body.details as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain(where);
+  });
+
+  it('answers 400 UNSUPPORTED_LANGUAGE for a source language not in the list', async () => {
+    const res = await report('/api/v1/content/catalog/vendor/v-46', { ...valid, source_lang: 'qq' });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: 'UNSUPPORTED_LANGUAGE', details: { field: 'source_lang', value: 'qq' } },
+    });
+  });
+
+  it('answers 409 MODULE_CONFLICT when another module owns the type, and writes nothing', async () => {
+    const em = orm.em.fork();
+    em.create(SourceContent, {
+      module: 'crm',
+      entityType: 'customer',
+      entityId: 'c-1',
+      field: 'name',
+      sourceLang: 'en',
+      text: 'ACME',
+      sourceHash: 'h',
+      sourceVersion: 1,
+    });
+    await em.flush();
+    const before = await orm.em.fork().count(OutboxMessage, {});
+    const res = await report('/api/v1/content/catalog/customer/c-2', valid);
+    expect(res).toMatchObject({ status: 409, body: { code: 40903, error: 'MODULE_CONFLICT' } });
+    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(before);
+    // The owning module may go on reporting it.
+    expect((await report('/api/v1/content/crm/customer/c-2', valid)).status).toBe(202);
+  });
+});
+
+function manyFields(n: number): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, 'x']));
+}

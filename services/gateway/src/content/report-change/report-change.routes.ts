@@ -1,0 +1,95 @@
+import { AppError, codePoints, requestId, requestLog } from '@tp/runtime';
+import { SchemaError } from '@tp/schemas';
+import { z } from 'zod';
+
+import { defineRoute } from '../../http/route.js';
+import type { ContentCommandBus } from '../content-command-bus.js';
+import { entityId, entitySegment } from '../entity-address.js';
+import { languageTagSchema, supportedLanguage } from '../language.js';
+import { ReportContentChangeCommand } from './report-change.command.js';
+
+/** Most fields one report may carry. */
+export const MAX_REPORTED_FIELDS = 200;
+
+const fieldName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,100}$/, {
+    message: 'field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
+  })
+  // JSON.parse keeps it as a key, but it would not survive as one in an object: refuse, not drop.
+  .refine((name) => name !== '__proto__', { message: '__proto__ is not a field name' });
+
+function reportBody(maxTextChars: number) {
+  const text = z
+    .string()
+    .min(1, { message: 'text must not be empty' })
+    .refine((t) => !t.includes('\u0000'), { message: 'text must not contain U+0000' })
+    .refine((t) => t.length <= maxTextChars || codePoints(t) <= maxTextChars, {
+      message: `text must be at most ${maxTextChars} characters`,
+    });
+  return z.strictObject({
+    source_lang: languageTagSchema.meta({
+      description: 'Language of the texts, a code of GET /api/v1/translate/languages (`zh-CN`, `en`).',
+    }),
+    source_version: z.int().nonnegative().meta({
+      description:
+        'Version of the entity in the business system, increasing with each change; a translation made for an older version never replaces one for a newer version.',
+    }),
+    fields: z
+      .record(fieldName, text)
+      .refine((f) => Object.keys(f).length >= 1, { message: 'at least one field is needed' })
+      .refine((f) => Object.keys(f).length <= MAX_REPORTED_FIELDS, {
+        message: `at most ${MAX_REPORTED_FIELDS} fields per report`,
+      })
+      .meta({
+        description: `The changed fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters. Fields left out are unchanged.`,
+        minProperties: 1,
+        maxProperties: MAX_REPORTED_FIELDS,
+      }),
+  });
+}
+
+/** POST /api/v1/content/{module}/{type}/{id}: the command side of the content pipeline. */
+export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: number) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    summary: 'Report changed content of one entity',
+    description:
+      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Read the result with GET /api/v1/content/{type}/{id}.',
+    tags: ['content'],
+    access: 'client',
+    request: {
+      params: z.strictObject({ module: entitySegment, type: entitySegment, id: entityId }),
+      body: reportBody(maxTextChars),
+    },
+    response: {
+      status: 202,
+      description: 'Accepted: the change is in the outbox and will be processed.',
+      schema: z.object({
+        tracking_id: z.uuid().meta({ description: 'Id of the ContentChanged event (its eventId).' }),
+        status: z.literal('accepted'),
+      }),
+    },
+    errors: ['MODULE_CONFLICT', 'UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
+    handler: async ({ params, body, req }) => {
+      const command = new ReportContentChangeCommand(
+        {
+          module: params.module,
+          entityType: params.type,
+          entityId: params.id,
+          sourceLang: supportedLanguage('source_lang', body.source_lang),
+          sourceVersion: body.source_version,
+          fields: Object.entries(body.fields).map(([name, text]) => ({ name, text })),
+        },
+        requestId(req),
+      );
+      const accepted = await commands.execute(command).catch((err: unknown) => {
+        if (err instanceof AppError || err instanceof SchemaError) throw err;
+        requestLog(req).error({ err }, 'could not write a content change to the outbox');
+        throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot store the change right now; retry later');
+      });
+      return { tracking_id: accepted.trackingId, status: 'accepted' as const };
+    },
+  });
+}
