@@ -33,6 +33,7 @@ describe('migrations', () => {
       'Migration20261121000000_initial',
       'Migration20261121153039_moderation_terms',
       'Migration20261121165741_chat_usage',
+      'Migration20261121190000_dead_letters_unique',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -83,6 +84,7 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261121190000_dead_letters_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121165741_chat_usage']);
     expect(await tables()).not.toContain('chat_usage');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121153039_moderation_terms']);

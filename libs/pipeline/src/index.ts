@@ -1,4 +1,5 @@
 export * from './dead-letter-guard.js';
+export * from './dead-letter-index/index.js';
 export * from './dead-letter-message.js';
 export * from './permanent-error.js';
 export * from './read-cache-key.js';

@@ -3,6 +3,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
 import { Migration20261121153039_moderation_terms } from './Migration20261121153039_moderation_terms.js';
 import { Migration20261121165741_chat_usage } from './Migration20261121165741_chat_usage.js';
+import { Migration20261121190000_dead_letters_unique } from './Migration20261121190000_dead_letters_unique.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -12,4 +13,8 @@ export const MIGRATIONS: readonly MigrationObject[] = [
     class: Migration20261121153039_moderation_terms,
   },
   { name: 'Migration20261121165741_chat_usage', class: Migration20261121165741_chat_usage },
+  {
+    name: 'Migration20261121190000_dead_letters_unique',
+    class: Migration20261121190000_dead_letters_unique,
+  },
 ];

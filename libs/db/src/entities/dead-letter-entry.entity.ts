@@ -1,6 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** Operator view of a permanently failed message (at most 1000 kept; the topic keeps them by time). */
+/**
+ * Operator view of a permanently failed message (at most DEAD_LETTER_MAX_ENTRIES kept, oldest evicted;
+ * the topic keeps them by time). The original key, bytes and headers are kept for replay.
+ */
 export const DeadLetterEntry = defineEntity({
   name: 'DeadLetterEntry',
   tableName: 'dead_letters',
@@ -21,5 +24,12 @@ export const DeadLetterEntry = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   indexes: [{ name: 'dead_letters_failed_at_idx', properties: ['failedAt'] }],
+  // One entry per failed message and consumer group, so indexing a redelivered dead letter is a no-op.
+  uniques: [
+    {
+      name: 'dead_letters_origin_unique',
+      properties: ['consumerGroup', 'originalTopic', 'originalPartition', 'originalOffset'],
+    },
+  ],
 });
 export type DeadLetterEntry = InferEntity<typeof DeadLetterEntry>;
