@@ -1,7 +1,19 @@
-import { checkReadiness, type DependencyCheck } from '@tp/runtime';
+import { consumerGroup, topicName } from '@tp/contracts';
+import type { Orm } from '@tp/db';
+import type { Dependencies } from '@tp/platform';
+import { checkReadiness, requestId, type DependencyCheck } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
+import type { TranslatorClient } from '../translate/translator-client.js';
+import { consumerLag, queueSchema } from './consumer-lag.js';
+import { deadLetterSummary, deadLettersSchema } from './dead-letter-summary.js';
+import { engineStatus, enginesSchema } from './engine-status.js';
+
+/** Time allowed to each probe of the status page (a process, the engines, Kafka), in ms. */
+const PROBE_TIMEOUT_MS = 2000;
+/** Dead letters listed on the status page; the dead-letter endpoints list them all. */
+const LATEST_DEAD_LETTERS = 5;
 
 const dependencySchema = z.object({
   status: z.enum(['up', 'down']),
@@ -21,6 +33,9 @@ export const translateStatusSchema = z
   .object({
     translator: processSchema.meta({ description: 'online/offline of the translation backend.' }),
     processes: z.record(z.string(), processSchema),
+    engines: enginesSchema,
+    queue: queueSchema,
+    dead_letters: deadLettersSchema,
     checked_at: z.iso.datetime(),
   })
   .meta({ id: 'TranslateStatus' });
@@ -30,31 +45,57 @@ export interface ProcessProbe {
   readonly baseUrl: string;
 }
 
+export interface TranslateStatusOptions {
+  /** The gateway's own dependency checks. */
+  readonly checks: readonly DependencyCheck[];
+  /** Processes whose /ready is probed; `translator` is the one shown as the translation backend. */
+  readonly probes: readonly ProcessProbe[];
+  readonly translator: TranslatorClient;
+  readonly kafka: Dependencies['kafka'];
+  readonly orm: Orm;
+  readonly topicPrefix: string;
+}
+
 type ProcessStatus = z.infer<typeof processSchema>;
 
-/** GET /api/admin/translate/status: health of the gateway and of every process it can reach. */
-export function translateStatusRoute(
-  gatewayChecks: readonly DependencyCheck[],
-  probes: readonly ProcessProbe[],
-) {
+/**
+ * GET /api/admin/translate/status: health of the gateway and of every process it can reach, the
+ * translator's engines, the queue length and the dead letters. Every part is probed in parallel and
+ * reports its own failure, so the page answers 200 whatever is down.
+ */
+export function translateStatusRoute(options: TranslateStatusOptions) {
+  const { checks, probes, translator, kafka, orm, topicPrefix } = options;
+  const topic = topicName('translationRequested', topicPrefix);
+  const group = consumerGroup('engines', topicPrefix);
   return defineRoute({
     method: 'get',
     path: '/api/admin/translate/status',
     summary: 'Translation service health',
     description:
-      'Online state of the translator and of each process the gateway can see, with their dependencies.',
+      "Online state of the translator and of each process the gateway can see, with their dependencies; each engine's health and breaker state; the queue length (consumer lag of the engine consumers on the request topic); the dead-letter count and newest entries. A part that cannot be read says why instead of failing the page.",
     tags: ['admin: translation'],
     access: 'admin',
     response: { status: 200, description: 'Health of the processes.', schema: translateStatusSchema },
-    handler: async ({ signal }) => {
-      const [gateway, ...others] = await Promise.all([
-        checkReadiness(gatewayChecks).then((report): ProcessStatus => ({ online: true, ...report })),
-        ...probes.map((probe) => probeProcess(probe, signal)),
+    handler: async ({ req, signal }) => {
+      const id = requestId(req);
+      const [gateway, others, engines, queue, deadLetters] = await Promise.all([
+        checkReadiness(checks).then((report): ProcessStatus => ({ online: true, ...report })),
+        Promise.all(probes.map((probe) => probeProcess(probe, signal))),
+        engineStatus(translator, id, signal, PROBE_TIMEOUT_MS),
+        consumerLag(kafka, topic, group, PROBE_TIMEOUT_MS),
+        deadLetterSummary(orm, LATEST_DEAD_LETTERS),
       ]);
-      const processes: Record<string, ProcessStatus> = { gateway: gateway as ProcessStatus };
+      const processes: Record<string, ProcessStatus> = { gateway };
       probes.forEach((probe, i) => (processes[probe.name] = others[i] as ProcessStatus));
-      const translator = processes.translator ?? offline('translator is not configured');
-      return { translator, processes, checked_at: new Date().toISOString() };
+      const translatorStatus = processes.translator ?? offline('translator is not configured');
+      return {
+        translator: translatorStatus,
+        processes,
+        engines,
+        queue,
+        dead_letters: deadLetters,
+        checked_at: new Date().toISOString(),
+      };
     },
   });
 }
@@ -62,7 +103,7 @@ export function translateStatusRoute(
 async function probeProcess(probe: ProcessProbe, signal: AbortSignal): Promise<ProcessStatus> {
   try {
     const res = await fetch(new URL('/ready', probe.baseUrl), {
-      signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]),
     });
     const body = (await res.json()) as { status?: string; dependencies?: ProcessStatus['dependencies'] };
     return {

@@ -18,7 +18,7 @@ export interface TranslateCall {
   readonly target: string;
 }
 
-/** HTTP client of the internal translator service (POST /translate, GET /languages). */
+/** HTTP client of the internal translator service (POST /translate, GET /languages, admin calls). */
 export class TranslatorClient {
   private readonly client: ServiceClient;
 
@@ -37,6 +37,16 @@ export class TranslatorClient {
       requestId,
       signal,
     });
+  }
+
+  /** POST /translate/test: the chain alone (no hot cache, nothing stored), with every timed attempt. */
+  testChain<T>(call: TranslateCall, requestId: string, signal: AbortSignal): Promise<T> {
+    return this.client.call<T>('/translate/test', { method: 'POST', body: call, requestId, signal });
+  }
+
+  /** GET /engines: each slot's engine and breaker state, and the installed offline models. */
+  engines<T>(requestId: string, signal: AbortSignal, timeoutMs: number): Promise<T> {
+    return this.client.call<T>('/engines', { requestId, signal, timeoutMs });
   }
 
   /** The translator's language list, or undefined when it is down or slower than the short timeout. */

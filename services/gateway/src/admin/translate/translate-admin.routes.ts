@@ -1,0 +1,24 @@
+import type { Orm } from '@tp/db';
+import { EventCodec } from '@tp/schemas';
+
+import type { TranslatorClient } from '../../translate/translator-client.js';
+import { translationConfigRoutes } from './config/translation-config.routes.js';
+import { TranslationConfigStore } from './config/translation-config.store.js';
+import { retranslateRoute } from './retranslate/retranslate.routes.js';
+import { testTranslationRoute } from './test-translation/test-translation.routes.js';
+
+export interface TranslateAdminOptions {
+  readonly orm: Orm;
+  readonly translator: TranslatorClient;
+  readonly topicPrefix: string;
+  readonly maxTextChars: number;
+}
+
+/** The spec's admin translation endpoints besides the status: config, test and retranslate. */
+export function translateAdminRoutes({ orm, translator, topicPrefix, maxTextChars }: TranslateAdminOptions) {
+  return [
+    ...translationConfigRoutes(new TranslationConfigStore(orm)),
+    testTranslationRoute(translator, maxTextChars),
+    retranslateRoute({ orm, codec: new EventCodec(), topicPrefix }),
+  ];
+}

@@ -1,0 +1,148 @@
+import { performance } from 'node:perf_hooks';
+
+import { AppError, assertTextLength } from '@tp/runtime';
+import { languageCode } from '@tp/translation';
+import express, { type Express, type RequestHandler } from 'express';
+
+import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
+import type { LanguageDetector } from './detect-language.js';
+import { translateBody, type TranslateBody } from './translate.routes.js';
+
+/** One engine's part in a test translation, with its time in ms. */
+export interface TestAttempt {
+  readonly slot: Attempt['slot'];
+  /** null when the slot has no engine configured. */
+  readonly engine: string | null;
+  readonly outcome: Attempt['outcome'];
+  readonly reason?: string;
+  readonly duration_ms: number;
+}
+
+/** The answer of POST /translate/test. */
+export interface ChainTestResult {
+  readonly translatedText: string;
+  /** Source language actually used: the requested one, or the detected one for `auto`. */
+  readonly source: string;
+  readonly target: string;
+  /** Only for `auto`: the language found (by us, or by the engine). */
+  readonly detectedSource?: string;
+  /** The engine that answered, or `none` when no engine was needed (blank text, source = target). */
+  readonly engine: string;
+  readonly truncated: boolean;
+  /** Seconds spent on the whole chain. */
+  readonly duration: number;
+  /** Every slot of the chain in order, tried or skipped. */
+  readonly attempts: readonly TestAttempt[];
+}
+
+export interface TestChainRouteOptions {
+  readonly chain: TranslationChain;
+  readonly detector: LanguageDetector;
+  readonly maxTextChars: number;
+}
+
+/**
+ * POST /translate/test: the admin "test a translation" call. Runs the engine chain directly, without
+ * the hot cache and without persisting the result, so an operator sees which engine answers now and
+ * how long each attempt took. Engines' breakers and counters do see the call: it is a real call.
+ * All engines failing -> 503 TRANSLATION_UNAVAILABLE with the timed attempts in `details`.
+ */
+export function testChainRoutes(app: Express, options: TestChainRouteOptions): void {
+  const json = express.json({ limit: options.maxTextChars * 6 + 16 * 1024, strict: true });
+
+  app.post('/translate/test', requireJson, json, async (req, res) => {
+    const body = parseBody(req.body);
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('client went away'));
+    });
+    try {
+      res.json(await testChain(body, options, controller.signal));
+    } catch (err) {
+      if (controller.signal.aborted) return;
+      throw err;
+    }
+  });
+}
+
+/** Checks the codes and the length like POST /translate, then runs the chain once. */
+export async function testChain(
+  input: TranslateBody,
+  { chain, detector, maxTextChars }: TestChainRouteOptions,
+  signal: AbortSignal,
+): Promise<ChainTestResult> {
+  const started = performance.now();
+  const seconds = () => Math.round(performance.now() - started) / 1000;
+  const source = languageCode('source', input.source);
+  const target = languageCode('target', input.target);
+  const { text } = input;
+  assertTextLength(text, maxTextChars);
+  const auto = source === 'auto';
+  // Same rule as POST /translate: our own guess when it is trustworthy, else the engines detect.
+  const used = auto ? (detector.detect(text) ?? 'auto') : source;
+  const detected = auto && used !== 'auto' ? used : undefined;
+  if (text.trim() === '' || used === target) {
+    return {
+      translatedText: text,
+      source: used,
+      target,
+      ...(detected ? { detectedSource: detected } : {}),
+      engine: 'none',
+      truncated: false,
+      duration: seconds(),
+      attempts: [],
+    };
+  }
+  try {
+    const result = await chain.translate({ text, source: used, target }, signal);
+    const actualSource = used === 'auto' ? (result.detectedSource ?? 'auto') : used;
+    return {
+      translatedText: result.text,
+      source: actualSource,
+      target,
+      ...(auto && actualSource !== 'auto' ? { detectedSource: actualSource } : {}),
+      engine: result.engine ?? 'none',
+      truncated: result.truncated,
+      duration: seconds(),
+      attempts: result.attempts.map(timed),
+    };
+  } catch (err) {
+    if (!(err instanceof AllEnginesFailedError)) throw err;
+    throw new AppError('TRANSLATION_UNAVAILABLE', err.message, {
+      attempts: err.attempts.map(timed),
+      duration: seconds(),
+    });
+  }
+}
+
+const timed = ({ slot, engine, outcome, reason, ms }: Attempt): TestAttempt => ({
+  slot,
+  engine: engine ?? null,
+  outcome,
+  ...(reason ? { reason } : {}),
+  duration_ms: ms,
+});
+
+const requireJson: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
+    return;
+  }
+  next();
+};
+
+/** Every problem at once, in the gateway's issue shape (`body.text`), like POST /translate. */
+function parseBody(body: unknown): TranslateBody {
+  const result = translateBody.safeParse(body);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: ['body', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new AppError('VALIDATION_FAILED', `${first?.path}: ${first?.message}${more}`, { issues });
+}
