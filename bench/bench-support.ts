@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -28,4 +29,21 @@ export async function waitForHttp(url: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer within 30 s`);
+}
+
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** Creates an API key with the gateway's keys CLI (DATABASE_URL from the environment); returns it. */
+export function createApiKey(role: 'client' | 'admin', name: string): string {
+  return execFileSync(
+    process.execPath,
+    [`${REPO_ROOT}services/gateway/dist/keys/keys.cli.js`, 'create', '--role', role, '--name', name],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+  ).trim();
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@tp/runtime';
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
 import type { IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
 
@@ -24,6 +24,8 @@ export interface KafkaConsumerOptions {
  */
 export class KafkaConsumer implements MessageConsumer {
   private readonly consumer: Consumer;
+  private stopping = false;
+  private readonly batches = new Set<Promise<void>>();
 
   constructor(
     kafka: Kafka,
@@ -49,38 +51,54 @@ export class KafkaConsumer implements MessageConsumer {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const { topic, partition } = batch;
-        let handled: string | undefined;
-        let sinceCommit = 0;
-        const commit = async () => {
-          if (handled === undefined) return;
-          const offset = (BigInt(handled) + 1n).toString();
-          await this.consumer.commitOffsets([{ topic, partition, offset }]);
-          sinceCommit = 0;
-        };
-        try {
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break;
-            await handler(toIncoming(topic, partition, message));
-            resolveOffset(message.offset);
-            handled = message.offset;
-            if (++sinceCommit >= commitEvery) await commit();
-            await heartbeat();
-          }
-        } finally {
-          await commit().catch((err: unknown) =>
-            this.options.logger.warn(
-              { err, topic, partition },
-              'offset commit failed; messages will be redelivered',
-            ),
-          );
-        }
+      eachBatch: (payload) => {
+        const done = this.handleBatch(payload, handler, commitEvery);
+        this.batches.add(done);
+        return done.finally(() => this.batches.delete(done));
       },
     });
   }
 
+  private async handleBatch(
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+    handler: MessageHandler,
+    commitEvery: number,
+  ): Promise<void> {
+    const { topic, partition } = batch;
+    let handled: string | undefined;
+    let sinceCommit = 0;
+    const commit = async () => {
+      if (handled === undefined) return;
+      const offset = (BigInt(handled) + 1n).toString();
+      await this.consumer.commitOffsets([{ topic, partition, offset }]);
+      sinceCommit = 0;
+    };
+    try {
+      for (const message of batch.messages) {
+        if (this.stopping || !isRunning() || isStale()) break;
+        await handler(toIncoming(topic, partition, message));
+        resolveOffset(message.offset);
+        handled = message.offset;
+        if (++sinceCommit >= commitEvery) await commit();
+        await heartbeat();
+      }
+    } finally {
+      await commit().catch((err: unknown) =>
+        this.options.logger.warn(
+          { err, topic, partition },
+          'offset commit failed; messages will be redelivered',
+        ),
+      );
+    }
+  }
+
+  /**
+   * Lets the batch in hand finish its current message and commit, then leaves the group: the group is
+   * still joined while that last commit is made, so nothing handled is delivered again.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.batches]);
     await this.consumer.disconnect();
   }
 }

@@ -61,7 +61,7 @@ function encoded(event: ContentChanged): OutgoingMessage {
 async function collect(
   groupId: string,
   topic: string,
-  options: { failOn?: string; commitEvery?: number } = {},
+  options: { failOn?: string; commitEvery?: number; delayMs?: number } = {},
 ) {
   const seen: IncomingMessage[] = [];
   const consumer = new KafkaConsumer(kafka, {
@@ -73,6 +73,7 @@ async function collect(
   await consumer.start(async (message) => {
     const event = codec.decode(message.value, message.headers) as ContentChanged;
     if (event.data.entityId === options.failOn) throw new Error('handler failed');
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     seen.push(message);
   });
   return { seen, consumer };
@@ -186,7 +187,8 @@ describe('consumer offsets', () => {
       Array.from({ length: 300 }, (_, i) => encoded(contentChanged(i))),
     );
 
-    const first = await collect(groupId, topic, { commitEvery: 10 });
+    // A slow handler (5 ms a message), so the stop always comes before the 300th message.
+    const first = await collect(groupId, topic, { commitEvery: 10, delayMs: 5 });
     await waitFor('part of the stream', () => first.seen.length >= 50);
     await first.consumer.stop();
     const handledFirst = first.seen.length;

@@ -1,11 +1,16 @@
+import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
 import { appTracker } from '@tp/runtime';
+import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import cors from 'cors';
 import type { Express } from 'express';
 
+import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
+import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
 import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
+import { contentRoutes } from './content/content.routes.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, serveOpenApi } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
@@ -82,13 +87,36 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       usage: chatUsage,
     }),
     ...chatUsageRoutes(chatUsage),
+    ...contentRoutes({
+      orm,
+      redis: context.deps.redis,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      maxTextChars: config.MAX_TEXT_CHARS,
+      readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
+      requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+    }),
     whoamiRoute,
     ...keyRoutes(keys),
-    translateStatusRoute(context.deps.checks, [
-      { name: 'translator', baseUrl: config.TRANSLATOR_URL },
-      { name: 'nli', baseUrl: config.NLI_URL },
-      { name: 'worker', baseUrl: config.WORKER_URL },
-    ]),
+    translateStatusRoute({
+      checks: context.deps.checks,
+      probes: [
+        { name: 'translator', baseUrl: config.TRANSLATOR_URL },
+        { name: 'nli', baseUrl: config.NLI_URL },
+        { name: 'worker', baseUrl: config.WORKER_URL },
+      ],
+      translator,
+      kafka: context.deps.kafka,
+      orm,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    }),
+    ...deadLetterRoutes(new DeadLetterIndex(orm), new EventCodec()),
+    ...translateAdminRoutes({
+      orm,
+      translator,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      maxTextChars: config.MAX_TEXT_CHARS,
+    }),
   ] as AnyRoute[];
 }
 

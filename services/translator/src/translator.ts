@@ -7,16 +7,19 @@ import { HotCache } from '@tp/translation';
 
 import { createChain, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
+import { EngineConsumers } from './consume-requests/engine-consumers.js';
 import { chainOptions, onlineEngines } from './engines-from-config.js';
 import { OfflineEngine } from './engines/offline/index.js';
 import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
 import { openLanguageDetector } from './translate/detect-language.js';
 import { translateRoutes } from './translate/translate.routes.js';
+import { testChainRoutes } from './translate/test-chain.routes.js';
 import { TranslateText } from './translate/translate-text.js';
 
 /**
- * Internal translation service (port 3004): the hot cache in Redis, the engine chain, and the
- * Postgres outbox through which completed translations leave for Kafka.
+ * Internal translation service (port 3004): the hot cache in Redis, the engine chain, the Postgres
+ * outbox through which completed translations leave for Kafka, and the engine consumers of the
+ * pipeline (consume-requests/).
  */
 export async function startTranslator(config: TranslatorConfig) {
   // The offline models and the language detector load before the port opens, so the first request
@@ -27,6 +30,7 @@ export async function startTranslator(config: TranslatorConfig) {
     openLanguageDetector(),
   ]);
   let sink: CompletedTranslationsOutbox | undefined;
+  let consumers: EngineConsumers | undefined;
   const shutdown: BackgroundTask = {
     start: async () => undefined,
     // Runs after the server stopped taking requests and before the database closes.
@@ -64,6 +68,7 @@ export async function startTranslator(config: TranslatorConfig) {
           maxTextChars: config.MAX_TEXT_CHARS,
           metrics,
         });
+        testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
         translateRoutes(app, {
           translateText,
           chain,
@@ -71,8 +76,17 @@ export async function startTranslator(config: TranslatorConfig) {
           maxTextChars: config.MAX_TEXT_CHARS,
         });
         logEngines(logger, chain, offline);
+        if (!deps.kafka) throw new Error('translator needs Kafka');
+        consumers = new EngineConsumers({
+          kafka: deps.kafka,
+          translateText,
+          settings: config,
+          logger: logger.child({ component: 'engine-consumers' }),
+          metrics,
+        });
       },
-      background: () => [shutdown],
+      // Stopped in reverse: the consumers finish before the sink drains and the models close.
+      background: () => (consumers ? [shutdown, consumers] : [shutdown]),
     });
   } catch (err) {
     await offline.close();

@@ -11,6 +11,20 @@ export const workerSettings = z.object({
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(100),
   /** Published outbox rows are deleted after this many hours. */
   OUTBOX_RETENTION_HOURS: env.positiveInt(24),
+  /** Entries the dead-letter index keeps (Postgres dead_letters); each new one beyond evicts the oldest. */
+  DEAD_LETTER_MAX_ENTRIES: env.positiveInt(1000),
+  /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */
+  REDIS_KEY_PREFIX: env.string('tp:'),
+  /**
+   * content.changed.v1 partitions the planner handles at once (order is kept within each). Each holds
+   * a database connection for its transaction, so keep it below DATABASE_POOL_MAX.
+   */
+  PLANNER_CONCURRENCY: env.positiveInt(4),
+  /**
+   * translation.completed.v1 partitions the projection handles at once; writes that arrive together
+   * share one statement, so this is also the projection's largest batch.
+   */
+  PROJECTION_CONCURRENCY: env.positiveInt(6),
 });
 
 export type WorkerConfig = z.infer<typeof workerSettings>;

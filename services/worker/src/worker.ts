@@ -1,12 +1,18 @@
 import { KafkaProducer } from '@tp/kafka';
+import { DeadLetterIndex } from '@tp/pipeline';
 import { startService, type BackgroundTask } from '@tp/platform';
+import { EventCodec } from '@tp/schemas';
 
 import type { WorkerConfig } from './config.js';
+import { deadLetterIndexer } from './index-dead-letters/index-dead-letters.js';
 import { OutboxRelay } from './outbox-relay/outbox-relay.js';
+import { plannerTask } from './plan-translations/planner.task.js';
+import { projectionTask } from './project-translations/projection.task.js';
 
 /**
- * Background worker (HTTP for /health, /ready and /metrics only): the outbox relay now; the planner,
- * the projection and the dead-letter index join it in later use cases.
+ * Background worker (HTTP for /health, /ready and /metrics only): the outbox relay, the planner
+ * (ContentChanged -> source_contents + TranslationRequested), the projection (TranslationCompleted ->
+ * content_translations) and the dead-letter index. See docs/pipeline.md.
  */
 export function startWorker(config: WorkerConfig) {
   return startService({
@@ -33,7 +39,26 @@ export function startWorker(config: WorkerConfig) {
           await producer.disconnect();
         },
       };
-      return [relayTask];
+      const deadLetters = deadLetterIndexer({
+        kafka: deps.kafka,
+        index: new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES }),
+        codec: new EventCodec(),
+        logger: logger.child({ component: 'dead-letter-index' }),
+        metrics,
+        topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      });
+      const consumers = { orm: deps.orm, kafka: deps.kafka, redis: deps.redis, logger, metrics };
+      const planner = plannerTask(consumers, {
+        topicPrefix: config.KAFKA_TOPIC_PREFIX,
+        redisKeyPrefix: config.REDIS_KEY_PREFIX,
+        concurrency: config.PLANNER_CONCURRENCY,
+      });
+      const projection = projectionTask(consumers, {
+        topicPrefix: config.KAFKA_TOPIC_PREFIX,
+        redisKeyPrefix: config.REDIS_KEY_PREFIX,
+        concurrency: config.PROJECTION_CONCURRENCY,
+      });
+      return [relayTask, deadLetters, planner, projection];
     },
   });
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectDatabase } from '@tp/db';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
@@ -9,6 +10,7 @@ import {
   type TestTranslator,
 } from '../../../translator/test/translator-fixture.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
+import { DeadLetterIndex } from '@tp/pipeline';
 import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 
@@ -83,6 +85,48 @@ const newTermId = async () => {
     body: JSON.stringify({ term: `term${Date.now()}`, kind: 'allow' }),
   });
   return ((await res.json()) as { data: { id: string } }).data.id;
+};
+
+/** A vendor with source content, as the planner would leave it (stored once). */
+let vendorSeeded: Promise<void> | undefined;
+const seededVendor = async (url: string) => {
+  vendorSeeded ??= (async () => {
+    const orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 1 });
+    await orm.em
+      .getConnection()
+      .execute(
+        "insert into source_contents (module, entity_type, entity_id, field, source_lang, text, source_hash, source_version, updated_at) values ('catalog', 'vendor', 'contract-v1', 'name', 'zh-CN', '华为', 'h', 1, now())",
+      );
+    await orm.close(true);
+  })();
+  await vendorSeeded;
+  return url;
+};
+
+/** One dead letter in the index; returns the path that reads it. */
+const seededDeadLetter = async () => {
+  const orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 1 });
+  try {
+    const index = new DeadLetterIndex(orm);
+    await index.add({
+      eventId: null,
+      originalTopic: 'translation.requested.v1',
+      originalPartition: 0,
+      originalOffset: Date.now(),
+      messageKey: Buffer.from('vendor:v1:name:en'),
+      payload: Buffer.from('not avro'),
+      headers: {},
+      consumerGroup: 'translator.engines',
+      errorCode: 'MESSAGE_UNDECODABLE',
+      errorMessage: 'contract test',
+      attempts: 1,
+      failedAt: new Date(),
+    });
+    const [newest] = await index.list({ limit: 1 });
+    return `/api/admin/translate/dead-letters/${newest?.id}`;
+  } finally {
+    await orm.close(true);
+  }
 };
 
 const SCENARIOS: Scenario[] = [
@@ -313,6 +357,158 @@ const SCENARIOS: Scenario[] = [
     url: '/api/admin/chat/usage?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z',
     auth: 'admin',
     status: 400,
+  },
+  {
+    name: 'report a change',
+    method: 'post',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: '/api/v1/content/catalog/vendor/contract-v2',
+    auth: 'client',
+    body: { source_lang: 'zh-CN', source_version: 1, fields: { name: '小米' } },
+    status: 202,
+  },
+  {
+    name: 'report a change, no fields',
+    method: 'post',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: '/api/v1/content/catalog/vendor/contract-v2',
+    auth: 'client',
+    body: { source_lang: 'zh-CN', source_version: 1, fields: {} },
+    status: 400,
+  },
+  {
+    name: 'read content',
+    method: 'get',
+    path: '/api/v1/content/{type}/{id}',
+    url: () => seededVendor('/api/v1/content/vendor/contract-v1'),
+    auth: 'client',
+    status: 200,
+  },
+  {
+    name: 'read content, unknown entity',
+    method: 'get',
+    path: '/api/v1/content/{type}/{id}',
+    url: '/api/v1/content/vendor/nobody',
+    auth: 'client',
+    status: 404,
+  },
+  {
+    name: 'read a vendor',
+    method: 'get',
+    path: '/api/v1/vendors/{vendor_id}',
+    url: () => seededVendor('/api/v1/vendors/contract-v1'),
+    auth: 'client',
+    status: 200,
+  },
+  {
+    name: 'read many',
+    method: 'get',
+    path: '/api/v1/content/{type}',
+    url: () => seededVendor('/api/v1/content/vendor?ids=contract-v1,nobody'),
+    auth: 'client',
+    status: 200,
+  },
+  {
+    name: 'translation config',
+    method: 'get',
+    path: '/api/admin/translate/config',
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'translation config update',
+    method: 'put',
+    path: '/api/admin/translate/config',
+    auth: 'admin',
+    body: { enabled: true },
+    status: 200,
+  },
+  {
+    name: 'translation config, unknown code',
+    method: 'put',
+    path: '/api/admin/translate/config',
+    auth: 'admin',
+    body: { target_languages: ['xx'] },
+    status: 400,
+  },
+  {
+    name: 'test a translation',
+    method: 'post',
+    path: '/api/admin/translate/test',
+    auth: 'admin',
+    body: { text: '你好，世界', source: 'zh-CN', target: 'en' },
+    status: 200,
+  },
+  {
+    name: 'test a translation, no engine can',
+    method: 'post',
+    path: '/api/admin/translate/test',
+    auth: 'admin',
+    body: { text: '你好', source: 'zh-CN', target: 'ko' },
+    status: 503,
+  },
+  {
+    name: 'retranslate',
+    method: 'post',
+    path: '/api/admin/translate/retranslate/{module}/{type}/{id}',
+    url: () => seededVendor('/api/admin/translate/retranslate/catalog/vendor/contract-v1'),
+    auth: 'admin',
+    status: 202,
+  },
+  {
+    name: 'retranslate, unknown entity',
+    method: 'post',
+    path: '/api/admin/translate/retranslate/{module}/{type}/{id}',
+    url: '/api/admin/translate/retranslate/catalog/vendor/nobody',
+    auth: 'admin',
+    status: 404,
+  },
+  {
+    name: 'dead letters',
+    method: 'get',
+    path: '/api/admin/translate/dead-letters',
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'one dead letter',
+    method: 'get',
+    path: '/api/admin/translate/dead-letters/{id}',
+    url: () => seededDeadLetter(),
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'one dead letter, unknown id',
+    method: 'get',
+    path: '/api/admin/translate/dead-letters/{id}',
+    url: '/api/admin/translate/dead-letters/999999',
+    auth: 'admin',
+    status: 404,
+  },
+  {
+    name: 'replay dead letters',
+    method: 'post',
+    path: '/api/admin/translate/dead-letters/replay',
+    auth: 'admin',
+    body: { all: true },
+    status: 200,
+  },
+  {
+    name: 'replay dead letters, two selections',
+    method: 'post',
+    path: '/api/admin/translate/dead-letters/replay',
+    auth: 'admin',
+    body: { all: true, ids: [1] },
+    status: 400,
+  },
+  {
+    name: 'purge dead letters',
+    method: 'post',
+    path: '/api/admin/translate/dead-letters/purge',
+    auth: 'admin',
+    body: { all: true },
+    status: 200,
   },
 ];
 

@@ -1,0 +1,204 @@
+// npm run bench:merge: reading a 20-field entity with `x-language` through the real gateway
+// (GET /api/v1/vendors/:id), beside, in the same run:
+//   baseline:  a minimal Node http server doing one Redis GET per request (bench/baseline-server.mjs),
+//              the floor of any cached read;
+//   reference: a minimal Node http server doing the two Postgres queries and the merge, no cache
+//              (bench/merge-reference-server.mjs): what the gateway's read cache saves.
+// autocannon, 50 connections, requests spread over BENCH_ENTITIES vendors (each seeded with 20 source
+// fields and their English translations). Targets (issue #5): gateway >= 3000 req/s, p99 <= 10 ms.
+// Env: BENCH_SECONDS (default 6), BENCH_ROUNDS (3), BENCH_ENTITIES (1000), DATABASE_URL, REDIS_URL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createClient } from 'redis';
+
+import { REPO_ROOT, createApiKey, freePort, median, waitForHttp } from './bench-support.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 1000);
+const FIELDS = 20;
+const CONNECTIONS = 50;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const prefix = `bench:${randomBytes(3).toString('hex')}:`;
+const idPrefix = `bench-${randomBytes(3).toString('hex')}-`;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Seeds ENTITIES vendors with 20 fields each (zh-CN source) and their `en` translations. */
+async function seed(pool: pg.Pool): Promise<void> {
+  for (let first = 0; first < ENTITIES; first += 50) {
+    const rows = [];
+    for (let e = first; e < Math.min(first + 50, ENTITIES); e += 1) {
+      for (let f = 0; f < FIELDS; f += 1) {
+        const text = `供应商 ${e} 的字段 ${f}：优质的产品和快速的服务`;
+        rows.push({
+          id: `${idPrefix}${e}`,
+          field: `field_${f}`,
+          text,
+          hash: sha256(text),
+          translated: `Field ${f} of vendor ${e}: quality products and fast service`,
+          event: randomUUID(),
+        });
+      }
+    }
+    const json = JSON.stringify(rows);
+    const recordset =
+      'jsonb_to_recordset($1::jsonb) as r(id text, field text, text text, hash text, translated text, event uuid)';
+    await pool.query(
+      `insert into source_contents (module, entity_type, entity_id, field, source_lang, text, source_hash, source_version, updated_at)
+       select 'catalog', 'vendor', id, field, 'zh-CN', text, hash, 1, now() from ${recordset}`,
+      [json],
+    );
+    await pool.query(
+      `insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text,
+         source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at)
+       select 'vendor', id, field, 'en', 'zh-CN', translated, hash, 1, 'bench', false, event, now(), now()
+       from ${recordset}`,
+      [json],
+    );
+  }
+}
+
+interface Run {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly failed: number;
+}
+
+async function measure(base: string, headers: Record<string, string>, seconds: number): Promise<Run> {
+  let next = 0;
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    headers,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => {
+          next = (next + 1) % ENTITIES;
+          return { ...request, path: `${new URL(base).pathname}${idPrefix}${next}` };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const children: ChildProcess[] = [];
+function start(args: string[], env: NodeJS.ProcessEnv): void {
+  children.push(
+    spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+}
+
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+const redis = createClient({ url: REDIS_URL });
+await redis.connect();
+try {
+  await seed(pool);
+  const clientKey = createApiKey('client', 'bench:merge');
+  const [gatewayPort, baselinePort, referencePort] = [await freePort(), await freePort(), await freePort()];
+  start(['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/gateway/dist/main.js`], {
+    PORT: String(gatewayPort),
+    DATABASE_URL,
+    REDIS_KEY_PREFIX: prefix,
+    RATE_LIMIT_PER_KEY: process.env.BENCH_RATE_LIMIT ?? '1000000000',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    TRANSLATOR_URL: 'http://127.0.0.1:9',
+  });
+  await waitForHttp(`http://127.0.0.1:${gatewayPort}/health`);
+  const auth = { authorization: `Bearer ${clientKey}`, 'x-language': 'en' };
+
+  // The baseline answers one merged view from Redis: the gateway's own answer for one entity.
+  const sample = await fetch(`http://127.0.0.1:${gatewayPort}/api/v1/vendors/${idPrefix}0`, {
+    headers: auth,
+  });
+  const sampleBody = (await sample.json()) as { data?: { fields?: Record<string, string> } };
+  const translatedFields = Object.values(sampleBody.data?.fields ?? {}).filter((v) =>
+    v.startsWith('Field '),
+  ).length;
+  if (sample.status !== 200 || translatedFields !== FIELDS) {
+    throw new Error(
+      `gateway answered ${sample.status} with ${translatedFields}/${FIELDS} translated fields: ${JSON.stringify(sampleBody)}`,
+    );
+  }
+  const baselineKey = `${prefix}merge-baseline`;
+  await redis.set(baselineKey, JSON.stringify(sampleBody.data));
+  start([`${REPO_ROOT}bench/baseline-server.mjs`], { PORT: String(baselinePort), KEY: baselineKey });
+  start([`${REPO_ROOT}bench/merge-reference-server.mjs`], {
+    PORT: String(referencePort),
+    DATABASE_URL,
+    LANG_CODE: 'en',
+  });
+  await waitForHttp(`http://127.0.0.1:${baselinePort}/`);
+  await waitForHttp(`http://127.0.0.1:${referencePort}/`);
+
+  const targets = [
+    { label: 'baseline: node http + 1 Redis GET', url: `http://127.0.0.1:${baselinePort}/v/`, headers: {} },
+    {
+      label: 'reference: node http + 2 Postgres queries + merge (no cache)',
+      url: `http://127.0.0.1:${referencePort}/v/`,
+      headers: {},
+    },
+    {
+      label: 'gateway: GET /api/v1/vendors/:id, x-language: en',
+      url: `http://127.0.0.1:${gatewayPort}/api/v1/vendors/`,
+      headers: auth,
+    },
+  ];
+  for (const target of targets) await measure(target.url, target.headers, 2); // warm-up, fills the cache
+  const runs = targets.map(() => [] as Run[]);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [i, target] of targets.entries()) {
+      runs[i]?.push(await measure(target.url, target.headers, SECONDS));
+    }
+  }
+
+  console.log(
+    `\nbench:merge  ${FIELDS}-field entities x ${ENTITIES}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, node ${process.version}\n`,
+  );
+  console.log('| run | req/s per round | median req/s | median p50 ms | median p99 ms | non-2xx/errors |');
+  console.log('|---|---|---|---|---|---|');
+  const summary = targets.map((target, i) => {
+    const rounds = runs[i] ?? [];
+    const row = {
+      rps: median(rounds.map((r) => r.rps)),
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      failed: rounds.reduce((sum, r) => sum + r.failed, 0),
+    };
+    const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
+    console.log(
+      `| ${target.label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,
+    );
+    return row;
+  });
+  const gateway = summary[2] as (typeof summary)[0];
+  const baseline = summary[0] as (typeof summary)[0];
+  console.log(
+    `\ngateway req/s (median of rounds): ${Math.round(gateway.rps)} (target >= 3000): ${gateway.rps >= 3000 ? 'met' : 'NOT met'}; ${((gateway.rps / baseline.rps) * 100).toFixed(1)}% of the baseline`,
+  );
+  console.log(
+    `gateway p99 (median of rounds): ${gateway.p99} ms (target <= 10 ms): ${gateway.p99 <= 10 ? 'met' : 'NOT met'}`,
+  );
+  if (summary.some((row) => row.failed > 0)) console.log('warning: some requests did not succeed');
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await pool.query(`delete from content_translations where entity_id like $1`, [`${idPrefix}%`]);
+  await pool.query(`delete from source_contents where entity_id like $1`, [`${idPrefix}%`]);
+  await pool.end();
+  await redis.close();
+}
