@@ -2,11 +2,11 @@ import { performance } from 'node:perf_hooks';
 
 import { AppError, assertTextLength } from '@tp/runtime';
 import { languageCode } from '@tp/translation';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 
 import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
 import type { LanguageDetector } from './detect-language.js';
-import { translateBody, type TranslateBody } from './translate.routes.js';
+import { parseBody, requireJson, type TranslateBody } from './translate.routes.js';
 
 /** One engine's part in a test translation, with its time in ms. */
 export interface TestAttempt {
@@ -122,27 +122,3 @@ const timed = ({ slot, engine, outcome, reason, ms }: Attempt): TestAttempt => (
   ...(reason ? { reason } : {}),
   duration_ms: ms,
 });
-
-const requireJson: RequestHandler = (req, _res, next) => {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
-    return;
-  }
-  next();
-};
-
-/** Every problem at once, in the gateway's issue shape (`body.text`), like POST /translate. */
-function parseBody(body: unknown): TranslateBody {
-  const result = translateBody.safeParse(body);
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    path: ['body', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
-  const [first] = issues;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  throw new AppError('VALIDATION_FAILED', `${first?.path}: ${first?.message}${more}`, { issues });
-}

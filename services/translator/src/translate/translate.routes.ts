@@ -79,7 +79,7 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
 }
 
 /** A body must be JSON; one without a body passes on and fails validation. */
-const requireJson: RequestHandler = (req, _res, next) => {
+export const requireJson: RequestHandler = (req, _res, next) => {
   const hasBody =
     req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (hasBody && !req.is('application/json')) {
@@ -90,7 +90,7 @@ const requireJson: RequestHandler = (req, _res, next) => {
 };
 
 /** Every problem at once, in the gateway's issue shape (`body.text`), so a client fixes all in one go. */
-function parseBody(body: unknown): TranslateBody {
+export function parseBody(body: unknown): TranslateBody {
   const result = translateBody.safeParse(body);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
