@@ -3,3 +3,4 @@ export * from './dead-letter-index/index.js';
 export * from './dead-letter-message.js';
 export * from './permanent-error.js';
 export * from './read-cache-key.js';
+export * from './guarded-consumer.js';

@@ -1,7 +1,6 @@
 import { consumerGroup, topicName } from '@tp/contracts';
 import type { Orm } from '@tp/db';
-import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
-import { guardWithDeadLetters } from '@tp/pipeline';
+import { guardedConsumer } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
@@ -36,13 +35,6 @@ export function plannerTask(context: PlannerTaskContext, options: PlannerTaskOpt
   const logger = context.logger.child({ component: 'planner' });
   const codec = new EventCodec();
   const groupId = consumerGroup('planner', options.topicPrefix);
-  const producer = new KafkaProducer(context.kafka);
-  const consumer = new KafkaConsumer(context.kafka, {
-    groupId,
-    topics: [topicName('contentChanged', options.topicPrefix)],
-    logger,
-    partitionsConsumedConcurrently: options.concurrency,
-  });
   const handler = new ContentChangedHandler({
     orm: context.orm,
     codec,
@@ -56,22 +48,14 @@ export function plannerTask(context: PlannerTaskContext, options: PlannerTaskOpt
       metrics: context.metrics,
     }),
   });
-  const handle = guardWithDeadLetters(handler.handle, {
-    producer,
+  return guardedConsumer(handler.handle, {
+    kafka: context.kafka,
+    groupId,
+    topics: [topicName('contentChanged', options.topicPrefix)],
     codec,
-    consumerGroup: groupId,
     logger,
     topicPrefix: options.topicPrefix,
-    metrics: context.metrics,
+    concurrency: options.concurrency,
+    ...(context.metrics ? { metrics: context.metrics } : {}),
   });
-  return {
-    start: async () => {
-      await producer.connect();
-      await consumer.start(handle);
-    },
-    stop: async () => {
-      await consumer.stop();
-      await producer.disconnect();
-    },
-  };
 }

@@ -1,7 +1,6 @@
 import { consumerGroup, topicName } from '@tp/contracts';
 import type { Orm } from '@tp/db';
-import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
-import { guardWithDeadLetters } from '@tp/pipeline';
+import { guardedConsumer } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
@@ -40,13 +39,6 @@ export function projectionTask(
   const logger = context.logger.child({ component: 'projection' });
   const codec = new EventCodec();
   const groupId = consumerGroup('projection', options.topicPrefix);
-  const producer = new KafkaProducer(context.kafka);
-  const consumer = new KafkaConsumer(context.kafka, {
-    groupId,
-    topics: [topicName('translationCompleted', options.topicPrefix)],
-    logger,
-    partitionsConsumedConcurrently: options.concurrency,
-  });
   const handler = new TranslationCompletedHandler({
     codec,
     writer: new TranslationWriter(context.orm),
@@ -59,22 +51,14 @@ export function projectionTask(
       metrics: context.metrics,
     }),
   });
-  const handle = guardWithDeadLetters(handler.handle, {
-    producer,
+  return guardedConsumer(handler.handle, {
+    kafka: context.kafka,
+    groupId,
+    topics: [topicName('translationCompleted', options.topicPrefix)],
     codec,
-    consumerGroup: groupId,
     logger,
     topicPrefix: options.topicPrefix,
-    metrics: context.metrics,
+    concurrency: options.concurrency,
+    ...(context.metrics ? { metrics: context.metrics } : {}),
   });
-  return {
-    start: async () => {
-      await producer.connect();
-      await consumer.start(handle);
-    },
-    stop: async () => {
-      await consumer.stop();
-      await producer.disconnect();
-    },
-  };
 }
