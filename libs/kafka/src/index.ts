@@ -3,3 +3,4 @@ export * from './kafka-consumer.js';
 export * from './kafka-producer.js';
 export * from './port.js';
 export * from './topics.js';
+export * from './outgoing-batch.js';

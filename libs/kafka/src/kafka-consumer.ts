@@ -1,7 +1,7 @@
 import type { Logger } from '@tp/runtime';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
-import type { IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
+import type { BatchHandler, IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
 
 export interface KafkaConsumerOptions {
   readonly groupId: string;
@@ -21,6 +21,10 @@ export interface KafkaConsumerOptions {
  * Consumer that commits an offset only after the handler succeeded for that message and every earlier
  * one in the partition. A handler error commits the successful prefix, then rethrows, so kafkajs
  * redelivers from the failed message (at-least-once; handlers must be idempotent).
+ *
+ * start() hands over one message at a time; startBatches() hands over up to `maxBatch` consecutive
+ * messages of a partition at once, for handlers that do one round trip per batch instead of per
+ * message (see publishingBatchHandler).
  */
 export class KafkaConsumer implements MessageConsumer {
   private readonly consumer: Consumer;
@@ -38,7 +42,16 @@ export class KafkaConsumer implements MessageConsumer {
     });
   }
 
-  async start(handler: MessageHandler): Promise<void> {
+  start(handler: MessageHandler): Promise<void> {
+    return this.run((messages) => handler(messages[0] as IncomingMessage), 1);
+  }
+
+  /** Like start(), with up to `maxBatch` consecutive messages of one partition per handler call. */
+  startBatches(handler: BatchHandler, maxBatch = 500): Promise<void> {
+    return this.run(handler, maxBatch);
+  }
+
+  private async run(handler: BatchHandler, chunkSize: number): Promise<void> {
     const {
       topics,
       fromBeginning = true,
@@ -52,19 +65,21 @@ export class KafkaConsumer implements MessageConsumer {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently,
       eachBatch: (payload) => {
-        const done = this.handleBatch(payload, handler, commitEvery);
+        const done = this.handleBatch(payload, handler, chunkSize, commitEvery);
         this.batches.add(done);
         return done.finally(() => this.batches.delete(done));
       },
     });
   }
 
+  /** The fetched batch in chunks of `chunkSize`; committed at least every `commitEvery` messages. */
   private async handleBatch(
     { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
-    handler: MessageHandler,
+    handler: BatchHandler,
+    chunkSize: number,
     commitEvery: number,
   ): Promise<void> {
-    const { topic, partition } = batch;
+    const { topic, partition, messages } = batch;
     let handled: string | undefined;
     let sinceCommit = 0;
     const commit = async () => {
@@ -74,12 +89,15 @@ export class KafkaConsumer implements MessageConsumer {
       sinceCommit = 0;
     };
     try {
-      for (const message of batch.messages) {
+      for (let first = 0; first < messages.length; first += chunkSize) {
         if (this.stopping || !isRunning() || isStale()) break;
-        await handler(toIncoming(topic, partition, message));
-        resolveOffset(message.offset);
-        handled = message.offset;
-        if (++sinceCommit >= commitEvery) await commit();
+        const chunk = messages.slice(first, first + chunkSize);
+        await handler(chunk.map((m) => toIncoming(topic, partition, m)));
+        const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
+        resolveOffset(last);
+        handled = last;
+        sinceCommit += chunk.length;
+        if (sinceCommit >= commitEvery) await commit();
         await heartbeat();
       }
     } finally {

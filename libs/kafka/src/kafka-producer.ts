@@ -1,6 +1,6 @@
 import type { Kafka, Producer } from 'kafkajs';
 
-import type { MessageProducer, OutgoingMessage } from './port.js';
+import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js';
 
 /**
  * Idempotent producer (acks from all in-sync replicas, broker-side de-duplication of retries). One
@@ -28,13 +28,17 @@ export class KafkaProducer implements MessageProducer {
   }
 
   async send(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+    await this.sendBatch([{ topic, messages }]);
+  }
+
+  /** Messages for several topics in one produce request; resolves once all are acknowledged. */
+  async sendBatch(batches: readonly TopicMessages[]): Promise<void> {
+    const topicMessages = batches
+      .filter((b) => b.messages.length > 0)
+      .map(({ topic, messages }) => ({ topic, messages: messages.map(toKafkaMessage) }));
+    if (topicMessages.length === 0) return;
     await this.connect();
-    await this.producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { ...m.headers } })),
-    });
+    await this.producer.sendBatch({ acks: -1, topicMessages });
   }
 
   async disconnect(): Promise<void> {
@@ -43,3 +47,5 @@ export class KafkaProducer implements MessageProducer {
     await this.producer.disconnect();
   }
 }
+
+const toKafkaMessage = (m: OutgoingMessage) => ({ key: m.key, value: m.value, headers: { ...m.headers } });

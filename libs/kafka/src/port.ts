@@ -19,6 +19,11 @@ export interface IncomingMessage {
   readonly timestamp: string;
 }
 
+export interface TopicMessages {
+  readonly topic: string;
+  readonly messages: readonly OutgoingMessage[];
+}
+
 export interface MessageProducer {
   /** Resolves once every message is acknowledged by all in-sync replicas. */
   send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
@@ -27,6 +32,12 @@ export interface MessageProducer {
 
 /** Throwing means "not handled": the offset is not committed and the message is delivered again. */
 export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+
+/**
+ * Handles consecutive messages of one partition, oldest first. Throwing means none of them counts as
+ * handled: their offsets are not committed and they are all delivered again.
+ */
+export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
 
 export interface MessageConsumer {
   /** Joins the group and handles messages until stop(); resolves once consuming has started. */
