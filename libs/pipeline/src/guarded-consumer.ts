@@ -1,4 +1,4 @@
-import { KafkaConsumer, KafkaProducer, type MessageHandler } from '@tp/kafka';
+import { KafkaConsumer, KafkaProducer, publishingBatchHandler, type MessageHandler } from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
@@ -14,14 +14,19 @@ export interface GuardedConsumerOptions {
   readonly logger: Logger;
   /** Prefix of the dead-letter topic (the same as the consumed topics'). */
   readonly topicPrefix: string;
-  /** Partitions handled at once. */
+  /** Messages handled at once (different keys; one key's messages one after another). */
   readonly concurrency: number;
+  /** Most messages of a partition taken at once (one commit, one dead-letter send per batch). */
+  readonly maxBatch?: number;
+  /** Partitions whose batches are handled at the same time, so one's commit overlaps another's work. Default 3. */
+  readonly partitions?: number;
   readonly metrics?: Registry;
 }
 
 /**
- * A pipeline consumer as a background task: the handler behind guardWithDeadLetters, with a producer
- * of its own for the dead letters, offsets committed after each handled message.
+ * A pipeline consumer as a background task: the handler behind guardWithDeadLetters, run over batches
+ * of a partition's messages (up to `concurrency` at once, in order per key), the batch's dead letters
+ * sent together by a producer of its own and acknowledged before the batch's offsets are committed.
  */
 export function guardedConsumer(
   handler: MessageHandler,
@@ -32,20 +37,25 @@ export function guardedConsumer(
     groupId: options.groupId,
     topics: options.topics,
     logger: options.logger,
-    partitionsConsumedConcurrently: options.concurrency,
+    partitionsConsumedConcurrently: options.partitions ?? 3,
   });
-  const handle = guardWithDeadLetters(handler, {
+  const handleBatch = publishingBatchHandler(
+    (deadLetters) =>
+      guardWithDeadLetters(handler, {
+        producer: deadLetters,
+        codec: options.codec,
+        consumerGroup: options.groupId,
+        logger: options.logger,
+        topicPrefix: options.topicPrefix,
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      }),
     producer,
-    codec: options.codec,
-    consumerGroup: options.groupId,
-    logger: options.logger,
-    topicPrefix: options.topicPrefix,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
+    { concurrency: options.concurrency },
+  );
   return {
     start: async () => {
       await producer.connect();
-      await consumer.start(handle);
+      await consumer.startBatches(handleBatch, options.maxBatch);
     },
     stop: async () => {
       await consumer.stop();

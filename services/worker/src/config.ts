@@ -16,15 +16,16 @@ export const workerSettings = z.object({
   /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */
   REDIS_KEY_PREFIX: env.string('tp:'),
   /**
-   * content.changed.v1 partitions the planner handles at once (order is kept within each). Each holds
-   * a database connection for its transaction, so keep it below DATABASE_POOL_MAX.
+   * ContentChanged messages the planner handles at once (different entities; one entity's changes
+   * one after another). Each holds a database connection for its transaction, so keep it below
+   * DATABASE_POOL_MAX.
    */
-  PLANNER_CONCURRENCY: env.positiveInt(4),
+  PLANNER_CONCURRENCY: env.positiveInt(6),
   /**
-   * translation.completed.v1 partitions the projection handles at once; writes that arrive together
-   * share one statement, so this is also the projection's largest batch.
+   * TranslationCompleted messages the projection handles at once; writes that arrive together share
+   * one statement, so this is also the projection's largest write.
    */
-  PROJECTION_CONCURRENCY: env.positiveInt(6),
+  PROJECTION_CONCURRENCY: env.positiveInt(200),
 });
 
 export type WorkerConfig = z.infer<typeof workerSettings>;

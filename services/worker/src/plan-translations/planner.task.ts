@@ -23,13 +23,13 @@ export interface PlannerTaskContext {
 export interface PlannerTaskOptions {
   readonly topicPrefix: string;
   readonly redisKeyPrefix: string;
-  /** Partitions handled at once; each holds a database connection for its transaction. */
+  /** Messages handled at once (different entities); each holds a database connection for its transaction. */
   readonly concurrency: number;
 }
 
 /**
  * The planner as a background task: consumer group worker.planner on content.changed.v1, poison
- * messages to the dead letters (their own producer), offsets committed after each handled message.
+ * messages to the dead letters (their own producer), offsets committed after each batch.
  */
 export function plannerTask(context: PlannerTaskContext, options: PlannerTaskOptions): BackgroundTask {
   const logger = context.logger.child({ component: 'planner' });

@@ -24,13 +24,13 @@ export interface ProjectionTaskContext {
 export interface ProjectionTaskOptions {
   readonly topicPrefix: string;
   readonly redisKeyPrefix: string;
-  /** Partitions handled at once; their writes share statements (see TranslationWriter). */
+  /** Messages handled at once; their writes share statements (see TranslationWriter). */
   readonly concurrency: number;
 }
 
 /**
  * The projection as a background task: consumer group worker.projection on translation.completed.v1,
- * poison messages to the dead letters (their own producer), offsets committed after each write.
+ * poison messages to the dead letters (their own producer), offsets committed after each batch.
  */
 export function projectionTask(
   context: ProjectionTaskContext,
