@@ -60,6 +60,12 @@ export const translatorSettings = z
     ENGINE_TIMEOUT_MS: env.positiveInt(10_000),
     /** Per-attempt timeout of LibreTranslate, which runs on CPU and is slower per call. */
     LOCAL_ENGINE_TIMEOUT_MS: env.positiveInt(30_000),
+    /**
+     * Threads one offline model run uses (onnxruntime intra-op threads; they do not spin while idle).
+     * 1 keeps the process to one core, which suits many small requests; raise it for real models on a
+     * machine with cores to spare, where one sentence then finishes sooner.
+     */
+    OFFLINE_THREADS: env.positiveInt(1),
     /** Per-attempt timeout of the offline engine (CPU, slowest, but the last resort). */
     OFFLINE_ENGINE_TIMEOUT_MS: env.positiveInt(60_000),
     /** Retries of the primary engine after a transient failure (429, 5xx, timeout, network). */
@@ -91,8 +97,11 @@ export const translatorSettings = z
     TRANSLATION_RETRY_BACKOFF_MS: env.positiveInt(1000),
     /** Longest wait between two tries of a failed request. */
     TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(60_000),
-    /** Partitions of the request topics each engine consumer handles in parallel (order kept per partition). */
-    TRANSLATION_CONSUMER_CONCURRENCY: env.positiveInt(3),
+    /**
+     * Requests the engine consumer translates at once, from a batch of the request topic (one result
+     * send and one commit per batch); also the retry topic's partitions waited on in parallel.
+     */
+    TRANSLATION_CONSUMER_CONCURRENCY: env.positiveInt(16),
   })
   .superRefine((config, ctx) => {
     if (config.TRANSLATION_RETRY_MAX_BACKOFF_MS < config.TRANSLATION_RETRY_BACKOFF_MS) {

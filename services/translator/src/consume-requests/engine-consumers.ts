@@ -1,7 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { consumerGroup, topicName } from '@tp/contracts';
-import { KafkaConsumer, KafkaProducer, type MessageConsumer } from '@tp/kafka';
+import {
+  KafkaConsumer,
+  KafkaProducer,
+  publishingBatchHandler,
+  type MessageConsumer,
+  type MessageProducer,
+} from '@tp/kafka';
 import { guardWithDeadLetters } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
@@ -82,23 +88,24 @@ export class EngineConsumers implements BackgroundTask {
   private async startConsumers(): Promise<void> {
     const { settings, logger, metrics, kafka } = this.options;
     const prefix = settings.KAFKA_TOPIC_PREFIX;
-    const handler = handleTranslationRequest({
-      translateText: this.options.translateText,
-      producer: this.producer,
-      codec: this.codec,
-      topicPrefix: prefix,
-      maxAttempts: settings.TRANSLATION_MAX_ATTEMPTS,
-      backoff: {
-        baseMs: settings.TRANSLATION_RETRY_BACKOFF_MS,
-        maxMs: settings.TRANSLATION_RETRY_MAX_BACKOFF_MS,
-      },
-      logger,
-      ...(metrics ? { metrics: consumeRequestsMetrics(metrics) } : {}),
-      stopping: this.stopping.signal,
-    });
-    const guard = (group: string) =>
-      guardWithDeadLetters(handler, {
-        producer: this.producer,
+    const handlerPublishingTo = (producer: MessageProducer) =>
+      handleTranslationRequest({
+        translateText: this.options.translateText,
+        producer,
+        codec: this.codec,
+        topicPrefix: prefix,
+        maxAttempts: settings.TRANSLATION_MAX_ATTEMPTS,
+        backoff: {
+          baseMs: settings.TRANSLATION_RETRY_BACKOFF_MS,
+          maxMs: settings.TRANSLATION_RETRY_MAX_BACKOFF_MS,
+        },
+        logger,
+        ...(metrics ? { metrics: consumeRequestsMetrics(metrics) } : {}),
+        stopping: this.stopping.signal,
+      });
+    const guarded = (group: string, producer: MessageProducer) =>
+      guardWithDeadLetters(handlerPublishingTo(producer), {
+        producer,
         codec: this.codec,
         consumerGroup: group,
         logger,
@@ -107,13 +114,20 @@ export class EngineConsumers implements BackgroundTask {
       });
     const concurrency = settings.TRANSLATION_CONSUMER_CONCURRENCY;
 
+    // The request topic in batches: translated `concurrency` at once, results, retries and dead
+    // letters of a batch sent in one request before its offsets are committed.
     const mainGroup = consumerGroup('engines', prefix);
     const main = new KafkaConsumer(kafka, {
       groupId: mainGroup,
       topics: [topicName('translationRequested', prefix)],
       logger,
-      partitionsConsumedConcurrently: concurrency,
+      // Another partition's batch is translated while one's results are sent and committed.
+      partitionsConsumedConcurrently: 3,
     });
+    const handleBatch = publishingBatchHandler((out) => guarded(mainGroup, out), this.producer, {
+      concurrency,
+    });
+    // The retry topic one message at a time: each waits for its due time first.
     const retryGroup = consumerGroup('enginesRetry', prefix);
     const retry = new DueTimeConsumer(kafka, {
       groupId: retryGroup,
@@ -124,7 +138,7 @@ export class EngineConsumers implements BackgroundTask {
     // Listed before they start, so stop() also stops one that is still joining.
     this.consumers.push(main, retry);
     try {
-      await Promise.all([main.start(guard(mainGroup)), retry.start(guard(retryGroup))]);
+      await Promise.all([main.startBatches(handleBatch), retry.start(guarded(retryGroup, this.producer))]);
     } catch (err) {
       this.consumers.length = 0;
       await Promise.all([main.stop(), retry.stop()].map((stopped) => stopped.catch(() => undefined)));
