@@ -9,7 +9,7 @@ import { createChain, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
 import { EngineConsumers } from './consume-requests/engine-consumers.js';
 import { chainOptions, onlineEngines } from './engines-from-config.js';
-import { OfflineEngine } from './engines/offline/index.js';
+import { OfflineEngine, offlineSessionOptions } from './engines/offline/index.js';
 import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
 import { openLanguageDetector } from './translate/detect-language.js';
 import { translateRoutes } from './translate/translate.routes.js';
@@ -26,7 +26,11 @@ export async function startTranslator(config: TranslatorConfig) {
   // finds them ready. startService makes its own logger later; this one has the same settings.
   const bootLogger = createLogger('translator', config.LOG_LEVEL);
   const [offline, detector] = await Promise.all([
-    OfflineEngine.open({ modelsDir: resolve(config.MODELS_DIR), logger: bootLogger }),
+    OfflineEngine.open({
+      modelsDir: resolve(config.MODELS_DIR),
+      logger: bootLogger,
+      sessionOptions: offlineSessionOptions(config.OFFLINE_THREADS),
+    }),
     openLanguageDetector(),
   ]);
   let sink: CompletedTranslationsOutbox | undefined;

@@ -1,8 +1,11 @@
 import * as ort from 'onnxruntime-node';
 
-/** One greedy step: the logits for the token after `tokens` (which start with the decoder start token). */
+/**
+ * One greedy step for a batch: for each row of tokens (all of one length, starting with the decoder
+ * start token), the logits of the token after it.
+ */
 export interface DecoderRunner {
-  next(tokens: readonly number[]): Promise<Float32Array>;
+  next(rows: readonly (readonly number[])[]): Promise<Float32Array[]>;
 }
 
 export interface EncoderOutput {
@@ -10,11 +13,12 @@ export interface EncoderOutput {
   readonly attentionMask: ort.Tensor;
 }
 
-export const int64Tensor = (ids: readonly number[]) =>
+/** A [rows, columns] int64 tensor; every row has the same length. */
+export const int64Matrix = (rows: readonly (readonly number[])[]) =>
   new ort.Tensor(
     'int64',
-    BigInt64Array.from(ids, (id) => BigInt(id)),
-    [1, ids.length],
+    BigInt64Array.from(rows.flat(), (id) => BigInt(id)),
+    [rows.length, rows[0]?.length ?? 0],
   );
 
 /** Optimum's merged decoders take a cache and a `use_cache_branch` flag; plain ones take neither. */
@@ -22,14 +26,17 @@ export function isMergedDecoder(session: ort.InferenceSession): boolean {
   return session.inputNames.includes('use_cache_branch');
 }
 
-/** The last position's logits from a [1, seq, vocab] tensor. */
-function lastLogits(logits: ort.OnnxValue | undefined): Float32Array {
+/** Each row's last-position logits from a [batch, seq, vocab] tensor. */
+function lastLogits(logits: ort.OnnxValue | undefined): Float32Array[] {
   if (!(logits instanceof ort.Tensor) || logits.type !== 'float32' || logits.dims.length !== 3) {
     throw new Error('decoder output "logits" is not a float32 [batch, seq, vocab] tensor');
   }
-  const vocab = logits.dims[2] as number;
+  const [batch, seq, vocab] = logits.dims as [number, number, number];
   const data = logits.data as Float32Array;
-  return data.subarray(data.length - vocab);
+  return Array.from({ length: batch }, (_, row) => {
+    const end = (row * seq + seq) * vocab;
+    return data.subarray(end - vocab, end);
+  });
 }
 
 /** Feeds only the inputs the session declares (some exports drop the encoder mask). */
@@ -46,10 +53,10 @@ function pickFeeds(session: ort.InferenceSession, all: Record<string, ort.Tensor
 /** `decoder_model.onnx`: no cache, so every step re-reads the whole output so far. */
 export function plainDecoder(session: ort.InferenceSession, encoder: EncoderOutput): DecoderRunner {
   return {
-    async next(tokens) {
+    async next(rows) {
       const outputs = await session.run(
         pickFeeds(session, {
-          input_ids: int64Tensor(tokens),
+          input_ids: int64Matrix(rows),
           encoder_hidden_states: encoder.hiddenStates,
           encoder_attention_mask: encoder.attentionMask,
         }),
@@ -78,19 +85,19 @@ export function mergedDecoder(
   const pastNames = session.inputNames.filter((name) => name.startsWith('past_key_values.'));
   let past: Record<string, ort.Tensor> | undefined;
   return {
-    async next(tokens) {
+    async next(rows) {
       const first = past === undefined;
       const cache =
         past ??
         Object.fromEntries(
           pastNames.map((name) => {
             const { heads, headDim } = shape(name);
-            return [name, new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim])];
+            return [name, new ort.Tensor('float32', new Float32Array(0), [rows.length, heads, 0, headDim])];
           }),
         );
       const outputs = await session.run(
         pickFeeds(session, {
-          input_ids: int64Tensor(first ? tokens : tokens.slice(-1)),
+          input_ids: int64Matrix(first ? rows : rows.map((tokens) => tokens.slice(-1))),
           encoder_hidden_states: encoder.hiddenStates,
           encoder_attention_mask: encoder.attentionMask,
           use_cache_branch: new ort.Tensor('bool', new Uint8Array([first ? 0 : 1]), [1]),

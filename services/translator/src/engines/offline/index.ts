@@ -1,6 +1,7 @@
 export {
   createOfflineEngine,
   OfflineEngine,
+  offlineSessionOptions,
   type OfflineEngineOptions,
   type OfflineModelStatus,
 } from './offline.engine.js';

@@ -6,7 +6,7 @@ import * as ort from 'onnxruntime-node';
 
 import { EngineError } from '../engine.js';
 import {
-  int64Tensor,
+  int64Matrix,
   isMergedDecoder,
   mergedDecoder,
   plainDecoder,
@@ -40,13 +40,28 @@ const readJson = async (path: string, fallback?: unknown): Promise<unknown> => {
   }
 };
 
+/** A sentence waiting for the next batch: its input ids, and what to tell its caller. */
+interface Waiting {
+  readonly ids: readonly number[];
+  resolve(output: number[]): void;
+  reject(err: unknown): void;
+}
+
+/** Sentences that share one encoder run and one run per decoder step. */
+const MAX_BATCH = 16;
+
 /**
  * One installed Opus-MT model, loaded on first use: tokenizer from tokenizer.json, encoder run once,
  * then greedy decoding until `</s>` or max_length. Output containing `<unk>`, or no output, is a
  * failure: the tiny test models say `<unk>` for every word they do not know.
+ *
+ * Sentences asked for while a batch runs are decoded together in the next one (up to 16, padded,
+ * with an attention mask), so concurrent requests cost about one run per step instead of one each.
  */
 export class MarianModel {
   private loading: Promise<Loaded> | undefined;
+  private readonly waiting: Waiting[] = [];
+  private draining = false;
 
   constructor(
     readonly info: InstalledModel,
@@ -70,9 +85,7 @@ export class MarianModel {
     const model = await this.load();
     signal.throwIfAborted();
     const input = this.encodeInput(model, text, target);
-    const encoder = await this.runEncoder(model, input);
-    const runner = this.decoderRunner(model, encoder);
-    const output = await this.decodeGreedy(model, runner, signal);
+    const output = await untilAborted(this.decode(model, input), signal);
     if (model.unkId !== undefined && output.includes(model.unkId)) {
       throw rejected(`model ${this.info.name} does not know part of the input (it produced <unk>)`);
     }
@@ -143,9 +156,81 @@ export class MarianModel {
     return ids;
   }
 
-  private async runEncoder(model: Loaded, ids: readonly number[]): Promise<EncoderOutput> {
-    const inputIds = int64Tensor(ids);
-    const attentionMask = int64Tensor(ids.map(() => 1));
+  /** The output ids for `ids`, decoded in the next batch. */
+  private decode(model: Loaded, ids: readonly number[]): Promise<number[]> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ ids, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        setImmediate(() => void this.drain(model));
+      }
+    });
+  }
+
+  /** Runs batches until nobody waits; a sentence asked for meanwhile joins the next batch. */
+  private async drain(model: Loaded): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      try {
+        const outputs = await this.decodeBatch(
+          model,
+          batch.map((w) => w.ids),
+        );
+        batch.forEach((w, i) => {
+          const output = outputs[i];
+          if (Array.isArray(output)) w.resolve(output);
+          else w.reject(output);
+        });
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.draining = false;
+  }
+
+  /**
+   * Greedy decoding of a batch: inputs padded to one length (masked out), one encoder run, then one
+   * decoder run per step for all rows until each has produced `</s>`. A row that finished is fed
+   * padding; a row that fails gets its own error.
+   */
+  private async decodeBatch(
+    model: Loaded,
+    inputs: readonly (readonly number[])[],
+  ): Promise<(number[] | Error)[]> {
+    const { decoderStartId, eosIds, maxLength, suppressedIds, padId } = model.settings;
+    const width = Math.max(...inputs.map((ids) => ids.length));
+    const pad = padId ?? (eosIds[0] as number);
+    const encoder = await this.runEncoder(
+      model,
+      inputs.map((ids) => [...ids, ...Array<number>(width - ids.length).fill(pad)]),
+      inputs.map((ids) => Array.from({ length: width }, (_, k) => (k < ids.length ? 1 : 0))),
+    );
+    const runner = this.decoderRunner(model, encoder);
+    const rows = inputs.map(() => [decoderStartId]);
+    const results: (number[] | Error | undefined)[] = inputs.map(() => undefined);
+    while ((rows[0] as number[]).length < maxLength && results.includes(undefined)) {
+      const logits = await runner.next(rows);
+      rows.forEach((tokens, row) => {
+        if (results[row] !== undefined) return void tokens.push(pad);
+        const next = greedyPick(logits[row] as Float32Array, suppressedIds);
+        if (next < 0) results[row] = rejected(`model ${this.info.name} produced no valid logits`);
+        else if (eosIds.includes(next)) results[row] = tokens.slice(1);
+        tokens.push(results[row] === undefined ? next : pad);
+      });
+    }
+    return results.map(
+      (result) =>
+        result ?? rejected(`model ${this.info.name} did not finish the sentence within ${maxLength} tokens`),
+    );
+  }
+
+  private async runEncoder(
+    model: Loaded,
+    ids: readonly (readonly number[])[],
+    mask: readonly (readonly number[])[],
+  ): Promise<EncoderOutput> {
+    const inputIds = int64Matrix(ids);
+    const attentionMask = int64Matrix(mask);
     const feeds: Record<string, ort.Tensor> = {};
     for (const name of model.encoder.inputNames) {
       if (name === 'input_ids') feeds[name] = inputIds;
@@ -177,18 +262,18 @@ export class MarianModel {
     }
     return { heads, headDim };
   }
+}
 
-  /** Output token ids without the start token and `</s>`. Stops early when the signal aborts. */
-  private async decodeGreedy(model: Loaded, runner: DecoderRunner, signal: AbortSignal): Promise<number[]> {
-    const { decoderStartId, eosIds, maxLength, suppressedIds } = model.settings;
-    const tokens = [decoderStartId];
-    while (tokens.length < maxLength) {
-      signal.throwIfAborted();
-      const next = greedyPick(await runner.next(tokens), suppressedIds);
-      if (next < 0) throw rejected(`model ${this.info.name} produced no valid logits`);
-      if (eosIds.includes(next)) return tokens.slice(1);
-      tokens.push(next);
-    }
-    throw rejected(`model ${this.info.name} did not finish the sentence within ${maxLength} tokens`);
+/** `work`, unless the signal aborts first: the caller stops waiting, the batch it is in goes on. */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }

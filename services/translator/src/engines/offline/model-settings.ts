@@ -18,6 +18,8 @@ const settingsSchema = z.object({
 export interface ModelSettings {
   readonly decoderStartId: number;
   readonly eosIds: readonly number[];
+  /** Fills the short sentences of a batch (masked out, so any id would do); `</s>` when unset. */
+  readonly padId?: number;
   /** Output length limit in tokens, counting the decoder start token (Hugging Face's max_length). */
   readonly maxLength: number;
   /** Input length limit in tokens, counting `</s>`. */
@@ -44,6 +46,7 @@ export function parseModelSettings(config: unknown, generationConfig: unknown = 
   return {
     decoderStartId: raw.decoder_start_token_id,
     eosIds,
+    ...(raw.pad_token_id !== undefined && { padId: raw.pad_token_id }),
     maxLength: raw.max_length ?? raw.max_position_embeddings ?? DEFAULT_MAX_LENGTH,
     maxInputTokens: raw.max_position_embeddings ?? DEFAULT_MAX_LENGTH,
     suppressedIds: (raw.bad_words_ids ?? []).filter((ids) => ids.length === 1).map((ids) => ids[0] as number),

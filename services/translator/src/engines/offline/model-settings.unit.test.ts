@@ -22,6 +22,7 @@ describe('parseModelSettings', () => {
       eosIds: [0],
       maxLength: 512,
       maxInputTokens: 512,
+      padId: 65000,
       suppressedIds: [65000],
       decoderAttentionHeads: 8,
       dModel: 512,

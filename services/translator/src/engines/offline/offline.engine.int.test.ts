@@ -128,22 +128,44 @@ describe('OfflineEngine with the tiny test models', () => {
     expect(err).toMatchObject({ name: 'AbortError' });
   });
 
-  it('stops at the next decoding step once the signal aborts', async () => {
+  it('stops waiting as soon as its signal aborts, while the sentences batched with it finish', async () => {
     const controller = new AbortController();
-    const signal = controller.signal;
-    const check = signal.throwIfAborted.bind(signal);
-    let checks = 0;
-    // Abort from inside the fifth check, as a timer would between two decoding steps.
-    signal.throwIfAborted = () => {
-      checks += 1;
-      if (checks === 5) controller.abort();
-      check();
-    };
-    const text = Array.from({ length: 20 }, () => '你好').join('，');
-    const err = await failure(engine.translate({ text, source: 'zh-CN', target: 'en' }, signal));
-    expect(err).toMatchObject({ name: 'AbortError' });
-    // The text is 40 tokens, so running to the end would check the signal 40 times or more.
-    expect(checks).toBeLessThan(8);
+    const settled: string[] = [];
+    const long = Array.from({ length: 20 }, () => '你好').join('，');
+    const aborted = failure(
+      engine.translate({ text: long, source: 'zh-CN', target: 'en' }, controller.signal),
+    ).finally(() => settled.push('aborted'));
+    const other = engine
+      .translate({ text: '我喜欢猫', source: 'zh-CN', target: 'en' }, never)
+      .finally(() => settled.push('other'));
+    // The long sentence takes 40 decoding steps, each a turn of the event loop: this lands mid-batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    expect(await aborted).toMatchObject({ name: 'AbortError' });
+    expect(await other).toEqual({ text: 'I like cat', truncated: false });
+    expect(settled).toEqual(['aborted', 'other']);
+  });
+
+  it('translates concurrent sentences of different lengths in one batch, each to its own text', async () => {
+    const texts = ['你好', '我们喜欢猫和狗！', '今天很好。', '他们是学生，她是老师。'];
+    const results = await Promise.all(
+      texts.map((text) => engine.translate({ text, source: 'zh-CN', target: 'en' }, never)),
+    );
+    expect(results.map((r) => r.text)).toEqual([
+      'hello',
+      'we like cat and dog!',
+      'today very good.',
+      'they is student, she is teacher.',
+    ]);
+  });
+
+  it('fails only the sentence with an unknown word when it shares a batch with known ones', async () => {
+    const [known, unknown] = await Promise.allSettled([
+      engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never),
+      engine.translate({ text: '你好龙', source: 'zh-CN', target: 'en' }, never),
+    ]);
+    expect(known).toEqual({ status: 'fulfilled', value: { text: 'hello', truncated: false } });
+    expect(unknown).toMatchObject({ status: 'rejected', reason: { kind: 'rejected' } });
   });
 
   it('returns whitespace unchanged without running a model', async () => {
