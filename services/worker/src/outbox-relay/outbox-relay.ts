@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { LockMode } from '@mikro-orm/core';
 import { OutboxMessage, type Orm } from '@tp/db';
 import type { MessageProducer, OutgoingMessage } from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
@@ -53,23 +52,19 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many rows it published. */
   async relayOnce(): Promise<number> {
     const em = this.orm.em.fork();
+    // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
     const count = await em.transactional(async (tx) => {
-      const rows = await tx.find(
-        OutboxMessage,
-        { publishedAt: null },
-        {
-          orderBy: { id: 'asc' },
-          limit: this.options.batchSize,
-          lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
-        },
+      const rows = await tx.execute<OutboxRow[]>(
+        'select id, topic, message_key, payload, headers from outbox where published_at is null ' +
+          'order by id limit ? for update skip locked',
+        [this.options.batchSize],
       );
       if (rows.length === 0) return 0;
       for (const [topic, messages] of byTopic(rows)) await this.producer.send(topic, messages);
-      await tx.nativeUpdate(
-        OutboxMessage,
-        { id: { $in: rows.map((r) => r.id) } },
-        { publishedAt: new Date() },
-      );
+      // The ids as one array literal (they are digits): the driver would spread an array parameter.
+      await tx.execute('update outbox set published_at = now() where id = any(?::bigint[])', [
+        `{${rows.map((r) => r.id).join(',')}}`,
+      ]);
       return rows.length;
     });
     this.published?.inc(count);
@@ -120,11 +115,19 @@ export class OutboxRelay {
   }
 }
 
-function byTopic(rows: readonly OutboxMessage[]): Map<string, OutgoingMessage[]> {
+interface OutboxRow {
+  readonly id: string;
+  readonly topic: string;
+  readonly message_key: string | null;
+  readonly payload: Buffer;
+  readonly headers: Record<string, string>;
+}
+
+function byTopic(rows: readonly OutboxRow[]): Map<string, OutgoingMessage[]> {
   const groups = new Map<string, OutgoingMessage[]>();
   for (const row of rows) {
     const list = groups.get(row.topic) ?? [];
-    list.push({ key: row.messageKey ?? null, value: Buffer.from(row.payload), headers: row.headers });
+    list.push({ key: row.message_key, value: row.payload, headers: row.headers });
     groups.set(row.topic, list);
   }
   return groups;
