@@ -47,3 +47,21 @@ export function createApiKey(role: 'client' | 'admin', name: string): string {
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
   ).trim();
 }
+
+/** One autocannon round. */
+export interface Run {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly failed: number;
+}
+
+/** The median of each figure over the rounds, and every failed request of them. */
+export function medianOfRounds(rounds: readonly Run[]): Run {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    failed: rounds.reduce((sum, r) => sum + r.failed, 0),
+  };
+}

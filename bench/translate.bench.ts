@@ -11,7 +11,7 @@ import { HotCache, hotCacheKey } from '@tp/translation';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 
-import { REPO_ROOT, freePort, waitForHttp } from './bench-support.js';
+import { REPO_ROOT, freePort, median, medianOfRounds, type Run, waitForHttp } from './bench-support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -27,13 +27,6 @@ function start(args: string[], env: NodeJS.ProcessEnv): void {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
-}
-
-interface Run {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly failed: number;
 }
 
 async function measure(url: string, body: string, seconds: number): Promise<Run> {
@@ -52,14 +45,6 @@ async function measure(url: string, body: string, seconds: number): Promise<Run>
     failed: result.non2xx + result.errors + result.timeouts,
   };
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 const redis = createClient({ url: REDIS_URL });
 await redis.connect();
@@ -111,12 +96,7 @@ try {
   console.log('|---|---|---|---|---|---|');
   const summary = targets.map((target, i) => {
     const rounds = runs[i] ?? [];
-    const row = {
-      rps: median(rounds.map((r) => r.rps)),
-      p50: median(rounds.map((r) => r.p50)),
-      p99: median(rounds.map((r) => r.p99)),
-      failed: rounds.reduce((sum, r) => sum + r.failed, 0),
-    };
+    const row = medianOfRounds(rounds);
     const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
     console.log(
       `| ${target.label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,

@@ -1,0 +1,349 @@
+// npm run bench:pipeline: the content pipeline end to end, as processes (gateway, worker, translator)
+// on real Kafka, Postgres and Redis, with the project's tiny offline model as the only engine:
+//   POST /api/v1/content/catalog/vendor/:id -> outbox -> ContentChanged -> planner -> TranslationRequested
+//   -> engine consumer (hot cache miss, offline model) -> TranslationCompleted -> projection -> row.
+// Every field text is a different sentence of the model's word list, so each one is a real model run.
+// Commands carry 20 fields, the entity of bench:merge.
+//
+// Beside it, in the same run, the baseline: plain kafkajs, one producer and one consumer group on a topic
+// of the same partitions, producing and consuming the same number of messages (no database, no model).
+//
+// Figures (rows = field translations):
+//   drain:      the commands are accepted while the worker is stopped (they wait in the outbox), then the
+//               worker starts: rows per second of the pipeline alone (relay, planner, engine consumer,
+//               projection), as after an outage or a bulk import;
+//   end to end: commands sent as fast as the gateway takes them while the pipeline runs, all on the
+//               same two cores (the bench's own client included);
+//   latency:    command-to-row p50/p99 at a paced 500 field translations/s (row updated_at minus the
+//               moment the command was sent; one machine, one clock).
+//   "sustained" is the rate between the 10th and the 90th percentile of row times.
+// Targets (issue #5): at least 2,000 field translations/s sustained; p99 at most 1 s at 500/s.
+// Env: BENCH_TRANSLATIONS (20000), BENCH_FIELDS (20 per command), BENCH_RATE (500/s),
+//      BENCH_LATENCY_SECONDS (15), BENCH_CPU_PROF (a folder for the services' CPU profiles),
+//      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { ALL_TOPICS } from '@tp/contracts';
+import { ensureTopics } from '@tp/kafka';
+import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
+import { Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+
+import { REPO_ROOT, createApiKey, freePort, waitForHttp } from './bench-support.js';
+
+const TRANSLATIONS = Number(process.env.BENCH_TRANSLATIONS ?? 20_000);
+const FIELDS = Number(process.env.BENCH_FIELDS ?? 20);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+const IN_FLIGHT = 32;
+/** When set, each service writes a V8 CPU profile there (a folder per service) when it stops. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
+const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const run = randomBytes(3).toString('hex');
+const prefix = `bench.${run}.`;
+
+// ---- sentences: every field text is a different sequence of the model's words ----------------------
+const WORDS = ZH_EN_LEXICON.entries.map(([source]) => source).filter((word) => /\p{Script=Han}/u.test(word));
+let sentenceNo = Math.floor(Math.random() * 1_000_000);
+/** The next sentence: the counter written in base WORDS.length, a word per digit, ending with 。 */
+function nextSentence(): string {
+  let n = sentenceNo++;
+  const words: string[] = [];
+  do {
+    words.push(WORDS[n % WORDS.length] as string);
+    n = Math.floor(n / WORDS.length);
+  } while (n > 0);
+  return `${words.join('')}。`;
+}
+
+// ---- statistics ---------------------------------------------------------------------------------------
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+const sortNumbers = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+
+/** Events per second between the 10th and 90th percentile of their times (ms). */
+function sustainedRate(times: readonly number[]): number {
+  const sorted = sortNumbers(times);
+  const from = percentile(sorted, 10);
+  const to = percentile(sorted, 90);
+  return (0.8 * sorted.length) / ((to - from) / 1000);
+}
+
+// ---- processes ----------------------------------------------------------------------------------------
+const services = new Map<string, ChildProcess>();
+function startService(name: string, env: NodeJS.ProcessEnv): void {
+  const main = `${REPO_ROOT}services/${name}/dist/main.js`;
+  services.set(
+    name,
+    spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', main], {
+      env: {
+        ...process.env,
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+        ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}/${name}` } : {}),
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+}
+
+/** SIGTERM, then waits for the exit (a service stops gracefully: consumers commit and leave). */
+async function stopService(name: string): Promise<void> {
+  const child = services.get(name);
+  services.delete(name);
+  if (!child || child.exitCode !== null) return;
+  await new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'));
+}
+
+// ---- the baseline: plain kafkajs produce -> consume ---------------------------------------------------
+interface BaselineRun {
+  readonly perSecond: number;
+  readonly sustained: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** Produces `count` messages (paced at `rate`/s when given) and consumes them; latency from the send time. */
+async function kafkaBaseline(kafka: Kafka, count: number, rate?: number): Promise<BaselineRun> {
+  const topic = `${prefix}baseline.${rate ?? 'max'}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 6, replicationFactor: 1 }],
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+
+  const received: number[] = [];
+  const latencies: number[] = [];
+  let done: () => void = () => undefined;
+  const allReceived = new Promise<void>((resolve) => (done = resolve));
+  const consumer = kafka.consumer({ groupId: `${topic}.group`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const now = Date.now();
+      received.push(now);
+      latencies.push(now - Number(message.value?.toString()));
+      if (received.length >= count) done();
+    },
+  });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  await sleep(3000); // the group settles
+
+  const started = Date.now();
+  const batch = rate ? Math.max(1, Math.round(rate / 50)) : 100;
+  for (let sent = 0; sent < count; sent += batch) {
+    if (rate) {
+      const due = started + (sent / rate) * 1000;
+      if (due > Date.now()) await sleep(due - Date.now());
+    }
+    const messages = Array.from({ length: Math.min(batch, count - sent) }, (_, i) => ({
+      key: `k${sent + i}`,
+      value: String(Date.now()),
+    }));
+    await producer.send({ topic, acks: -1, messages });
+  }
+  await allReceived;
+  const elapsed = (Math.max(...received) - started) / 1000;
+  await Promise.all([producer.disconnect(), consumer.disconnect()]);
+  const sorted = sortNumbers(latencies);
+  return {
+    perSecond: count / elapsed,
+    sustained: sustainedRate(received),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+  };
+}
+
+// ---- the pipeline -------------------------------------------------------------------------------------
+interface PipelineRun {
+  readonly rows: number;
+  readonly perSecond: number;
+  readonly sustained: number;
+  readonly commandsPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly engines: string;
+}
+
+interface Sent {
+  readonly idPrefix: string;
+  readonly commands: number;
+  readonly started: number;
+  readonly commandsPerSecond: number;
+  readonly sentAt: ReadonlyMap<string, number>;
+}
+
+/** Sends `commands` commands of FIELDS new sentences each, IN_FLIGHT at once, paced at `rate` rows/s if given. */
+async function sendCommands(
+  gateway: string,
+  key: string,
+  label: string,
+  commands: number,
+  rate?: number,
+): Promise<Sent> {
+  const sentAt = new Map<string, number>();
+  const idPrefix = `${run}-${label}-`;
+  let next = 0;
+  const started = Date.now();
+  const sendOne = async (): Promise<void> => {
+    const n = next++;
+    if (rate) {
+      const due = started + (n / (rate / FIELDS)) * 1000;
+      if (due > Date.now()) await sleep(due - Date.now());
+    }
+    const id = `${idPrefix}${n}`;
+    const fields: Record<string, string> = {};
+    for (let f = 0; f < FIELDS; f += 1) fields[`field_${f}`] = nextSentence();
+    sentAt.set(id, Date.now());
+    const res = await fetch(`${gateway}/api/v1/content/catalog/vendor/${id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ source_lang: 'zh-CN', source_version: 1, fields }),
+    });
+    if (res.status !== 202) throw new Error(`command ${id} answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const lanes = Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < commands) await sendOne();
+  });
+  await Promise.all(lanes);
+  return {
+    idPrefix,
+    commands,
+    started,
+    commandsPerSecond: commands / ((Date.now() - started) / 1000),
+    sentAt,
+  };
+}
+
+/** Waits for every row of the sent commands, then reads their times; rates count from `from`. */
+async function rowsOf(pool: pg.Pool, sent: Sent, from: number | 'first-row'): Promise<PipelineRun> {
+  const expected = sent.commands * FIELDS;
+  const deadline = Date.now() + 300_000;
+  let count = 0;
+  while (Date.now() < deadline) {
+    const { rows } = await pool.query<{ n: string }>(
+      "select count(*) as n from content_translations where entity_type = 'vendor' and entity_id like $1",
+      [`${sent.idPrefix}%`],
+    );
+    count = Number(rows[0]?.n);
+    if (count >= expected) break;
+    await sleep(200);
+  }
+  if (count < expected) throw new Error(`${sent.idPrefix}: ${count}/${expected} rows after 300 s`);
+
+  const { rows } = await pool.query<{ entity_id: string; at: number; engine: string }>(
+    `select entity_id, extract(epoch from updated_at) * 1000 as at, engine from content_translations
+     where entity_type = 'vendor' and entity_id like $1`,
+    [`${sent.idPrefix}%`],
+  );
+  const rowTimes = rows.map((r) => Number(r.at));
+  const start = from === 'first-row' ? Math.min(...rowTimes) : from;
+  const latencies = sortNumbers(rows.map((r) => Number(r.at) - (sent.sentAt.get(r.entity_id) ?? Number.NaN)));
+  const engines = new Map<string, number>();
+  for (const r of rows) engines.set(r.engine, (engines.get(r.engine) ?? 0) + 1);
+  return {
+    rows: rows.length,
+    perSecond: rows.length / ((Math.max(...rowTimes) - start) / 1000),
+    sustained: sustainedRate(rowTimes),
+    commandsPerSecond: sent.commandsPerSecond,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    engines: [...engines].map(([engine, n]) => `${engine} ${n}`).join(', '),
+  };
+}
+
+// ---- main ---------------------------------------------------------------------------------------------
+const kafka = new Kafka({ brokers: BROKERS, clientId: 'bench-pipeline', logLevel: logLevel.NOTHING });
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+const models = await mkdtemp(join(tmpdir(), 'tp-bench-models-'));
+try {
+  await buildTinyModel(join(models, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, ALL_TOPICS, prefix);
+  await admin.disconnect();
+  await pool.query(
+    "update translation_config set target_languages = '{en}', enabled = true, updated_at = now() where id = 1",
+  );
+  const clientKey = createApiKey('client', 'bench:pipeline');
+  const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
+  const env = {
+    DATABASE_URL,
+    KAFKA_BROKERS: BROKERS.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+    REDIS_KEY_PREFIX: `bench:${run}:`,
+    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
+    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
+    NLI_URL: 'http://127.0.0.1:9',
+    MODELS_DIR: models,
+    RATE_LIMIT_PER_KEY: '1000000000',
+  };
+  const start = async (name: 'translator' | 'worker' | 'gateway') => {
+    startService(name, { ...env, PORT: String(ports[name]) });
+    await waitForHttp(`http://127.0.0.1:${ports[name]}/health`);
+  };
+  for (const name of ['translator', 'worker', 'gateway'] as const) await start(name);
+  const gateway = `http://127.0.0.1:${ports.gateway}`;
+
+  console.log(
+    `bench:pipeline: ${TRANSLATIONS} field translations (${FIELDS} fields per command) drained and end to end, ` +
+      `then ${RATE}/s for ${LATENCY_SECONDS} s`,
+  );
+  const warmup = await sendCommands(gateway, clientKey, 'warmup', 10); // model loaded, groups joined
+  await rowsOf(pool, warmup, warmup.started);
+
+  const baseline = await kafkaBaseline(kafka, TRANSLATIONS);
+
+  await stopService('worker');
+  const queued = await sendCommands(gateway, clientKey, 'drain', TRANSLATIONS / FIELDS);
+  await start('worker');
+  const drain = await rowsOf(pool, queued, 'first-row');
+
+  const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
+  const endToEnd = await rowsOf(pool, fast, fast.started);
+
+  const baselinePaced = await kafkaBaseline(kafka, RATE * LATENCY_SECONDS, RATE);
+  const paced = await sendCommands(gateway, clientKey, 'paced', (RATE * LATENCY_SECONDS) / FIELDS, RATE);
+  const latency = await rowsOf(pool, paced, paced.started);
+
+  const f = (n: number) => n.toFixed(0).padStart(9);
+  const line = (label: string, r: { perSecond: number; sustained: number; p50: number; p99: number }) =>
+    console.log(`${label.padEnd(40)}${f(r.perSecond)}${f(r.sustained)}${f(r.p50)}${f(r.p99)}`);
+  console.log(
+    `\n${''.padEnd(40)}${'per s'.padStart(9)}${'sustained'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`,
+  );
+  line('baseline: kafkajs produce -> consume', baseline);
+  line('pipeline: drain (outbox -> rows)', { ...drain, p50: Number.NaN, p99: Number.NaN });
+  line('pipeline: end to end (command -> row)', endToEnd);
+  line(`baseline: kafkajs at ${RATE}/s`, baselinePaced);
+  line(`pipeline: command -> row at ${RATE}/s`, latency);
+  console.log(
+    `\ncommands accepted at ${queued.commandsPerSecond.toFixed(0)}/s (worker stopped), ` +
+      `${fast.commandsPerSecond.toFixed(0)}/s (end to end), ${paced.commandsPerSecond.toFixed(0)}/s (paced); ` +
+      `rows by engine: ${drain.engines}`,
+  );
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const best = Math.max(drain.sustained, endToEnd.sustained);
+  console.log(
+    `targets: >= 2000 field translations/s sustained: drain ${drain.sustained.toFixed(0)}, ` +
+      `end to end ${endToEnd.sustained.toFixed(0)} (${met(best >= 2000)}); ` +
+      `p99 <= 1000 ms at ${RATE}/s: ${latency.p99.toFixed(0)} ms (${met(latency.p99 <= 1000)})`,
+  );
+} finally {
+  await Promise.all([...services.keys()].map(stopService));
+  await pool.end();
+  await rm(models, { recursive: true, force: true });
+}
