@@ -1,0 +1,230 @@
+// The content pipeline across a Kafka restart: gateway, worker and translator run as processes (as in
+// pipeline.e2e.test.ts) on a broker of this file's own, which is stopped while content changes keep
+// coming in and started again on the same data. The gateway writes each change to the Postgres
+// outbox, so it keeps answering 202 while Kafka is down; once the broker is back, every change must
+// end up translated exactly once. The LibreTranslate double answers `[<target>] <text>`.
+import { execFile } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createKafka } from '@tp/kafka';
+import pg from 'pg';
+
+import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
+import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
+import { createTopics, uniquePrefix } from '../harness/kafka.js';
+import { silentLogger } from '../harness/logger.js';
+import { createOwnBroker, type OwnBroker } from '../harness/own-broker.js';
+import { freePort, REPO_ROOT, runService, type ServiceProcess } from '../harness/processes.js';
+import { waitFor } from '../harness/wait.js';
+
+const run = promisify(execFile);
+const prefix = uniquePrefix('restart');
+const SERVICES = ['translator', 'worker', 'gateway'] as const;
+let broker: OwnBroker;
+let db: TestDatabase;
+let sql: pg.Pool;
+let libre: LibreTranslateDouble;
+const processes = new Map<string, ServiceProcess>();
+let adminKey: string;
+let clientKey: string;
+
+const gateway = () => processes.get('gateway')!.url;
+
+async function healthy(proc: ServiceProcess): Promise<boolean> {
+  return (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true;
+}
+
+async function createKey(role: 'admin' | 'client'): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    [`${REPO_ROOT}services/gateway/dist/keys/keys.cli.js`, 'create', '--role', role, '--name', `e2e ${role}`],
+    { env: { ...process.env, DATABASE_URL: db.url } },
+  );
+  return stdout.trim();
+}
+
+async function call(method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${gateway()}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+}
+
+/** The two fields every vendor of this test reports. */
+function fieldsOf(id: string): Record<string, string> {
+  return { name: `公司${id}`, slogan: `口号${id}` };
+}
+
+/** Reports vendor `id` and returns the HTTP status (202 when the change is accepted). */
+async function report(id: string): Promise<number> {
+  const res = await call('POST', `/api/v1/content/catalog/vendor/${id}`, clientKey, {
+    source_lang: 'zh-CN',
+    source_version: 1,
+    fields: fieldsOf(id),
+  });
+  return res.status;
+}
+
+/** Every stored translation of this test's vendors as `id field lang text`, sorted. */
+async function storedTranslations(): Promise<string[]> {
+  const result = await sql.query<{ entity_id: string; field: string; target_lang: string; text: string }>(
+    `select entity_id, field, target_lang, translated_text as text from content_translations
+     where entity_type = 'vendor'`,
+  );
+  return result.rows.map((r) => `${r.entity_id} ${r.field} ${r.target_lang} ${r.text}`).sort();
+}
+
+/** Outbox rows (changes, requests, completions) the worker's relay has not published to Kafka yet. */
+async function unpublishedOutboxRows(): Promise<number> {
+  const result = await sql.query<{ n: string }>(
+    'select count(*) as n from outbox where published_at is null',
+  );
+  return Number(result.rows[0]?.n);
+}
+
+/** The last lines each service printed, for a failure message. */
+function serviceLogs(): string {
+  return [...processes]
+    .map(
+      ([name, proc]) => `--- ${name} (exit code ${proc.child.exitCode}) ---\n${proc.output().slice(-4000)}`,
+    )
+    .join('\n');
+}
+
+beforeAll(async () => {
+  broker = await createOwnBroker();
+  await broker.start();
+  await createTopics(
+    createKafka({ brokers: [broker.address], clientId: 'restart-e2e', logger: silentLogger() }),
+    prefix,
+  );
+  db = await createTestDatabase();
+  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  libre = await startLibreTranslateDouble();
+  const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: broker.address,
+    REDIS_URL: process.env.REDIS_URL,
+    KAFKA_TOPIC_PREFIX: prefix,
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
+    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
+    NLI_URL: 'http://127.0.0.1:9',
+    LIBRETRANSLATE_URL: libre.url,
+    MODELS_DIR: '/nonexistent',
+    BREAKER_THRESHOLD: '1000',
+    PRIMARY_MAX_RETRIES: '0',
+    OUTBOX_POLL_INTERVAL_MS: '50',
+  };
+  for (const name of SERVICES) processes.set(name, runService(name, env, ports[name]));
+  for (const proc of processes.values()) {
+    await waitFor(`${proc.url} /health`, () => healthy(proc));
+  }
+  [adminKey, clientKey] = await Promise.all([createKey('admin'), createKey('client')]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const [name, proc] of processes) {
+    // A service that ended on its own is a finding: show why.
+    if (proc.child.exitCode !== null) console.error(`${name} exited early:\n${proc.output()}`);
+    proc.child.kill('SIGKILL');
+  }
+  await broker?.remove();
+  await libre?.close();
+  await sql?.end();
+  await db?.drop();
+}, 60_000);
+
+describe('content pipeline across a Kafka broker restart', () => {
+  it('the broker restarted mid-stream loses nothing: every change is translated exactly once', async () => {
+    // The default configuration (the migration's: English only) decides the expected rows.
+    const config = await call('GET', '/api/admin/translate/config', adminKey);
+    expect(config.status).toBe(200);
+    const targets = config.body.data.target_languages as string[];
+    expect(targets).toEqual(['en']);
+
+    const ids: string[] = [];
+    const reportNext = async (): Promise<number> => {
+      const id = `r-${ids.length}`;
+      ids.push(id);
+      return report(id);
+    };
+
+    // 1. The stream runs on a live broker, and the first translations come out of it.
+    for (let i = 0; i < 20; i++) expect(await reportNext()).toBe(202);
+    await waitFor('the first translations', async () => (await storedTranslations()).length > 0, 30_000, 100);
+
+    // 2. The broker goes down (SIGTERM) while changes keep coming in.
+    let stopped = false;
+    const stopping = broker.stop().finally(() => (stopped = true));
+    const whileStopping: number[] = [];
+    while (!stopped && whileStopping.length < 30) {
+      whileStopping.push(await reportNext());
+      await sleep(100);
+    }
+    await stopping;
+    expect(whileStopping.length).toBeGreaterThan(0);
+    expect(whileStopping.every((status) => status === 202)).toBe(true);
+    expect(await broker.answers()).toBe(false);
+
+    // 3. Kafka is down: the gateway still accepts changes (outbox), and no service dies.
+    for (let i = 0; i < 10; i++) expect(await reportNext()).toBe(202);
+    await sleep(4000);
+    for (let i = 0; i < 5; i++) expect(await reportNext()).toBe(202);
+    for (const proc of processes.values()) {
+      expect(proc.child.exitCode).toBeNull();
+      expect(await healthy(proc)).toBe(true);
+    }
+
+    // 4. The broker comes back on the same data; the stream goes on.
+    await broker.start();
+    for (let i = 0; i < 10; i++) expect(await reportNext()).toBe(202);
+
+    const expected = ids
+      .flatMap((id) =>
+        Object.entries(fieldsOf(id)).flatMap(([field, text]) =>
+          targets.map((lang) => `${id} ${field} ${lang} [${lang}] ${text}`),
+        ),
+      )
+      .sort();
+    // Generous: a consumer group whose member could not leave while the broker was down waits for
+    // that member's session to time out (kafkajs default 30 s) before it rebalances and reads again.
+    try {
+      await waitFor(
+        `all ${expected.length} translations`,
+        async () => (await storedTranslations()).length >= expected.length,
+        90_000,
+        250,
+      );
+    } catch (err) {
+      const stored = new Set(await storedTranslations());
+      const missing = expected.filter((row) => !stored.has(row));
+      const unpublished = await unpublishedOutboxRows();
+      throw new Error(
+        `${(err as Error).message}; ${unpublished} outbox rows unpublished; missing: ${missing.join(', ')}\n${serviceLogs()}`,
+        { cause: err },
+      );
+    }
+    // Exactly the expected rows: none missing, none extra, none duplicated, every text right.
+    expect(await storedTranslations()).toEqual(expected);
+    // Every outbox row (changes, requests, completions) went out to Kafka.
+    expect(await unpublishedOutboxRows()).toBe(0);
+
+    // No service crashed or restarted: each is the process started in beforeAll, and it answers.
+    for (const [name, proc] of processes) {
+      expect({ name, exitCode: proc.child.exitCode, healthy: await healthy(proc) }).toEqual({
+        name,
+        exitCode: null,
+        healthy: true,
+      });
+    }
+  }, 150_000);
+});
