@@ -39,6 +39,10 @@ export class KafkaConsumer implements MessageConsumer {
       groupId: options.groupId,
       allowAutoTopicCreation: false,
       maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
+      // A member that vanished (a crash, or a broker restart it could not leave the group through)
+      // holds its partitions until this passes; live members heartbeat every 3 s, even mid-batch.
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_MS,
     });
   }
 
@@ -92,7 +96,7 @@ export class KafkaConsumer implements MessageConsumer {
       for (let first = 0; first < messages.length; first += chunkSize) {
         if (this.stopping || !isRunning() || isStale()) break;
         const chunk = messages.slice(first, first + chunkSize);
-        await handler(chunk.map((m) => toIncoming(topic, partition, m)));
+        await whileBeating(heartbeat, () => handler(chunk.map((m) => toIncoming(topic, partition, m))));
         const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
         resolveOffset(last);
         handled = last;
@@ -118,6 +122,22 @@ export class KafkaConsumer implements MessageConsumer {
     this.stopping = true;
     await Promise.allSettled([...this.batches]);
     await this.consumer.disconnect();
+  }
+}
+
+const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_MS = 3000;
+
+/**
+ * Runs `work` with a heartbeat every HEARTBEAT_MS: kafkajs sends none on its own while a batch is in
+ * hand, and a batch of slow requests (engines timing out and retrying) can outlast the session.
+ */
+async function whileBeating<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }
 
