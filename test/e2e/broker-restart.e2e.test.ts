@@ -196,7 +196,7 @@ describe('content pipeline across a Kafka broker restart', () => {
       )
       .sort();
     // Generous: a consumer group whose member could not leave while the broker was down waits for
-    // that member's session to time out (kafkajs default 30 s) before it rebalances and reads again.
+    // that member's session to time out (10 s, libs/kafka) before it rebalances and reads again.
     try {
       await waitFor(
         `all ${expected.length} translations`,
