@@ -129,10 +129,12 @@ describe('withResilience', () => {
 
   describe('circuit breaker', () => {
     const noRetries = { ...fast, maxRetries: 0 };
+    // For tests that look at the open state: a 30 ms cooldown can pass before the check on a busy machine.
+    const staysOpen = { ...noRetries, breakerCooldownMs: 60_000 };
 
     it('opens after the threshold of consecutive failures and then rejects without calling', async () => {
       const { engine, calls } = fakeEngine(fail('transient'));
-      const resilient = withResilience(engine, noRetries);
+      const resilient = withResilience(engine, staysOpen);
       for (let i = 0; i < 3; i += 1) {
         expect(resilient.breakerState()).toBe('closed');
         await expect(resilient.translate(request, live())).rejects.toBeInstanceOf(EngineError);
@@ -196,7 +198,7 @@ describe('withResilience', () => {
       const { engine } = fakeEngine(async () => {
         throw new TypeError('adapter bug');
       });
-      const resilient = withResilience(engine, { ...noRetries, breakerThreshold: 1 });
+      const resilient = withResilience(engine, { ...staysOpen, breakerThreshold: 1 });
       await expect(resilient.translate(request, live())).rejects.toThrow('adapter bug');
       expect(resilient.breakerState()).toBe('open');
     });
