@@ -65,3 +65,21 @@ export function medianOfRounds(rounds: readonly Run[]): Run {
     failed: rounds.reduce((sum, r) => sum + r.failed, 0),
   };
 }
+
+/**
+ * Prints the rounds of each target as a Markdown table (req/s of every round, then the medians) and
+ * returns each target's medians, in the targets' order.
+ */
+export function printRoundsTable(labels: readonly string[], runs: readonly (readonly Run[])[]): Run[] {
+  console.log('| run | req/s per round | median req/s | median p50 ms | median p99 ms | non-2xx/errors |');
+  console.log('|---|---|---|---|---|---|');
+  return labels.map((label, i) => {
+    const rounds = runs[i] ?? [];
+    const row = medianOfRounds(rounds);
+    const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
+    console.log(
+      `| ${label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,
+    );
+    return row;
+  });
+}

@@ -19,7 +19,15 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createClient } from 'redis';
 
-import { REPO_ROOT, createApiKey, freePort, medianOfRounds, type Run, waitForHttp } from './bench-support.js';
+import {
+  REPO_ROOT,
+  createApiKey,
+  freePort,
+  medianOfRounds,
+  printRoundsTable,
+  type Run,
+  waitForHttp,
+} from './bench-support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -223,17 +231,10 @@ try {
   console.log(
     `\nbench:merge  ${FIELDS}-field entities x ${ENTITIES}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, node ${process.version}\n`,
   );
-  console.log('| run | req/s per round | median req/s | median p50 ms | median p99 ms | non-2xx/errors |');
-  console.log('|---|---|---|---|---|---|');
-  const summary = targets.map((target, i) => {
-    const rounds = runs[i] ?? [];
-    const row = medianOfRounds(rounds);
-    const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
-    console.log(
-      `| ${target.label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,
-    );
-    return row;
-  });
+  const summary = printRoundsTable(
+    targets.map((target) => target.label),
+    runs,
+  );
   const gateway = summary[2] as (typeof summary)[0];
   const baseline = summary[0] as (typeof summary)[0];
 

@@ -11,7 +11,7 @@ import { HotCache, hotCacheKey } from '@tp/translation';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 
-import { REPO_ROOT, freePort, median, medianOfRounds, type Run, waitForHttp } from './bench-support.js';
+import { REPO_ROOT, freePort, median, printRoundsTable, type Run, waitForHttp } from './bench-support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -92,17 +92,10 @@ try {
   console.log(
     `\nbench:translate  ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, node ${process.version}\n`,
   );
-  console.log('| run | req/s per round | median req/s | median p50 ms | median p99 ms | non-2xx/errors |');
-  console.log('|---|---|---|---|---|---|');
-  const summary = targets.map((target, i) => {
-    const rounds = runs[i] ?? [];
-    const row = medianOfRounds(rounds);
-    const perRound = rounds.map((r) => Math.round(r.rps)).join(' / ');
-    console.log(
-      `| ${target.label} | ${perRound} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.failed} |`,
-    );
-    return row;
-  });
+  const summary = printRoundsTable(
+    targets.map((target) => target.label),
+    runs,
+  );
   const [baseline, , gateway] = summary as [(typeof summary)[0], unknown, (typeof summary)[0]];
   const ratios = (runs[2] ?? []).map((r, i) => r.rps / (runs[0]?.[i]?.rps ?? Infinity));
   const ratio = median(ratios);

@@ -3,9 +3,7 @@
 // coming in and started again on the same data. The gateway writes each change to the Postgres
 // outbox, so it keeps answering 202 while Kafka is down; once the broker is back, every change must
 // end up translated exactly once. The LibreTranslate double answers `[<target>] <text>`.
-import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createKafka } from '@tp/kafka';
@@ -16,10 +14,10 @@ import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
 import { createOwnBroker, type OwnBroker } from '../harness/own-broker.js';
-import { freePort, REPO_ROOT, runService, type ServiceProcess } from '../harness/processes.js';
+import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
+import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
-const run = promisify(execFile);
 const prefix = uniquePrefix('restart');
 const SERVICES = ['translator', 'worker', 'gateway'] as const;
 let broker: OwnBroker;
@@ -36,14 +34,7 @@ async function healthy(proc: ServiceProcess): Promise<boolean> {
   return (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true;
 }
 
-async function createKey(role: 'admin' | 'client'): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [`${REPO_ROOT}services/gateway/dist/keys/keys.cli.js`, 'create', '--role', role, '--name', `e2e ${role}`],
-    { env: { ...process.env, DATABASE_URL: db.url } },
-  );
-  return stdout.trim();
-}
+const createKey = (role: 'admin' | 'client') => createKeyWithCli(db.url, role);
 
 async function call(method: string, path: string, key: string, body?: unknown) {
   const res = await fetch(`${gateway()}${path}`, {
@@ -110,19 +101,13 @@ beforeAll(async () => {
   libre = await startLibreTranslateDouble();
   const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
   const env: NodeJS.ProcessEnv = {
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: broker.address,
-    REDIS_URL: process.env.REDIS_URL,
-    KAFKA_TOPIC_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `${prefix}:`,
-    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
-    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
-    NLI_URL: 'http://127.0.0.1:9',
-    LIBRETRANSLATE_URL: libre.url,
-    MODELS_DIR: '/nonexistent',
-    BREAKER_THRESHOLD: '1000',
-    PRIMARY_MAX_RETRIES: '0',
-    OUTBOX_POLL_INTERVAL_MS: '50',
+    ...pipelineEnv({
+      databaseUrl: db.url,
+      kafkaBrokers: broker.address,
+      topicPrefix: prefix,
+      ports,
+      libreTranslateUrl: libre.url,
+    }),
   };
   for (const name of SERVICES) processes.set(name, runService(name, env, ports[name]));
   for (const proc of processes.values()) {

@@ -2,8 +2,6 @@
 // planner, projection, dead-letter index) and translator (engine consumers), on real Kafka, Postgres
 // and Redis. The translator's only engine is the LibreTranslate double, which answers
 // `[<target>] <text>` for text outside its phrasebook, so every stored translation shows its language.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
@@ -13,10 +11,10 @@ import pg from 'pg';
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
-import { freePort, REPO_ROOT, runService, type ServiceProcess } from '../harness/processes.js';
+import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
+import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
-const run = promisify(execFile);
 const prefix = uniquePrefix('pipe');
 const kafka = testKafka('pipeline-e2e');
 let db: TestDatabase;
@@ -24,7 +22,7 @@ let sql: pg.Pool;
 let libre: LibreTranslateDouble;
 let env: NodeJS.ProcessEnv;
 const processes = new Map<string, ServiceProcess>();
-let ports: Record<string, number>;
+let ports: { gateway: number; worker: number; translator: number };
 let adminKey: string;
 let clientKey: string;
 
@@ -41,14 +39,7 @@ async function healthy(proc: ServiceProcess): Promise<void> {
   );
 }
 
-async function createKey(role: 'admin' | 'client'): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [`${REPO_ROOT}services/gateway/dist/keys/keys.cli.js`, 'create', '--role', role, '--name', `e2e ${role}`],
-    { env: { ...process.env, DATABASE_URL: db.url } },
-  );
-  return stdout.trim();
-}
+const createKey = (role: 'admin' | 'client') => createKeyWithCli(db.url, role);
 
 const gateway = () => processes.get('gateway')!.url;
 
@@ -117,23 +108,17 @@ beforeAll(async () => {
   await createTopics(kafka, prefix);
   ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
   env = {
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS,
-    REDIS_URL: process.env.REDIS_URL,
-    KAFKA_TOPIC_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `${prefix}:`,
-    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
-    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
-    NLI_URL: 'http://127.0.0.1:9',
-    LIBRETRANSLATE_URL: libre.url,
-    MODELS_DIR: '/nonexistent',
-    // Fail fast enough for a test: two attempts, short backoff, no breaker holding the engine open.
+    ...pipelineEnv({
+      databaseUrl: db.url,
+      kafkaBrokers: process.env.KAFKA_BROKERS,
+      topicPrefix: prefix,
+      ports,
+      libreTranslateUrl: libre.url,
+    }),
+    // Fail fast enough for a test: two attempts, short backoff.
     TRANSLATION_MAX_ATTEMPTS: '2',
     TRANSLATION_RETRY_BACKOFF_MS: '100',
     TRANSLATION_RETRY_MAX_BACKOFF_MS: '200',
-    BREAKER_THRESHOLD: '1000',
-    PRIMARY_MAX_RETRIES: '0',
-    OUTBOX_POLL_INTERVAL_MS: '50',
   };
   for (const name of ['translator', 'worker', 'gateway'] as const) start(name);
   for (const proc of processes.values()) await healthy(proc);

@@ -141,7 +141,8 @@ async function whileBeating<T>(heartbeat: () => Promise<void>, work: () => Promi
   }
 }
 
-function toIncoming(topic: string, partition: number, m: KafkaMessage): IncomingMessage {
+/** A kafkajs message as the port's IncomingMessage. */
+export function toIncoming(topic: string, partition: number, m: KafkaMessage): IncomingMessage {
   return {
     topic,
     partition,

@@ -1,6 +1,6 @@
-import type { IncomingMessage, MessageConsumer, MessageHandler } from '@tp/kafka';
+import { toIncoming, type MessageConsumer, type MessageHandler } from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 
 import { notBeforeOf } from './retry-headers.js';
 import { waitUntilDue } from './wait-until-due.js';
@@ -74,16 +74,4 @@ export class DueTimeConsumer implements MessageConsumer {
     this.stopping.abort();
     await this.consumer.disconnect();
   }
-}
-
-function toIncoming(topic: string, partition: number, m: KafkaMessage): IncomingMessage {
-  return {
-    topic,
-    partition,
-    offset: m.offset,
-    key: m.key,
-    value: m.value,
-    headers: m.headers ?? {},
-    timestamp: m.timestamp,
-  };
 }
