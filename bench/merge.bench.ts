@@ -282,7 +282,8 @@ try {
   console.log(
     `gateway over the whole run: ${minorCount} minor GCs, ${((minorSum / minorCount) * 1000).toFixed(1)} ms each on average; ` +
       `event-loop delay max ${(figure('nodejs_eventloop_lag_max_seconds') * 1000).toFixed(0)} ms, ` +
-      `p99 ${(figure('nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(0)} ms`,
+      `p99 ${(figure('nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(0)} ms; old space in use ` +
+      `${(Number(/^nodejs_heap_space_size_used_bytes\{space="old"[^}]*\} (\S+)$/m.exec(metrics)?.[1]) / 2 ** 20).toFixed(0)} MiB`,
   );
   if (summary.some((row) => row.failed > 0)) console.log('warning: some requests did not succeed');
 } finally {

@@ -23,7 +23,7 @@
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -101,6 +101,36 @@ async function stopService(name: string): Promise<void> {
   services.delete(name);
   if (!child || child.exitCode !== null) return;
   await new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'));
+}
+
+// ---- CPU per process (Linux /proc) ----------------------------------------------------------------------
+/** CPU seconds used so far by each part: our three services, Postgres (all its processes), the broker. */
+async function cpuSeconds(): Promise<Map<string, number>> {
+  const totals = new Map<string, number>();
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const [stat, cmdline] = await Promise.all([
+      readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
+      readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
+    ]);
+    const service = [...services].find(([, child]) => String(child.pid) === pid)?.[0];
+    const part =
+      service ?? (/postgres/.test(cmdline) ? 'postgres' : /kafka\.Kafka/.test(cmdline) ? 'kafka' : undefined);
+    if (!part || !stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in 1/100 s
+    totals.set(part, (totals.get(part) ?? 0) + ticks / 100);
+  }
+  return totals;
+}
+
+/** What each part used between two cpuSeconds() readings, as a share of one core over `seconds`. */
+function cpuShares(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+  return [...after]
+    .map(([part, used]) => [part, (used - (before.get(part) ?? 0)) / seconds] as const)
+    .sort((a, b) => b[1] - a[1])
+    .map(([part, cores]) => `${part} ${cores.toFixed(2)}`)
+    .join(', ');
 }
 
 // ---- the baseline: plain kafkajs produce -> consume ---------------------------------------------------
@@ -311,7 +341,9 @@ try {
   await stopService('worker');
   const queued = await sendCommands(gateway, clientKey, 'drain', TRANSLATIONS / FIELDS);
   await start('worker');
+  const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
   const drain = await rowsOf(pool, queued, 'first-row');
+  const drainCpu = cpuShares(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000);
 
   const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
   const endToEnd = await rowsOf(pool, fast, fast.started);
@@ -339,6 +371,7 @@ try {
       `${fast.commandsPerSecond.toFixed(0)}/s (end to end), ${paced.commandsPerSecond.toFixed(0)}/s (paced); ` +
       `rows by engine: ${drain.engines}`,
   );
+  console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu}`);
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const best = Math.max(drain.sustained, endToEnd.sustained);
   console.log(
