@@ -11,8 +11,8 @@
  * (full-width `⟦０⟧`, Arabic-Indic `⟦٠⟧`) and the look-alike brackets `〚0〛`; a token that is lost
  * anyway makes the chain try the next engine. A model whose vocabulary lacks `⟦⟧` (SentencePiece-based
  * offline models may map them to <unk>) should translate the text between tokens and keep the tokens
- * out of the model. Text that already contains token-like sequences gets those masked too, so they
- * can never be mistaken for ours.
+ * out of the model. Text that already contains token-like sequences, or any of the brackets tokens
+ * are made of, gets those masked too, so they can never be mistaken for ours.
  */
 
 export interface MaskedText {
@@ -42,8 +42,10 @@ const URL_CHAR = String.raw`[\x21\x23-\x3B\x3D\x3F-\x7E]`;
 
 /** One source per kind, tried in this order at each position (earlier wins on overlap). */
 const PATTERNS: readonly string[] = [
-  // Token-like text already in the input (see above).
+  // Token-like text already in the input (see above), then any other of the brackets tokens are made
+  // of, so that no token-like text can form around our tokens either (`⟦7` + token + `⟧`).
   String.raw`[⟦〚]\s*\p{Nd}+\s*[⟧〛]`,
+  '[⟦⟧〚〛]',
   // HTML comments, then tags with attributes (quoted values may contain ">"), closing and self-closing.
   String.raw`<!--[\s\S]*?-->`,
   String.raw`<\/?[A-Za-z][A-Za-z0-9:-]*(?:"[^"]*"|'[^']*'|[^'">])*>`,

@@ -54,6 +54,12 @@ describe('mask', () => {
     expect(masked).toEqual({ text: 'Hello ⟦0⟧!', spans: ['<b>{name}</b>'] });
   });
 
+  it('masks brackets of our token form even when they are not a token, so none can form around ours', () => {
+    const masked = mask('⟦7〚12〛⟧ and 〛');
+    expect(masked).toEqual({ text: '⟦0⟧7⟦1⟧ and ⟦2⟧', spans: ['⟦', '〚12〛⟧', '〛'] });
+    expect(restore(masked.text, masked.spans).text).toBe('⟦7〚12〛⟧ and 〛');
+  });
+
   it('masks token-like text already in the input so it cannot be confused with a token', () => {
     const masked = mask('Literal ⟦0⟧ and {x}');
     expect(masked.spans).toEqual(['⟦0⟧', '{x}']);
