@@ -8,8 +8,8 @@ import { silentLogger } from '../../../test/harness/logger.js';
 import { waitFor } from '../../../test/harness/wait.js';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
-import { publishingBatchHandler } from './outgoing-batch.js';
-import type { IncomingMessage } from './port.js';
+import { onceAcknowledged, publishingBatchHandler } from './outgoing-batch.js';
+import type { IncomingMessage, TopicMessages } from './port.js';
 
 const prefix = uniquePrefix('batches');
 let kafka: Kafka;
@@ -110,6 +110,45 @@ describe('publishingBatchHandler', () => {
     expect(failures).toBe(2);
     expect(handled.filter((m) => m === 'm0')).toHaveLength(2); // the batch was delivered again whole
     expect(copies.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `copy of m${i}`).sort());
+  });
+
+  it('runs what a handler left to onceAcknowledged after the batch was sent, and not for a send that failed', async () => {
+    const [input, output] = [await newTopic(1), await newTopic(1)];
+    await produce(input, 5);
+    const effects: string[] = [];
+    let sends = 0;
+    // The first produce request fails, as during a broker restart; the batch comes again.
+    const flaky = {
+      sendBatch: (batches: readonly TopicMessages[]) => {
+        sends += 1;
+        return sends === 1 ? Promise.reject(new Error('broker gone')) : producer.sendBatch(batches);
+      },
+    };
+    const batchHandler = publishingBatchHandler(
+      (out) => async (message) => {
+        await out.send(output, [{ key: null, value: message.value ?? Buffer.alloc(0), headers: {} }]);
+        onceAcknowledged(out, () => effects.push(text(message)));
+      },
+      flaky,
+      { concurrency: 4 },
+    );
+    const worker = consumer(`${prefix}effects`, input);
+    await worker.startBatches(batchHandler, 100);
+    await waitFor('the batch sent', async () => effects.length >= 5);
+    await worker.stop();
+
+    expect(sends).toBe(2);
+    expect(effects.sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+  });
+
+  it('runs an effect at once for a producer whose send was awaited', async () => {
+    const topic = await newTopic(1);
+    let ran = false;
+    await producer.send(topic, [{ key: null, value: Buffer.from('x'), headers: {} }]);
+    onceAcknowledged(producer, () => {
+      ran = true;
+    });
+    expect(ran).toBe(true);
   });
 
   it('handles messages of different keys at once, and messages of one key in offset order', async () => {

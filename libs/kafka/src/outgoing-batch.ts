@@ -16,6 +16,7 @@ import type {
  */
 export class OutgoingBatch implements MessageProducer {
   private readonly byTopic = new Map<string, OutgoingMessage[]>();
+  private readonly effects: (() => void)[] = [];
 
   send(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     const list = this.byTopic.get(topic) ?? [];
@@ -31,6 +32,32 @@ export class OutgoingBatch implements MessageProducer {
   get topics(): TopicMessages[] {
     return [...this.byTopic].map(([topic, messages]) => ({ topic, messages }));
   }
+
+  /** Keeps `effect` until the batch was sent (see onceAcknowledged). */
+  whenSent(effect: () => void): void {
+    this.effects.push(effect);
+  }
+
+  /** Runs what whenSent kept; called once the batch's produce request was acknowledged. */
+  sent(): void {
+    for (const effect of this.effects.splice(0)) {
+      try {
+        effect();
+      } catch {
+        // Logs and metrics only: the batch is sent, and must not come again because of them.
+      }
+    }
+  }
+}
+
+/**
+ * Runs `effect` (a log line, a metric) once what was given to `producer` is acknowledged by Kafka: at
+ * once after an awaited send of a real producer, after the batch's send for an OutgoingBatch, and not
+ * at all if that send fails (the batch comes again and its handlers run again).
+ */
+export function onceAcknowledged(producer: MessageProducer, effect: () => void): void {
+  if (producer instanceof OutgoingBatch) producer.whenSent(effect);
+  else effect();
 }
 
 export interface PublishingBatchOptions {
@@ -68,6 +95,7 @@ export function publishingBatchHandler(
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     await producer.sendBatch(out.topics);
+    out.sent();
   };
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage, MessageHandler, MessageProducer } from '@tp/kafka';
+import { onceAcknowledged, type IncomingMessage, type MessageHandler, type MessageProducer } from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
 import { SchemaError, type EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
@@ -56,23 +56,36 @@ export function guardWithDeadLetters(
     } catch (err) {
       const failure = permanentFailure(err);
       if (!failure) throw err;
-      await sendToDeadLetters(options, topic, message, failure);
-      counter?.inc({ group: options.consumerGroup, code: failure.code });
+      await sendToDeadLetters(options, topic, message, failure, () =>
+        counter?.inc({ group: options.consumerGroup, code: failure.code }),
+      );
     }
   };
 }
 
-/** Publishes one dead letter (awaited: acknowledged by the broker) and logs it. */
+/**
+ * Publishes one dead letter; once the broker acknowledged it (at once for a producer, after the
+ * batch's send for a batch's OutgoingBatch), logs it and runs `sent` (the metric). A batch whose send
+ * fails comes again, so a dead letter is logged and counted once, when it really was sent.
+ */
 export async function sendToDeadLetters(
   options: Pick<DeadLetterGuardOptions, 'producer' | 'codec' | 'consumerGroup' | 'logger'>,
   topic: string,
   message: IncomingMessage,
   failure: Failure,
+  sent?: () => void,
 ): Promise<void> {
   await options.producer.send(topic, [
     deadLetterMessage(options.codec, message, failure, options.consumerGroup),
   ]);
-  options.logger.warn(
+  onceAcknowledged(options.producer, () => {
+    sent?.();
+    logDeadLetter(options.logger, message, failure);
+  });
+}
+
+function logDeadLetter(logger: DeadLetterGuardOptions['logger'], message: IncomingMessage, failure: Failure) {
+  logger.warn(
     {
       topic: message.topic,
       partition: message.partition,

@@ -1,5 +1,5 @@
 import { topicName, type TranslationRequested } from '@tp/contracts';
-import type { IncomingMessage, MessageHandler, MessageProducer } from '@tp/kafka';
+import { onceAcknowledged, type IncomingMessage, type MessageHandler, type MessageProducer } from '@tp/kafka';
 import { PermanentError } from '@tp/pipeline';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
@@ -53,11 +53,14 @@ export function handleTranslationRequest(deps: HandleRequestDeps): MessageHandle
     }
     const delayMs = retryDelayMs(attempt, deps.backoff);
     await deps.producer.send(retryTopic, [retryMessage(message, key, attempt + 1, now() + delayMs)]);
-    deps.metrics?.retried.inc({ attempt: String(attempt) });
-    deps.logger.warn(
-      { key, attempt, next_attempt_in_ms: delayMs, correlation_id: request.correlationId, reasons },
-      'translation failed; the request will be tried again',
-    );
+    // Counted and logged once the retry is really sent (after the batch's send, for a batch).
+    onceAcknowledged(deps.producer, () => {
+      deps.metrics?.retried.inc({ attempt: String(attempt) });
+      deps.logger.warn(
+        { key, attempt, next_attempt_in_ms: delayMs, correlation_id: request.correlationId, reasons },
+        'translation failed; the request will be tried again',
+      );
+    });
   };
 
   return async (message) => {
@@ -85,7 +88,9 @@ export function handleTranslationRequest(deps: HandleRequestDeps): MessageHandle
       return;
     }
     await deps.producer.send(completedTopic, [translationCompletedMessage(deps.codec, request, result, key)]);
-    deps.metrics?.completed.inc({ engine: result.engine, cached: String(result.cached) });
+    onceAcknowledged(deps.producer, () =>
+      deps.metrics?.completed.inc({ engine: result.engine, cached: String(result.cached) }),
+    );
   };
 }
 
