@@ -1,4 +1,4 @@
-import { AppError, requestLog, type Logger } from '@tp/runtime';
+import { AppError, bindRequestLog, requestLog, type Logger } from '@tp/runtime';
 import type { RequestHandler } from 'express';
 
 import { looksLikeApiKey, parseBearer } from './api-key.js';
@@ -19,9 +19,9 @@ declare module 'express-serve-static-core' {
  */
 export function authenticate(store: ApiKeyStore, access: Exclude<Access, 'public'>): RequestHandler {
   return (req, res, next) => {
-    identify(store, req.headers.authorization, access, requestLog(req)).then((principal) => {
+    identify(store, req.headers.authorization, access, () => requestLog(req)).then((principal) => {
       res.locals.principal = principal;
-      requestLog(req).setBindings({ api_key_id: principal.keyId });
+      bindRequestLog(req, { api_key_id: principal.keyId });
       next();
     }, next);
   };
@@ -31,7 +31,7 @@ async function identify(
   store: ApiKeyStore,
   header: string | undefined,
   access: Exclude<Access, 'public'>,
-  log: Logger,
+  log: () => Logger,
 ): Promise<Principal> {
   const bearer = parseBearer(header);
   if (bearer.kind === 'missing') {
@@ -42,7 +42,7 @@ async function identify(
   }
   if (!looksLikeApiKey(bearer.token)) throw new AppError('API_KEY_INVALID', 'the API key is not valid');
   const found = await store.lookup(bearer.token).catch((err: unknown) => {
-    log.error({ err }, 'API key lookup failed');
+    log().error({ err }, 'API key lookup failed');
     throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot check the API key right now; retry later');
   });
   if (found.kind === 'unknown') throw new AppError('API_KEY_INVALID', 'the API key is not valid');

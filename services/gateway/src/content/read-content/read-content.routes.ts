@@ -112,7 +112,7 @@ export function readContentRoutes(reader: ReadContent) {
   const readOne = async (type: string, id: string, tag: string | undefined, req: Request, res: Response) => {
     const chain = chainOf(tag);
     const result = await readOrUnavailable(req, () =>
-      reader.read({ type, ids: [id], chain, correlationId: requestId(req), log: requestLog(req) }),
+      reader.read({ type, ids: [id], chain, correlationId: requestId(req), log: () => requestLog(req) }),
     );
     const entry = result.found[0];
     if (!entry) {
@@ -181,7 +181,13 @@ export function readContentRoutes(reader: ReadContent) {
         const chain = chainOf(h['x-language']);
         const ids = [...new Set(query.ids.split(','))];
         const result = await readOrUnavailable(req, () =>
-          reader.read({ type: params.type, ids, chain, correlationId: requestId(req), log: requestLog(req) }),
+          reader.read({
+            type: params.type,
+            ids,
+            chain,
+            correlationId: requestId(req),
+            log: () => requestLog(req),
+          }),
         );
         setContentLanguage(res, result.found, chain);
         return {

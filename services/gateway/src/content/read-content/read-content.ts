@@ -14,7 +14,8 @@ export interface ReadRequest {
   /** Codes to look for, best first (languageChain); undefined asks for the source text. */
   readonly chain: readonly string[] | undefined;
   readonly correlationId: string;
-  readonly log: Logger;
+  /** The request's logger, made only if something is logged. */
+  readonly log: () => Logger;
 }
 
 export interface ReadResult {
@@ -62,7 +63,7 @@ export class ReadContent {
           ? undefined
           : this.requests.request(type, wanted, chain[0], correlationId).catch((err: unknown) => {
               // The reader has its answer; a later read asks again.
-              log.warn({ err }, 'could not request translations of untranslated fields');
+              log().warn({ err }, 'could not request translations of untranslated fields');
             }),
       ]);
     }
