@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { addToOutbox, connectDatabase, DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
-import { EventCodec, newEvent } from '@tp/schemas';
+import { addToOutbox, connectDatabase, OutboxMessage, type Orm } from '@tp/db';
+import { EventCodec } from '@tp/schemas';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import {
+  addDeadLetters,
+  afterT0,
+  clearDeadLetters,
+  deadLetter,
+} from '../../../../test/harness/dead-letters.js';
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import { DeadLetterIndex, REPLAYED_FROM_HEADER } from './dead-letter-index.js';
 import { payloadView } from './dead-letter-payload.js';
@@ -22,52 +28,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-beforeEach(async () => {
-  await orm.em.fork().nativeDelete(DeadLetterEntry, {});
-  await orm.em.fork().nativeDelete(OutboxMessage, {});
-});
+beforeEach(() => clearDeadLetters(orm));
 
-const T0 = Date.parse('2026-11-20T10:00:00Z');
-let offset = 0;
-
-/** A dead letter of a real TranslationRequested message, failed `minutes` after T0. */
-function letter(minutes = 0, overrides: Partial<NewDeadLetterEntry> = {}): NewDeadLetterEntry {
-  const event = newEvent(
-    'TranslationRequested',
-    {
-      entityType: 'vendor',
-      entityId: `v-${offset}`,
-      field: 'name',
-      sourceLang: 'zh-CN',
-      targetLang: 'xx',
-      text: '你好',
-      sourceHash: 'h',
-      sourceVersion: 1,
-    },
-    { correlationId: 'c-1' },
-  );
-  const { value, headers } = codec.encode(event);
-  return {
-    eventId: event.eventId,
-    originalTopic: 'translation.requested.v1',
-    originalPartition: 2,
-    originalOffset: offset++,
-    messageKey: Buffer.from(`vendor:v-${offset}:name:xx`),
-    payload: value,
-    headers,
-    consumerGroup: 'translator.engines',
-    errorCode: 'UNSUPPORTED_LANGUAGE',
-    errorMessage: 'xx is not a language',
-    attempts: 1,
-    failedAt: new Date(T0 + minutes * 60_000),
-    ...overrides,
-  };
-}
-
-async function addAll(index: DeadLetterIndex, entries: NewDeadLetterEntry[]): Promise<number[]> {
-  for (const entry of entries) await index.add(entry);
-  return (await index.list({ limit: 1000 })).map((e) => e.id).reverse();
-}
+const letter = (minutes = 0, overrides: Partial<NewDeadLetterEntry> = {}) =>
+  deadLetter(codec, minutes, overrides);
 
 describe('DeadLetterIndex.add', () => {
   it('keeps one entry when the same dead letter is indexed twice', async () => {
@@ -88,7 +52,7 @@ describe('DeadLetterIndex.add', () => {
 
   it('evicts the oldest entries beyond the limit and says how many', async () => {
     const index = new DeadLetterIndex(orm, { maxEntries: 3 });
-    const ids = await addAll(index, [letter(1), letter(2), letter(3)]);
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3)]);
     expect(await index.add(letter(4))).toEqual({ added: true, evicted: 1 });
     const kept = (await index.list({ limit: 10 })).map((e) => e.id);
     expect(kept).not.toContain(ids[0]);
@@ -97,7 +61,7 @@ describe('DeadLetterIndex.add', () => {
   });
 
   it('evicts down to a lowered limit on the next add', async () => {
-    await addAll(new DeadLetterIndex(orm), [letter(1), letter(2), letter(3), letter(4)]);
+    await addDeadLetters(new DeadLetterIndex(orm), [letter(1), letter(2), letter(3), letter(4)]);
     expect(await new DeadLetterIndex(orm, { maxEntries: 2 }).add(letter(5))).toEqual({
       added: true,
       evicted: 3,
@@ -108,7 +72,7 @@ describe('DeadLetterIndex.add', () => {
 describe('DeadLetterIndex.list and get', () => {
   it('lists newest first, pages with beforeId, and filters on the failure time', async () => {
     const index = new DeadLetterIndex(orm);
-    const ids = await addAll(index, [letter(1), letter(2), letter(3), letter(4)]);
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3), letter(4)]);
     const first = await index.list({ limit: 2 });
     expect(first.map((e) => e.id)).toEqual([ids[3], ids[2]]);
     expect(first[0]).not.toHaveProperty('payload');
@@ -116,8 +80,8 @@ describe('DeadLetterIndex.list and get', () => {
     expect(next.map((e) => e.id)).toEqual([ids[1], ids[0]]);
     const window = await index.list({
       limit: 10,
-      from: new Date(T0 + 2 * 60_000),
-      to: new Date(T0 + 4 * 60_000),
+      from: afterT0(2),
+      to: afterT0(4),
     });
     expect(window.map((e) => e.id)).toEqual([ids[2], ids[1]]);
   });
@@ -155,7 +119,7 @@ describe('DeadLetterIndex.replay', () => {
     await orm.em.fork().transactional(async (em) => {
       addToOutbox(em, codec, [{ topic: entry.originalTopic, key: 'k', event: original }]);
     });
-    const [id] = await addAll(index, [entry]);
+    const [id] = await addDeadLetters(index, [entry]);
 
     expect(await index.replay({ ids: [id!] })).toEqual({ selected: 1, replayed: 1, gone: 0, refused: [] });
 
@@ -176,7 +140,7 @@ describe('DeadLetterIndex.replay', () => {
 
   it('replays nothing when an id is unknown, and names it', async () => {
     const index = new DeadLetterIndex(orm);
-    const [id] = await addAll(index, [letter()]);
+    const [id] = await addDeadLetters(index, [letter()]);
     await expect(index.replay({ ids: [id!, id! + 1] })).rejects.toMatchObject({
       code: 'DEAD_LETTER_NOT_FOUND',
       details: { ids: [id! + 1] },
@@ -187,7 +151,7 @@ describe('DeadLetterIndex.replay', () => {
 
   it('replays everything in batches, oldest first, and reports progress after each batch', async () => {
     const index = new DeadLetterIndex(orm, { batchSize: 2 });
-    const ids = await addAll(index, [letter(1), letter(2), letter(3), letter(4), letter(5)]);
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3), letter(4), letter(5)]);
     const progress: BulkProgress[] = [];
     const outcome = await index.replay({ all: true }, (p) => progress.push(p));
     expect(outcome).toEqual({ selected: 5, replayed: 5, gone: 0, refused: [] });
@@ -203,7 +167,10 @@ describe('DeadLetterIndex.replay', () => {
 
   it('keeps an entry whose key the outbox cannot carry, and says why', async () => {
     const index = new DeadLetterIndex(orm);
-    const ids = await addAll(index, [letter(1, { messageKey: Buffer.from([0xff, 0xfe]) }), letter(2)]);
+    const ids = await addDeadLetters(index, [
+      letter(1, { messageKey: Buffer.from([0xff, 0xfe]) }),
+      letter(2),
+    ]);
     const outcome = await index.replay({ all: true });
     expect(outcome).toMatchObject({ selected: 2, replayed: 1, gone: 0 });
     expect(outcome.refused).toEqual([{ id: ids[0], reason: expect.stringContaining('not UTF-8') }]);
@@ -212,8 +179,8 @@ describe('DeadLetterIndex.replay', () => {
 
   it('replays a range of failure times, start included and end excluded', async () => {
     const index = new DeadLetterIndex(orm);
-    const ids = await addAll(index, [letter(1), letter(2), letter(3)]);
-    const outcome = await index.replay({ from: new Date(T0 + 60_000), to: new Date(T0 + 3 * 60_000) });
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3)]);
+    const outcome = await index.replay({ from: afterT0(1), to: afterT0(3) });
     expect(outcome).toMatchObject({ selected: 2, replayed: 2 });
     expect((await index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[2]]);
   });
@@ -222,12 +189,9 @@ describe('DeadLetterIndex.replay', () => {
 describe('DeadLetterIndex.purge', () => {
   it('deletes a range of failure times and nothing else', async () => {
     const index = new DeadLetterIndex(orm, { batchSize: 1 });
-    const ids = await addAll(index, [letter(1), letter(2), letter(3), letter(4)]);
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3), letter(4)]);
     const progress: BulkProgress[] = [];
-    const outcome = await index.purge(
-      { from: new Date(T0 + 2 * 60_000), to: new Date(T0 + 4 * 60_000) },
-      (p) => progress.push(p),
-    );
+    const outcome = await index.purge({ from: afterT0(2), to: afterT0(4) }, (p) => progress.push(p));
     expect(outcome).toEqual({ selected: 2, purged: 2, gone: 0 });
     expect(progress).toEqual([
       { done: 1, total: 2 },
@@ -239,7 +203,7 @@ describe('DeadLetterIndex.purge', () => {
 
   it('deletes by id and all', async () => {
     const index = new DeadLetterIndex(orm);
-    const ids = await addAll(index, [letter(1), letter(2), letter(3)]);
+    const ids = await addDeadLetters(index, [letter(1), letter(2), letter(3)]);
     expect(await index.purge({ ids: [ids[1]!, ids[1]!] })).toEqual({ selected: 1, purged: 1, gone: 0 });
     expect(await index.purge({ all: true })).toEqual({ selected: 2, purged: 2, gone: 0 });
     expect(await index.purge({ all: true })).toEqual({ selected: 0, purged: 0, gone: 0 });

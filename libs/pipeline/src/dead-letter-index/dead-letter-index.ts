@@ -126,20 +126,7 @@ export class DeadLetterIndex {
       limit: query.limit,
       exclude: ['payload', 'headers'],
     });
-    return rows.map((row) => ({
-      id: row.id,
-      eventId: row.eventId ?? null,
-      originalTopic: row.originalTopic,
-      originalPartition: row.originalPartition,
-      originalOffset: row.originalOffset,
-      messageKey: row.messageKey ? Buffer.from(row.messageKey) : null,
-      consumerGroup: row.consumerGroup,
-      errorCode: row.errorCode,
-      errorMessage: row.errorMessage,
-      attempts: row.attempts,
-      failedAt: row.failedAt,
-      createdAt: row.createdAt,
-    }));
+    return rows.map(summary);
   }
 
   async get(id: number): Promise<DeadLetterRecord | undefined> {
@@ -278,7 +265,24 @@ function outboxKey(key: Uint8Array | null | undefined): string | null | { refuse
   return text;
 }
 
-function record(row: DeadLetterEntry): DeadLetterRecord {
+/** The columns list() reads: all but the payload and headers. */
+type SummaryRow = Pick<
+  DeadLetterEntry,
+  | 'id'
+  | 'eventId'
+  | 'originalTopic'
+  | 'originalPartition'
+  | 'originalOffset'
+  | 'messageKey'
+  | 'consumerGroup'
+  | 'errorCode'
+  | 'errorMessage'
+  | 'attempts'
+  | 'failedAt'
+  | 'createdAt'
+>;
+
+function summary(row: SummaryRow): DeadLetterSummary {
   return {
     id: row.id,
     eventId: row.eventId ?? null,
@@ -286,14 +290,20 @@ function record(row: DeadLetterEntry): DeadLetterRecord {
     originalPartition: row.originalPartition,
     originalOffset: row.originalOffset,
     messageKey: row.messageKey ? Buffer.from(row.messageKey) : null,
-    payload: row.payload ? Buffer.from(row.payload) : Buffer.alloc(0),
-    headers: row.headers ?? {},
     consumerGroup: row.consumerGroup,
     errorCode: row.errorCode,
     errorMessage: row.errorMessage,
     attempts: row.attempts,
     failedAt: row.failedAt,
     createdAt: row.createdAt,
+  };
+}
+
+function record(row: DeadLetterEntry): DeadLetterRecord {
+  return {
+    ...summary(row),
+    payload: row.payload ? Buffer.from(row.payload) : Buffer.alloc(0),
+    headers: row.headers ?? {},
   };
 }
 

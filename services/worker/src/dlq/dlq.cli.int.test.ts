@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
-import { DeadLetterIndex, REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
-import { EventCodec, newEvent } from '@tp/schemas';
+import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
+import { DeadLetterIndex, REPLAYED_FROM_HEADER } from '@tp/pipeline';
+import { EventCodec } from '@tp/schemas';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { addDeadLetters, clearDeadLetters, deadLetter } from '../../../../test/harness/dead-letters.js';
 import { REPO_ROOT } from '../../../../test/harness/processes.js';
 
 // `npm run dlq` as a child process (from its TypeScript source; the npm script runs the same file,
@@ -28,10 +29,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-beforeEach(async () => {
-  await orm.em.fork().nativeDelete(DeadLetterEntry, {});
-  await orm.em.fork().nativeDelete(OutboxMessage, {});
-});
+beforeEach(() => clearDeadLetters(orm));
 
 async function dlq(...args: string[]) {
   try {
@@ -47,48 +45,12 @@ async function dlq(...args: string[]) {
   }
 }
 
-const T0 = Date.parse('2026-11-20T10:00:00Z');
-let offset = 0;
-
-function letter(minutes: number): NewDeadLetterEntry {
-  const entityId = `v-${offset}`;
-  const { value, headers } = codec.encode(
-    newEvent(
-      'TranslationRequested',
-      {
-        entityType: 'vendor',
-        entityId,
-        field: 'name',
-        sourceLang: 'zh-CN',
-        targetLang: 'xx',
-        text: '你好',
-        sourceHash: 'h',
-        sourceVersion: 1,
-      },
-      { correlationId: entityId },
-    ),
+/** Adds dead letters failed `minutes` after T0; returns their ids, oldest first. */
+const seed = (...minutes: number[]) =>
+  addDeadLetters(
+    index,
+    minutes.map((m) => deadLetter(codec, m, { originalPartition: 1 })),
   );
-  return {
-    eventId: headers['tp-event-id'] ?? null,
-    originalTopic: 'translation.requested.v1',
-    originalPartition: 1,
-    originalOffset: offset++,
-    messageKey: Buffer.from(`vendor:${entityId}:name:xx`),
-    payload: value,
-    headers,
-    consumerGroup: 'translator.engines',
-    errorCode: 'UNSUPPORTED_LANGUAGE',
-    errorMessage: 'xx is not a language',
-    attempts: 1,
-    failedAt: new Date(T0 + minutes * 60_000),
-  };
-}
-
-/** Adds the entries; returns their ids, oldest first. */
-async function seed(...minutes: number[]): Promise<number[]> {
-  for (const m of minutes) await index.add(letter(m));
-  return (await index.list({ limit: 1000 })).map((e) => e.id).reverse();
-}
 
 describe('npm run dlq', () => {
   it('list shows entries newest first, as lines or JSON', async () => {

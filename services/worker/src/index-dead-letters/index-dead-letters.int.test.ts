@@ -4,11 +4,12 @@ import { connectDatabase, DeadLetterEntry, type Orm } from '@tp/db';
 import { KafkaConsumer, KafkaProducer, type IncomingMessage, type OutgoingMessage } from '@tp/kafka';
 import { deadLetterMessage, DeadLetterIndex, REPLAYED_FROM_HEADER } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
-import { EventCodec, headerString, newEvent } from '@tp/schemas';
+import { EventCodec, headerString } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { untranslatableRequest } from '../../../../test/harness/dead-letters.js';
 import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
 import { silentLogger } from '../../../../test/harness/logger.js';
 import { waitFor } from '../../../../test/harness/wait.js';
@@ -55,20 +56,7 @@ let nextOffset = 0;
 
 /** A failed TranslationRequested message as the engine consumer read it, at its own offset. */
 function failedRequest(entityId = `v-${nextOffset}`): IncomingMessage {
-  const event = newEvent(
-    'TranslationRequested',
-    {
-      entityType: 'vendor',
-      entityId,
-      field: 'name',
-      sourceLang: 'zh-CN',
-      targetLang: 'xx',
-      text: '你好',
-      sourceHash: 'h',
-      sourceVersion: 1,
-    },
-    { correlationId: `c-${entityId}` },
-  );
+  const event = untranslatableRequest(entityId);
   const { value, headers } = codec.encode(event);
   return {
     topic: requestTopic,

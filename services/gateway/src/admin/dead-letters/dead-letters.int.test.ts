@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
+import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
 import { DeadLetterIndex, REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
-import { EventCodec, newEvent } from '@tp/schemas';
+import { EventCodec } from '@tp/schemas';
 
+import {
+  addDeadLetters,
+  afterT0,
+  clearDeadLetters,
+  deadLetter,
+} from '../../../../../test/harness/dead-letters.js';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 
@@ -27,54 +33,20 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-beforeEach(async () => {
-  await orm.em.fork().nativeDelete(DeadLetterEntry, {});
-  await orm.em.fork().nativeDelete(OutboxMessage, {});
-});
+beforeEach(() => clearDeadLetters(orm));
 
-const T0 = Date.parse('2026-11-20T10:00:00Z');
-const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
-let offset = 0;
+const at = (minutes: number) => afterT0(minutes).toISOString();
 
-function letter(minutes: number, payload?: Buffer): NewDeadLetterEntry {
-  const entityId = `v-${offset}`;
-  const { value, headers } = codec.encode(
-    newEvent(
-      'TranslationRequested',
-      {
-        entityType: 'vendor',
-        entityId,
-        field: 'name',
-        sourceLang: 'zh-CN',
-        targetLang: 'xx',
-        text: '你好',
-        sourceHash: 'h',
-        sourceVersion: 1,
-      },
-      { correlationId: entityId },
-    ),
-  );
-  return {
-    eventId: headers['tp-event-id'] ?? null,
-    originalTopic: 'translation.requested.v1',
+/** A dead letter failed `minutes` after T0; with `payload`, one that never decoded. */
+const letter = (minutes: number, payload?: Buffer) =>
+  deadLetter(codec, minutes, {
     originalPartition: 3,
-    originalOffset: offset++,
-    messageKey: Buffer.from(`vendor:${entityId}:name:xx`),
-    payload: payload ?? value,
-    headers: payload ? {} : headers,
-    consumerGroup: 'translator.engines',
-    errorCode: payload ? 'MESSAGE_UNDECODABLE' : 'UNSUPPORTED_LANGUAGE',
     errorMessage: 'it failed',
     attempts: 2,
-    failedAt: new Date(at(minutes)),
-  };
-}
+    ...(payload ? { payload, headers: {}, errorCode: 'MESSAGE_UNDECODABLE' } : {}),
+  });
 
-/** Adds the entries; returns their ids, oldest first. */
-async function seed(...entries: NewDeadLetterEntry[]): Promise<number[]> {
-  for (const entry of entries) await index.add(entry);
-  return (await index.list({ limit: 1000 })).map((e) => e.id).reverse();
-}
+const seed = (...entries: NewDeadLetterEntry[]) => addDeadLetters(index, entries);
 
 interface Answer<T> {
   readonly status: number;
