@@ -9,7 +9,14 @@ export default tseslint.config(
   prettier,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        WebSocket: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',

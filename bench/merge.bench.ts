@@ -11,6 +11,7 @@
 // Env: BENCH_SECONDS (default 6), BENCH_ROUNDS (3), BENCH_ENTITIES (1000), DATABASE_URL, REDIS_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { appendFileSync, openSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,11 +104,18 @@ async function measure(base: string, headers: Record<string, string>, seconds: n
   };
 }
 
+/** Seconds of paced requests sent before each paced measurement, whose latencies are not counted. */
+const PACED_WARM_UP_SECONDS = 1;
+
 /**
  * `rate` requests per second spread evenly over the run (autocannon's overallRate sends each
  * connection's share back to back at the start of every second, which is saturation in bursts), on
- * up to CONNECTIONS keep-alive sockets. Latency counts from when each request was due, so a stall
- * delays the requests behind it instead of hiding them (no coordinated omission).
+ * up to CONNECTIONS keep-alive sockets. Latency counts from when each request was due (or sent, if
+ * the timer sent it a little early), so a stall delays the requests behind it instead of hiding them
+ * (no coordinated omission). The first PACED_WARM_UP_SECONDS open the sockets and are not counted:
+ * the figure is the steady state of clients that keep their connections, not 50 TCP handshakes at
+ * once. With BENCH_PACED_TRACE=file, each counted request's due time (ms from the start) and latency
+ * are appended to that file, to see when the slow ones happened.
  */
 async function paced(
   base: string,
@@ -118,37 +126,49 @@ async function paced(
   const url = new URL(base);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
+  /** When each counted request was due, beside its latency (for BENCH_PACED_TRACE). */
+  const dues: number[] = [];
   let failed = 0;
   let next = 0;
-  const request = (due: number) =>
+  const request = (due: number, counted: boolean) =>
     new Promise<void>((resolve) => {
       next = (next + 1) % ENTITIES;
+      const sent = Math.min(due, performance.now());
       const path = `${url.pathname}${idPrefix}${next}`;
       const req = http.request({ host: url.hostname, port: url.port, path, headers, agent }, (res) => {
         res.resume();
         res.on('end', () => {
+          if (!counted) return resolve();
           if (res.statusCode !== 200) failed += 1;
-          latencies.push(performance.now() - due);
+          const latency = performance.now() - sent;
+          latencies.push(latency);
+          dues.push(due);
           resolve();
         });
       });
       req.on('error', () => {
-        failed += 1;
+        if (counted) failed += 1;
         resolve();
       });
       req.end();
     });
-  const started = performance.now();
+  const warmUp = rate * PACED_WARM_UP_SECONDS;
+  const began = performance.now();
+  const started = began + PACED_WARM_UP_SECONDS * 1000;
   const requests: Promise<void>[] = [];
-  for (let i = 0; i < rate * seconds; i += 1) {
-    const due = started + (i / rate) * 1000;
+  for (let i = 0; i < warmUp + rate * seconds; i += 1) {
+    const due = began + (i / rate) * 1000;
     // Timers fire about every millisecond: the requests due within one go out together.
     if (due - performance.now() >= 1) await sleep(due - performance.now());
-    requests.push(request(due));
+    requests.push(request(due, i >= warmUp));
   }
   await Promise.all(requests);
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
+  if (process.env.BENCH_PACED_TRACE) {
+    const lines = dues.map((due, i) => `${(due - started).toFixed(1)} ${latencies[i]?.toFixed(2)}`);
+    appendFileSync(process.env.BENCH_PACED_TRACE, `# ${base}\n${lines.join('\n')}\n`);
+  }
   const sorted = latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
@@ -156,11 +176,11 @@ async function paced(
 }
 
 const children: ChildProcess[] = [];
-function start(args: string[], env: NodeJS.ProcessEnv): void {
+function start(args: string[], env: NodeJS.ProcessEnv, stdout: 'ignore' | number = 'ignore'): void {
   children.push(
     spawn(process.execPath, args, {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', stdout, 'inherit'],
     }),
   );
 }
@@ -172,14 +192,26 @@ try {
   await seed(pool);
   const clientKey = createApiKey('client', 'bench:merge');
   const [gatewayPort, baselinePort, referencePort] = [await freePort(), await freePort(), await freePort()];
-  start(['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/gateway/dist/main.js`], {
-    PORT: String(gatewayPort),
-    DATABASE_URL,
-    REDIS_KEY_PREFIX: prefix,
-    RATE_LIMIT_PER_KEY: process.env.BENCH_RATE_LIMIT ?? '1000000000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    TRANSLATOR_URL: 'http://127.0.0.1:9',
-  });
+  // Diagnosis: BENCH_GATEWAY_NODE_FLAGS (e.g. "--trace-gc") go to the gateway's node, and with
+  // BENCH_GATEWAY_STDOUT=file its stdout (where V8 traces print) goes to that file.
+  const gatewayFlags = (process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const gatewayStdout = process.env.BENCH_GATEWAY_STDOUT;
+  start(
+    [
+      ...gatewayFlags,
+      '--disable-warning=TimeoutNegativeWarning',
+      `${REPO_ROOT}services/gateway/dist/main.js`,
+    ],
+    {
+      PORT: String(gatewayPort),
+      DATABASE_URL,
+      REDIS_KEY_PREFIX: prefix,
+      RATE_LIMIT_PER_KEY: process.env.BENCH_RATE_LIMIT ?? '1000000000',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      TRANSLATOR_URL: 'http://127.0.0.1:9',
+    },
+    gatewayStdout ? openSync(gatewayStdout, 'w') : 'ignore',
+  );
   await waitForHttp(`http://127.0.0.1:${gatewayPort}/health`);
   const auth = { authorization: `Bearer ${clientKey}`, 'x-language': 'en' };
 

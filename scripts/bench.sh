@@ -19,4 +19,5 @@ fi
 trap '[[ -n "$started_kafka" ]] && bash infra/kafka/kafka.sh stop >&2' EXIT
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/tp_bench}"
 MIGRATE_QUIET=1 node infra/db/dist/migrate.cli.js up >&2
-tsx --conditions=@tp/source "bench/$name.bench.ts"
+# kafkajs sets timers with negative delays (the services pass the same flag; see scripts/start.sh).
+NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=TimeoutNegativeWarning" tsx --conditions=@tp/source "bench/$name.bench.ts"
