@@ -99,7 +99,8 @@ describe('withResilience', () => {
       const resilient = withResilience(engine, fast);
       const started = performance.now();
       await expect(resilient.translate(request, live())).rejects.toMatchObject({ retryAfterMs: 60_000 });
-      expect(performance.now() - started).toBeLessThan(30);
+      // Far below the 60 s asked for, and below even the cap of 100 ms: it did not wait.
+      expect(performance.now() - started).toBeLessThan(90);
       expect(calls).toHaveLength(1);
       expect(resilient.breakerState()).toBe('open');
     });
@@ -218,7 +219,7 @@ describe('withResilience', () => {
     });
 
     it('stops waiting for a retry backoff at once', async () => {
-      const { engine, calls } = fakeEngine(fail('transient', 80), ok);
+      const { engine, calls } = fakeEngine(fail('transient', 95), ok);
       const resilient = withResilience(engine, fast);
       const controller = new AbortController();
       const started = performance.now();
@@ -226,8 +227,8 @@ describe('withResilience', () => {
       await sleep(5);
       controller.abort(new Error('stop'));
       await expect(pending).rejects.toThrow('stop');
-      expect(performance.now() - started).toBeLessThan(60);
-      await sleep(90);
+      expect(performance.now() - started).toBeLessThan(80);
+      await sleep(105);
       expect(calls).toHaveLength(1);
     });
 
