@@ -34,6 +34,14 @@ async function healthy(proc: ServiceProcess): Promise<boolean> {
   return (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true;
 }
 
+/** The state of one entry of a process's /ready, or undefined when it does not answer. */
+async function readiness(proc: ServiceProcess, dependency: string): Promise<string | undefined> {
+  const res = await fetch(`${proc.url}/ready`).catch(() => null);
+  if (!res) return undefined;
+  const body = (await res.json()) as { dependencies: Record<string, { status: string }> };
+  return body.dependencies[dependency]?.status;
+}
+
 const createKey = (role: 'admin' | 'client') => createKeyWithCli(db.url, role);
 
 async function call(method: string, path: string, key: string, body?: unknown) {
@@ -168,6 +176,7 @@ describe('content pipeline across a Kafka broker restart', () => {
       expect(proc.child.exitCode).toBeNull();
       expect(await healthy(proc)).toBe(true);
     }
+    expect(await readiness(processes.get('worker')!, 'kafka')).toBe('down');
 
     // 4. The broker comes back on the same data; the stream goes on.
     await broker.start();
@@ -211,5 +220,16 @@ describe('content pipeline across a Kafka broker restart', () => {
         healthy: true,
       });
     }
-  }, 150_000);
+    // And their consumers are back in their groups: /ready says so.
+    await waitFor(
+      "the worker's consumers on /ready",
+      async () => (await readiness(processes.get('worker')!, 'consumers')) === 'up',
+      30_000,
+    );
+    await waitFor(
+      "the translator's consumers on /ready",
+      async () => (await readiness(processes.get('translator')!, 'engine-consumers')) === 'up',
+      30_000,
+    );
+  }, 180_000);
 });

@@ -21,9 +21,9 @@ const run = promisify(execFile);
 const SERVICES = ['translator', 'nli', 'worker', 'gateway'] as const;
 const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
   gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
-  translator: ['kafka', 'postgres', 'redis'],
+  translator: ['engine-consumers', 'kafka', 'postgres', 'redis'],
   nli: ['model', 'postgres', 'redis'],
-  worker: ['kafka', 'postgres', 'redis'],
+  worker: ['consumers', 'kafka', 'postgres', 'redis'],
 };
 
 let db: TestDatabase;
@@ -78,8 +78,11 @@ describe('the four services, as processes', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', service });
   });
 
-  it.each(SERVICES)('%s reports each of its dependencies on /ready', async (service) => {
-    const res = await fetch(`${running.get(service)!.url}/ready`);
+  it.each(SERVICES)('%s reports each of its dependencies on /ready, all up', async (service) => {
+    const url = `${running.get(service)!.url}/ready`;
+    // The consumers of the worker and the translator join their groups after the port opens.
+    await waitFor(`${service} ready`, async () => (await fetch(url)).status === 200, 20_000);
+    const res = await fetch(url);
     const body = (await res.json()) as { status: string; dependencies: Record<string, { status: string }> };
     expect(res.status).toBe(200);
     expect(body.status).toBe('ready');

@@ -1,3 +1,4 @@
+export * from './consumer-health.js';
 export * from './kafka-client.js';
 export * from './kafka-consumer.js';
 export * from './kafka-producer.js';

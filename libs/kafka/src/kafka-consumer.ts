@@ -1,6 +1,7 @@
 import type { Logger } from '@tp/runtime';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
+import { followHealth, type ConsumerHealth } from './consumer-health.js';
 import type { BatchHandler, IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
 
 export interface KafkaConsumerOptions {
@@ -30,6 +31,7 @@ export class KafkaConsumer implements MessageConsumer {
   private readonly consumer: Consumer;
   private stopping = false;
   private readonly batches = new Set<Promise<void>>();
+  private readonly currentHealth: () => ConsumerHealth;
 
   constructor(
     kafka: Kafka,
@@ -44,6 +46,11 @@ export class KafkaConsumer implements MessageConsumer {
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_MS,
     });
+    this.currentHealth = followHealth(this.consumer, options.groupId, options.logger);
+  }
+
+  health(): ConsumerHealth {
+    return this.currentHealth();
   }
 
   start(handler: MessageHandler): Promise<void> {
@@ -96,7 +103,11 @@ export class KafkaConsumer implements MessageConsumer {
       for (let first = 0; first < messages.length; first += chunkSize) {
         if (this.stopping || !isRunning() || isStale()) break;
         const chunk = messages.slice(first, first + chunkSize);
-        await whileBeating(heartbeat, () => handler(chunk.map((m) => toIncoming(topic, partition, m))));
+        await whileBeating(heartbeat, () => handler(chunk.map((m) => toIncoming(topic, partition, m)))).catch(
+          (err: unknown) => {
+            throw new HandlerFailure(err);
+          },
+        );
         const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
         resolveOffset(last);
         handled = last;
@@ -122,6 +133,21 @@ export class KafkaConsumer implements MessageConsumer {
     this.stopping = true;
     await Promise.allSettled([...this.batches]);
     await this.consumer.disconnect();
+  }
+}
+
+/**
+ * A handler's error as kafkajs sees it. kafkajs retries a failed batch, but a TypeError, RangeError,
+ * ReferenceError or SyntaxError, or any error marked `retriable: false`, makes it stop the consumer
+ * for good, with the process still up. Wrapped, every handler error is retried: the message comes
+ * again (permanent failures are the dead-letter guard's business, before they get here).
+ */
+export class HandlerFailure extends Error {
+  override readonly name = 'HandlerFailure';
+  readonly retriable = true;
+
+  constructor(cause: unknown) {
+    super(`handler failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 

@@ -12,6 +12,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { silentLogger } from '../../../test/harness/logger.js';
 import { testKafka, uniquePrefix } from '../../../test/harness/kafka.js';
 import { waitFor } from '../../../test/harness/wait.js';
+import { consumersCheck } from './consumer-health.js';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
 import type { IncomingMessage, OutgoingMessage } from './port.js';
@@ -227,5 +228,62 @@ describe('consumer offsets', () => {
     await waitFor('the redelivery', () => fixed.seen.length >= 5);
     await fixed.consumer.stop();
     expect(ids(fixed.seen)).toEqual(['v-5', 'v-6', 'v-7', 'v-8', 'v-9']);
+  });
+
+  it('gets a message again in the same process after its handler threw a TypeError (kafkajs would stop the consumer for good)', async () => {
+    const topic = `${prefix}type-error`;
+    await createTopic(topic, 1);
+    await producer.send(
+      topic,
+      Array.from({ length: 4 }, (_, i) => encoded(contentChanged(i))),
+    );
+    const seen: string[] = [];
+    let failed = 0;
+    const consumer = new KafkaConsumer(kafka, {
+      groupId: `${prefix}type-error-group`,
+      topics: [topic],
+      logger: silentLogger(),
+    });
+    await consumer.start(async (message) => {
+      const id = (codec.decode(message.value, message.headers) as ContentChanged).data.entityId;
+      if (id === 'v-1' && failed < 2) {
+        failed += 1;
+        throw new TypeError("Cannot read properties of undefined (reading 'name')");
+      }
+      seen.push(id);
+    });
+    try {
+      await waitFor('every message, v-1 after two failures', () => seen.length >= 4, 20_000);
+    } finally {
+      await consumer.stop();
+    }
+    expect(seen).toEqual(['v-0', 'v-1', 'v-2', 'v-3']);
+    expect(failed).toBe(2);
+  });
+});
+
+describe('consumer health', () => {
+  it('is starting, then consuming once in its group, then stopped; the readiness check names a group that is not consuming', async () => {
+    const topic = `${prefix}health`;
+    await createTopic(topic, 1);
+    const groupId = `${prefix}health-group`;
+    const consumer = new KafkaConsumer(kafka, { groupId, topics: [topic], logger: silentLogger() });
+    const ready = consumersCheck('consumers', true, () => [consumer]);
+    expect(consumer.health()).toEqual({ groupId, state: 'starting' });
+    await expect(ready.check()).rejects.toThrow(`${groupId}: starting`);
+
+    await consumer.start(async () => undefined);
+    await waitFor('the group join', () => consumer.health().state === 'consuming', 15_000);
+    await expect(ready.check()).resolves.toBeUndefined();
+
+    await consumer.stop();
+    expect(consumer.health()).toEqual({ groupId, state: 'stopped' });
+    await expect(ready.check()).rejects.toThrow(`${groupId}: stopped`);
+  });
+
+  it('is not ready with no consumer at all', async () => {
+    await expect(consumersCheck('consumers', true, () => []).check()).rejects.toThrow(
+      'no consumer has started',
+    );
   });
 });

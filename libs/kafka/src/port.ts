@@ -1,3 +1,5 @@
+import type { HealthReporting } from './consumer-health.js';
+
 /**
  * The small interface the services use for Kafka. kafkajs sits behind it (kafka-producer.ts,
  * kafka-consumer.ts) so the client can be swapped without touching services.
@@ -39,7 +41,7 @@ export type MessageHandler = (message: IncomingMessage) => Promise<void>;
  */
 export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
 
-export interface MessageConsumer {
+export interface MessageConsumer extends HealthReporting {
   /** Joins the group and handles messages until stop(); resolves once consuming has started. */
   start(handler: MessageHandler): Promise<void>;
   /** Finishes the message in hand, commits what was handled, leaves the group. */

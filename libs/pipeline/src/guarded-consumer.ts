@@ -1,4 +1,10 @@
-import { KafkaConsumer, KafkaProducer, publishingBatchHandler, type MessageHandler } from '@tp/kafka';
+import {
+  KafkaConsumer,
+  KafkaProducer,
+  publishingBatchHandler,
+  type HealthReporting,
+  type MessageHandler,
+} from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
@@ -31,7 +37,7 @@ export interface GuardedConsumerOptions {
 export function guardedConsumer(
   handler: MessageHandler,
   options: GuardedConsumerOptions,
-): { start(): Promise<void>; stop(): Promise<void> } {
+): HealthReporting & { start(): Promise<void>; stop(): Promise<void> } {
   const producer = new KafkaProducer(options.kafka);
   const consumer = new KafkaConsumer(options.kafka, {
     groupId: options.groupId,
@@ -61,5 +67,6 @@ export function guardedConsumer(
       await consumer.stop();
       await producer.disconnect();
     },
+    health: () => consumer.health(),
   };
 }

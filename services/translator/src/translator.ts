@@ -48,6 +48,14 @@ export async function startTranslator(config: TranslatorConfig) {
       name: 'translator',
       config,
       needs: { postgres: true, redis: true, kafka: true },
+      // Not required: POST /translate is served without the consumers; /ready shows why they are not up.
+      extraChecks: [
+        {
+          name: 'engine-consumers',
+          required: false,
+          check: () => consumers?.check() ?? Promise.reject(new Error('not created yet')),
+        },
+      ],
       routes: (app, { deps, logger, metrics }) => {
         if (!deps.orm) throw new Error('translator needs Postgres');
         // No models: the slot is "not configured" rather than an engine that refuses every pair.

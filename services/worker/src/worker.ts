@@ -1,4 +1,4 @@
-import { KafkaProducer } from '@tp/kafka';
+import { consumersCheck, KafkaProducer, type HealthReporting } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { startService, type BackgroundTask } from '@tp/platform';
 import { EventCodec } from '@tp/schemas';
@@ -15,10 +15,13 @@ import { projectionTask } from './project-translations/projection.task.js';
  * content_translations) and the dead-letter index. See docs/pipeline.md.
  */
 export function startWorker(config: WorkerConfig) {
+  const consuming: HealthReporting[] = [];
   return startService({
     name: 'worker',
     config,
     needs: { postgres: true, redis: true, kafka: true },
+    // Consuming is all the worker is for: it is not ready while one of its consumers is not.
+    extraChecks: [consumersCheck('consumers', true, () => consuming)],
     background: ({ deps, logger, metrics }) => {
       if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');
       const producer = new KafkaProducer(deps.kafka);
@@ -58,6 +61,7 @@ export function startWorker(config: WorkerConfig) {
         redisKeyPrefix: config.REDIS_KEY_PREFIX,
         concurrency: config.PROJECTION_CONCURRENCY,
       });
+      consuming.push(deadLetters, planner, projection);
       return [relayTask, deadLetters, planner, projection];
     },
   });

@@ -1,4 +1,11 @@
-import { toIncoming, type MessageConsumer, type MessageHandler } from '@tp/kafka';
+import {
+  followHealth,
+  HandlerFailure,
+  toIncoming,
+  type ConsumerHealth,
+  type MessageConsumer,
+  type MessageHandler,
+} from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
 import type { Consumer, Kafka } from 'kafkajs';
 
@@ -27,6 +34,7 @@ export interface DueTimeConsumerOptions {
 export class DueTimeConsumer implements MessageConsumer {
   private readonly consumer: Consumer;
   private readonly stopping = new AbortController();
+  private readonly currentHealth: () => ConsumerHealth;
 
   constructor(
     kafka: Kafka,
@@ -37,6 +45,11 @@ export class DueTimeConsumer implements MessageConsumer {
       allowAutoTopicCreation: false,
       maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
     });
+    this.currentHealth = followHealth(this.consumer, options.groupId, options.logger);
+  }
+
+  health(): ConsumerHealth {
+    return this.currentHealth();
   }
 
   async start(handler: MessageHandler): Promise<void> {
@@ -59,7 +72,10 @@ export class DueTimeConsumer implements MessageConsumer {
             signal,
           });
           if (!due) break;
-          await handler(toIncoming(topic, partition, message));
+          // Wrapped so that kafkajs retries whatever the handler threw (see HandlerFailure).
+          await handler(toIncoming(topic, partition, message)).catch((err: unknown) => {
+            throw new HandlerFailure(err);
+          });
           resolveOffset(message.offset);
           // One commit per message: retries are few, and each may have waited long for its turn.
           const offset = (BigInt(message.offset) + 1n).toString();

@@ -10,6 +10,10 @@ import { silentLogger } from '../../../../test/harness/logger.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import { startTestTranslator, tinyModelsDir, type TestTranslator } from '../../test/translator-fixture.js';
 
+interface ReadyReply {
+  dependencies: Record<string, { status: string; required: boolean; error?: string }>;
+}
+
 const codec = new EventCodec();
 const prefix = uniquePrefix('engines-late');
 const kafka = testKafka('engines-late');
@@ -20,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('engine consumers when the topics do not exist yet', () => {
-  it('starts the translator anyway, and starts consuming once the topics are created', async () => {
+  it('starts the translator anyway (ready, the consumers shown down on /ready), and starts consuming once the topics are created', async () => {
     const models = await tinyModelsDir();
     cleanups.push(models.remove);
     const translator: TestTranslator = await startTestTranslator({
@@ -30,6 +34,13 @@ describe('engine consumers when the topics do not exist yet', () => {
     cleanups.push(() => translator.close());
     // The synchronous API does not depend on the pipeline's topics.
     expect((await translator.translate({ text: '你好', source: 'zh-CN', target: 'en' })).status).toBe(200);
+    const waiting = await translator.get<ReadyReply>('/ready');
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.dependencies['engine-consumers']).toMatchObject({
+      status: 'down',
+      required: false,
+      error: expect.stringContaining(`waiting for the topics ${topicName('translationRequested', prefix)}`),
+    });
 
     await createTopics(kafka, prefix);
     const results: TranslationCompleted[] = [];
@@ -71,5 +82,12 @@ describe('engine consumers when the topics do not exist yet', () => {
       engine: 'offline',
       sourceLang: 'zh-CN',
     });
+    // The retry topic's consumer may still be joining its group when the first result is out.
+    await waitFor(
+      'both engine consumers up on /ready',
+      async () =>
+        (await translator.get<ReadyReply>('/ready')).body.dependencies['engine-consumers']?.status === 'up',
+      15_000,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { consumerGroup, topicName } from '@tp/contracts';
 import {
+  consumersCheck,
   KafkaConsumer,
   KafkaProducer,
   publishingBatchHandler,
@@ -54,7 +55,9 @@ export class EngineConsumers implements BackgroundTask {
   private readonly stopping = new AbortController();
   private readonly consumers: MessageConsumer[] = [];
   private readonly topics: readonly string[];
+  private missing: readonly string[] = [];
   private waiting: Promise<void> | undefined;
+  private readonly consuming = consumersCheck('engine-consumers', false, () => this.consumers);
 
   constructor(private readonly options: EngineConsumersOptions) {
     this.producer = new KafkaProducer(options.kafka);
@@ -70,12 +73,24 @@ export class EngineConsumers implements BackgroundTask {
   async start(): Promise<void> {
     await this.producer.connect();
     const missing = await this.missingTopics();
+    this.missing = missing;
     if (missing.length === 0) return this.startConsumers();
     this.options.logger.error(
       { topics: missing },
       'Kafka topics missing (create them with `npm run topics`); the engine consumers start once they exist',
     );
     this.waiting = this.startOnceTopicsExist();
+  }
+
+  /**
+   * For the translator's /ready: resolves while both consumers are consuming; otherwise says why not
+   * (topics missing, joining, restarting or crashed).
+   */
+  async check(): Promise<void> {
+    if (this.missing.length > 0) {
+      throw new Error(`waiting for the topics ${this.missing.join(', ')} (create them with npm run topics)`);
+    }
+    await this.consuming.check();
   }
 
   async stop(): Promise<void> {
@@ -156,7 +171,8 @@ export class EngineConsumers implements BackgroundTask {
         return;
       }
       try {
-        if ((await this.missingTopics()).length > 0) continue;
+        this.missing = await this.missingTopics();
+        if (this.missing.length > 0) continue;
         await this.startConsumers();
         return;
       } catch (err) {

@@ -1,5 +1,5 @@
 import { consumerGroup, topicName } from '@tp/contracts';
-import { KafkaConsumer, type MessageHandler } from '@tp/kafka';
+import { KafkaConsumer, type HealthReporting, type MessageHandler } from '@tp/kafka';
 import { deadLetterEntry, type DeadLetterIndex } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
@@ -58,7 +58,7 @@ export function indexDeadLetter(
 }
 
 /** The worker's consumer of the dead-letter topic (group worker.dead-letters). */
-export function deadLetterIndexer(options: DeadLetterIndexerOptions): BackgroundTask {
+export function deadLetterIndexer(options: DeadLetterIndexerOptions): BackgroundTask & HealthReporting {
   const prefix = options.topicPrefix ?? '';
   const consumer = new KafkaConsumer(options.kafka, {
     groupId: consumerGroup('deadLetters', prefix),
@@ -74,5 +74,6 @@ export function deadLetterIndexer(options: DeadLetterIndexerOptions): Background
   return {
     start: () => consumer.start(handler),
     stop: () => consumer.stop(),
+    health: () => consumer.health(),
   };
 }

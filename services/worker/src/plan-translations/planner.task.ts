@@ -1,6 +1,7 @@
 import { consumerGroup, topicName } from '@tp/contracts';
 import type { Orm } from '@tp/db';
 import { guardedConsumer } from '@tp/pipeline';
+import type { HealthReporting } from '@tp/kafka';
 import type { BackgroundTask } from '@tp/platform';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
@@ -31,7 +32,10 @@ export interface PlannerTaskOptions {
  * The planner as a background task: consumer group worker.planner on content.changed.v1, poison
  * messages to the dead letters (their own producer), offsets committed after each batch.
  */
-export function plannerTask(context: PlannerTaskContext, options: PlannerTaskOptions): BackgroundTask {
+export function plannerTask(
+  context: PlannerTaskContext,
+  options: PlannerTaskOptions,
+): BackgroundTask & HealthReporting {
   const logger = context.logger.child({ component: 'planner' });
   const codec = new EventCodec();
   const groupId = consumerGroup('planner', options.topicPrefix);

@@ -1,6 +1,7 @@
 import { consumerGroup, topicName } from '@tp/contracts';
 import type { Orm } from '@tp/db';
 import { guardedConsumer } from '@tp/pipeline';
+import type { HealthReporting } from '@tp/kafka';
 import type { BackgroundTask } from '@tp/platform';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
@@ -35,7 +36,7 @@ export interface ProjectionTaskOptions {
 export function projectionTask(
   context: ProjectionTaskContext,
   options: ProjectionTaskOptions,
-): BackgroundTask {
+): BackgroundTask & HealthReporting {
   const logger = context.logger.child({ component: 'projection' });
   const codec = new EventCodec();
   const groupId = consumerGroup('projection', options.topicPrefix);

@@ -1,0 +1,72 @@
+import type { DependencyCheck, Logger } from '@tp/runtime';
+import type { Consumer } from 'kafkajs';
+
+/**
+ * Where a consumer is: started but not yet in its group, consuming, rejoining after a crash that
+ * kafkajs restarts from, crashed for good (only a new process consumes again), or stopped by us.
+ */
+export type ConsumerState = 'starting' | 'consuming' | 'restarting' | 'crashed' | 'stopped';
+
+export interface ConsumerHealth {
+  readonly groupId: string;
+  readonly state: ConsumerState;
+  /** The crash behind `restarting` or `crashed`. */
+  readonly error?: string;
+}
+
+/** Something that consumes and can say how it is doing (a consumer, or a task built on one). */
+export interface HealthReporting {
+  health(): ConsumerHealth;
+}
+
+/**
+ * Follows a kafkajs consumer through its instrumentation events. A crash kafkajs does not restart
+ * from leaves the process up but consuming nothing: it is logged as an error here, and readiness
+ * (consumersCheck) reports it.
+ */
+export function followHealth(consumer: Consumer, groupId: string, logger: Logger): () => ConsumerHealth {
+  let health: ConsumerHealth = { groupId, state: 'starting' };
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    health = { groupId, state: 'consuming' };
+  });
+  // kafkajs emits STOP while it disconnects after a crash, then CRASH: the crash has the last word.
+  consumer.on(consumer.events.STOP, () => {
+    health = { groupId, state: 'stopped' };
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    const error = `${payload.error.name}: ${payload.error.message}`;
+    health = { groupId, state: payload.restart ? 'restarting' : 'crashed', error };
+    if (!payload.restart) {
+      logger.error(
+        { err: payload.error, groupId },
+        'Kafka consumer crashed and will not restart: this process consumes nothing more from its topics until it is restarted',
+      );
+    }
+  });
+  return () => health;
+}
+
+/**
+ * A /ready check that is up while every consumer is consuming, and otherwise says which is not and
+ * why. `required: false` for a process that serves requests without its consumers (the translator).
+ */
+export function consumersCheck(
+  name: string,
+  required: boolean,
+  consumers: () => readonly HealthReporting[],
+): DependencyCheck {
+  return {
+    name,
+    required,
+    check: async () => {
+      const all = consumers().map((consumer) => consumer.health());
+      if (all.length === 0) throw new Error('no consumer has started');
+      const unwell = all.filter((health) => health.state !== 'consuming');
+      if (unwell.length > 0) throw new Error(unwell.map(describe).join('; '));
+    },
+  };
+}
+
+function describe({ groupId, state, error }: ConsumerHealth): string {
+  return error === undefined ? `${groupId}: ${state}` : `${groupId}: ${state} (${error})`;
+}
