@@ -95,6 +95,19 @@ describe('the four services, as processes', () => {
     expect(text).toContain(`process_cpu_seconds_total{service="${service}"}`);
   });
 
+  it.each([
+    ['worker', ['worker.dead-letters', 'worker.planner', 'worker.projection']],
+    ['translator', ['translator.engines', 'translator.engines.retry']],
+  ] as const)('%s shows each of its consumer groups as consuming on /metrics', async (service, groups) => {
+    const url = running.get(service)!.url;
+    await waitFor(`${service} ready`, async () => (await fetch(`${url}/ready`)).status === 200, 20_000);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const consuming = [...text.matchAll(/^kafka_consumer_consuming\{group="([^"]+)"[^}]*\} 1$/gm)].map(
+      (m) => m[1],
+    );
+    expect(consuming.sort()).toEqual(groups.map((group) => `${prefix}${group}`));
+  });
+
   it('answers an unknown route with the 404 error envelope and echoes the request id', async () => {
     const res = await fetch(`${running.get('gateway')!.url}/no/such/route`, {
       headers: { 'x-request-id': 'req-42' },

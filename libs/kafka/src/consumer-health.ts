@@ -1,5 +1,6 @@
 import type { DependencyCheck, Logger } from '@tp/runtime';
 import type { Consumer } from 'kafkajs';
+import { Gauge, type Registry } from 'prom-client';
 
 /**
  * Where a consumer is: started but not yet in its group, consuming, rejoining after a crash that
@@ -65,6 +66,26 @@ export function consumersCheck(
       if (unwell.length > 0) throw new Error(unwell.map(describe).join('; '));
     },
   };
+}
+
+/**
+ * `kafka_consumer_consuming{group}`, read at scrape time: 1 while the group's consumer is consuming,
+ * 0 while it is starting, restarting, crashed or stopped. Alert on 0 for longer than a rebalance.
+ */
+export function consumersGauge(registry: Registry, consumers: () => readonly HealthReporting[]): void {
+  new Gauge({
+    name: 'kafka_consumer_consuming',
+    help: 'Whether the consumer of a group is consuming (1), or starting, restarting, crashed or stopped (0)',
+    labelNames: ['group'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const consumer of consumers()) {
+        const { groupId, state } = consumer.health();
+        this.set({ group: groupId }, state === 'consuming' ? 1 : 0);
+      }
+    },
+  });
 }
 
 function describe({ groupId, state, error }: ConsumerHealth): string {

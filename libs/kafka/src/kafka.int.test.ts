@@ -8,11 +8,12 @@ import {
 } from '@tp/contracts';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin, Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
 
 import { silentLogger } from '../../../test/harness/logger.js';
 import { testKafka, uniquePrefix } from '../../../test/harness/kafka.js';
 import { waitFor } from '../../../test/harness/wait.js';
-import { consumersCheck } from './consumer-health.js';
+import { consumersCheck, consumersGauge } from './consumer-health.js';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
 import type { IncomingMessage, OutgoingMessage } from './port.js';
@@ -263,22 +264,29 @@ describe('consumer offsets', () => {
 });
 
 describe('consumer health', () => {
-  it('is starting, then consuming once in its group, then stopped; the readiness check names a group that is not consuming', async () => {
+  it('is starting, then consuming once in its group, then stopped; readiness names a group that is not consuming, the gauge says 0', async () => {
     const topic = `${prefix}health`;
     await createTopic(topic, 1);
     const groupId = `${prefix}health-group`;
     const consumer = new KafkaConsumer(kafka, { groupId, topics: [topic], logger: silentLogger() });
     const ready = consumersCheck('consumers', true, () => [consumer]);
+    const registry = new Registry();
+    consumersGauge(registry, () => [consumer]);
+    const gauge = async () =>
+      (await registry.metrics()).match(/^kafka_consumer_consuming\{group="([^"]+)"\} (\d)$/m)?.slice(1);
     expect(consumer.health()).toEqual({ groupId, state: 'starting' });
     await expect(ready.check()).rejects.toThrow(`${groupId}: starting`);
+    expect(await gauge()).toEqual([groupId, '0']);
 
     await consumer.start(async () => undefined);
     await waitFor('the group join', () => consumer.health().state === 'consuming', 15_000);
     await expect(ready.check()).resolves.toBeUndefined();
+    expect(await gauge()).toEqual([groupId, '1']);
 
     await consumer.stop();
     expect(consumer.health()).toEqual({ groupId, state: 'stopped' });
     await expect(ready.check()).rejects.toThrow(`${groupId}: stopped`);
+    expect(await gauge()).toEqual([groupId, '0']);
   });
 
   it('is not ready with no consumer at all', async () => {

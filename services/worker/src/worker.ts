@@ -1,4 +1,4 @@
-import { consumersCheck, KafkaProducer, type HealthReporting } from '@tp/kafka';
+import { consumersCheck, consumersGauge, KafkaProducer, type HealthReporting } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { startService, type BackgroundTask } from '@tp/platform';
 import { EventCodec } from '@tp/schemas';
@@ -62,6 +62,7 @@ export function startWorker(config: WorkerConfig) {
         concurrency: config.PROJECTION_CONCURRENCY,
       });
       consuming.push(deadLetters, planner, projection);
+      consumersGauge(metrics, () => consuming);
       return [relayTask, deadLetters, planner, projection];
     },
   });

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { consumerGroup, topicName } from '@tp/contracts';
 import {
   consumersCheck,
+  consumersGauge,
   KafkaConsumer,
   KafkaProducer,
   publishingBatchHandler,
@@ -61,6 +62,7 @@ export class EngineConsumers implements BackgroundTask {
 
   constructor(private readonly options: EngineConsumersOptions) {
     this.producer = new KafkaProducer(options.kafka);
+    if (options.metrics) consumersGauge(options.metrics, () => this.consumers);
     const prefix = options.settings.KAFKA_TOPIC_PREFIX;
     this.topics = [
       topicName('translationRequested', prefix),
