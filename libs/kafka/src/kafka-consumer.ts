@@ -37,16 +37,7 @@ export class KafkaConsumer implements MessageConsumer {
     kafka: Kafka,
     private readonly options: KafkaConsumerOptions,
   ) {
-    this.consumer = kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
-      // A member that vanished (a crash, or a broker restart it could not leave the group through)
-      // holds its partitions until this passes; live members heartbeat every 3 s, even mid-batch.
-      sessionTimeout: SESSION_TIMEOUT_MS,
-      heartbeatInterval: HEARTBEAT_MS,
-    });
-    this.currentHealth = followHealth(this.consumer, options.groupId, options.logger);
+    ({ consumer: this.consumer, health: this.currentHealth } = groupConsumer(kafka, options));
   }
 
   health(): ConsumerHealth {
@@ -103,11 +94,7 @@ export class KafkaConsumer implements MessageConsumer {
       for (let first = 0; first < messages.length; first += chunkSize) {
         if (this.stopping || !isRunning() || isStale()) break;
         const chunk = messages.slice(first, first + chunkSize);
-        await whileBeating(heartbeat, () => handler(chunk.map((m) => toIncoming(topic, partition, m)))).catch(
-          (err: unknown) => {
-            throw new HandlerFailure(err);
-          },
-        );
+        await runHandler(heartbeat, () => handler(chunk.map((m) => toIncoming(topic, partition, m))));
         const last = (chunk[chunk.length - 1] as KafkaMessage).offset;
         resolveOffset(last);
         handled = last;
@@ -153,6 +140,38 @@ export class HandlerFailure extends Error {
 
 const SESSION_TIMEOUT_MS = 10_000;
 const HEARTBEAT_MS = 3000;
+
+/**
+ * A kafkajs consumer with the settings every consumer of the project uses, and its health followed:
+ * no topic auto-creation, and a 10 s session. A member that vanished (a crash, or a broker restart
+ * it could not leave the group through) holds its partitions until the session passes; live members
+ * heartbeat every 3 s, also while a handler runs (runHandler).
+ */
+export function groupConsumer(
+  kafka: Kafka,
+  options: { readonly groupId: string; readonly logger: Logger; readonly maxWaitTimeMs?: number },
+): { consumer: Consumer; health: () => ConsumerHealth } {
+  const consumer = kafka.consumer({
+    groupId: options.groupId,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
+    sessionTimeout: SESSION_TIMEOUT_MS,
+    heartbeatInterval: HEARTBEAT_MS,
+  });
+  return { consumer, health: followHealth(consumer, options.groupId, options.logger) };
+}
+
+/**
+ * Runs a handler inside eachBatch: with a heartbeat every HEARTBEAT_MS meanwhile, and whatever it
+ * throws handed to kafkajs as a HandlerFailure (retried, never a reason to stop the consumer).
+ */
+export async function runHandler(heartbeat: () => Promise<void>, work: () => Promise<void>): Promise<void> {
+  try {
+    await whileBeating(heartbeat, work);
+  } catch (err) {
+    throw new HandlerFailure(err);
+  }
+}
 
 /**
  * Runs `work` with a heartbeat every HEARTBEAT_MS: kafkajs sends none on its own while a batch is in

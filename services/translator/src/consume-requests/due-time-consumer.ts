@@ -1,6 +1,6 @@
 import {
-  followHealth,
-  HandlerFailure,
+  groupConsumer,
+  runHandler,
   toIncoming,
   type ConsumerHealth,
   type MessageConsumer,
@@ -24,7 +24,8 @@ export interface DueTimeConsumerOptions {
 
 /**
  * Consumer of the retry topic: handles each message only once its `tp-not-before` time has come.
- * Like KafkaConsumer it commits a message's offset only after the handler succeeded, but it also
+ * Like KafkaConsumer (the same group settings and handler run: groupConsumer, runHandler, from
+ * libs/kafka) it commits a message's offset only after the handler succeeded, but it also
  * waits in between, which KafkaConsumer's handler cannot do for long: the wait is cut in slices with
  * a heartbeat after each (kafkajs sends none on its own while a batch is in hand), so the group keeps
  * the member however long the backoff, and stop() cuts the wait short (the message stays uncommitted
@@ -40,12 +41,7 @@ export class DueTimeConsumer implements MessageConsumer {
     kafka: Kafka,
     private readonly options: DueTimeConsumerOptions,
   ) {
-    this.consumer = kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
-    });
-    this.currentHealth = followHealth(this.consumer, options.groupId, options.logger);
+    ({ consumer: this.consumer, health: this.currentHealth } = groupConsumer(kafka, options));
   }
 
   health(): ConsumerHealth {
@@ -72,10 +68,7 @@ export class DueTimeConsumer implements MessageConsumer {
             signal,
           });
           if (!due) break;
-          // Wrapped so that kafkajs retries whatever the handler threw (see HandlerFailure).
-          await handler(toIncoming(topic, partition, message)).catch((err: unknown) => {
-            throw new HandlerFailure(err);
-          });
+          await runHandler(heartbeat, () => handler(toIncoming(topic, partition, message)));
           resolveOffset(message.offset);
           // One commit per message: retries are few, and each may have waited long for its turn.
           const offset = (BigInt(message.offset) + 1n).toString();
