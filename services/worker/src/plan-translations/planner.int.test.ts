@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   consumerGroup,
@@ -9,78 +7,52 @@ import {
   type DeadLetter,
   type TranslationRequested,
 } from '@tp/contracts';
-import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
-import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
+import type { KafkaProducer } from '@tp/kafka';
 import { contentReadCacheKey } from '@tp/pipeline';
-import type { BackgroundTask } from '@tp/platform';
-import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
+import type { RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
-import type { Admin, Kafka } from 'kafkajs';
-import { Registry } from 'prom-client';
+import type { Admin } from 'kafkajs';
+import type { Registry } from 'prom-client';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
+import { uniquePrefix } from '../../../../test/harness/kafka.js';
+import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import { plannerTask } from './planner.task.js';
 import { sourceHash } from './plan-translations.js';
 
 const codec = new EventCodec();
 const prefix = uniquePrefix('planner');
-const keyPrefix = `test:${randomBytes(4).toString('hex')}:`;
 const changedTopic = topicName('contentChanged', prefix);
 const requestedTopic = topicName('translationRequested', prefix);
-const metrics = new Registry();
-let db: TestDatabase;
+let fixture: PipelineTaskFixture | undefined;
 let orm: Orm;
-let kafka: Kafka;
 let admin: Admin;
 let redis: RedisClient;
 let producer: KafkaProducer;
-let planner: BackgroundTask;
-let deadLetterConsumer: KafkaConsumer;
-const deadLetters: DeadLetter[] = [];
+let metrics: Registry;
+let keyPrefix: string;
+let deadLetters: readonly DeadLetter[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await connectDatabase({ url: db.url, poolMax: 6 });
-  kafka = testKafka('planner-int');
-  await createTopics(kafka, prefix);
-  admin = kafka.admin();
-  await admin.connect();
-  redis = createRedis({ url: process.env.REDIS_URL as string, logger: silentLogger() });
-  connectInBackground(redis);
-  await waitFor('redis ready', () => redis.isReady);
-  producer = new KafkaProducer(kafka);
-  await setConfig(['en', 'ja', 'de'], true);
-  planner = plannerTask(
-    { orm, kafka, redis, logger: silentLogger(), metrics },
-    { topicPrefix: prefix, redisKeyPrefix: keyPrefix, concurrency: 3 },
-  );
-  await planner.start();
-  deadLetterConsumer = new KafkaConsumer(kafka, {
-    groupId: `${prefix}check-dead-letters`,
-    topics: [topicName('deadLetter', prefix)],
-    logger: silentLogger(),
+  fixture = await startPipelineTask('planner', {
+    prefix,
+    poolMax: 6,
+    prepare: async (database) => {
+      orm = database;
+      await setConfig(['en', 'ja', 'de'], true);
+    },
+    task: (context) =>
+      plannerTask(context, {
+        topicPrefix: prefix,
+        redisKeyPrefix: context.keyPrefix,
+        concurrency: 3,
+      }),
   });
-  await deadLetterConsumer.start(async (m) => {
-    deadLetters.push(codec.decode(m.value, m.headers) as DeadLetter);
-  });
+  ({ orm, admin, redis, producer, metrics, keyPrefix, deadLetters } = fixture);
 });
 
-afterAll(async () => {
-  await deadLetterConsumer?.stop();
-  await planner?.stop();
-  await producer?.disconnect();
-  await admin?.disconnect();
-  if (redis) {
-    const keys = await redis.keys(`${keyPrefix}*`);
-    if (keys.length) await redis.del(keys);
-    await closeRedis(redis);
-  }
-  await orm?.close(true);
-  await db?.drop();
-});
+afterAll(() => fixture?.close());
 
 function contentChanged(entityId: string, over: Partial<ContentChangedData> = {}): ContentChanged {
   return newEvent(

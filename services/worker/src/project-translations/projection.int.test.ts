@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   consumerGroup,
@@ -8,18 +6,17 @@ import {
   type TranslationCompleted,
   type TranslationCompletedData,
 } from '@tp/contracts';
-import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
-import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
+import { ContentTranslation, type Orm } from '@tp/db';
+import type { KafkaProducer } from '@tp/kafka';
 import { contentReadCacheKey } from '@tp/pipeline';
-import type { BackgroundTask } from '@tp/platform';
 import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
-import type { Admin, Kafka } from 'kafkajs';
-import { Registry } from 'prom-client';
+import type { Admin } from 'kafkajs';
+import type { Registry } from 'prom-client';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { uniquePrefix } from '../../../../test/harness/kafka.js';
 import { silentLogger } from '../../../../test/harness/logger.js';
+import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import { projectionTask } from './projection.task.js';
 import { ReadCacheInvalidator } from './read-cache-invalidator.js';
@@ -28,58 +25,31 @@ import { TranslationWriter } from './translation-writer.js';
 
 const codec = new EventCodec();
 const prefix = uniquePrefix('projection');
-const keyPrefix = `test:${randomBytes(4).toString('hex')}:`;
 const completedTopic = topicName('translationCompleted', prefix);
-const metrics = new Registry();
-let db: TestDatabase;
+let fixture: PipelineTaskFixture | undefined;
 let orm: Orm;
-let kafka: Kafka;
 let admin: Admin;
 let redis: RedisClient;
 let producer: KafkaProducer;
-let projection: BackgroundTask;
-let deadLetterConsumer: KafkaConsumer;
-const deadLetters: DeadLetter[] = [];
+let metrics: Registry;
+let keyPrefix: string;
+let deadLetters: readonly DeadLetter[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await connectDatabase({ url: db.url, poolMax: 4 });
-  kafka = testKafka('projection-int');
-  await createTopics(kafka, prefix);
-  admin = kafka.admin();
-  await admin.connect();
-  redis = createRedis({ url: process.env.REDIS_URL as string, logger: silentLogger() });
-  connectInBackground(redis);
-  await waitFor('redis ready', () => redis.isReady);
-  producer = new KafkaProducer(kafka);
-  projection = projectionTask(
-    { orm, kafka, redis, logger: silentLogger(), metrics },
-    { topicPrefix: prefix, redisKeyPrefix: keyPrefix, concurrency: 6 },
-  );
-  await projection.start();
-  deadLetterConsumer = new KafkaConsumer(kafka, {
-    groupId: `${prefix}check-dead-letters`,
-    topics: [topicName('deadLetter', prefix)],
-    logger: silentLogger(),
+  fixture = await startPipelineTask('projection', {
+    prefix,
+    poolMax: 4,
+    task: (context) =>
+      projectionTask(context, {
+        topicPrefix: prefix,
+        redisKeyPrefix: context.keyPrefix,
+        concurrency: 6,
+      }),
   });
-  await deadLetterConsumer.start(async (m) => {
-    deadLetters.push(codec.decode(m.value, m.headers) as DeadLetter);
-  });
+  ({ orm, admin, redis, producer, metrics, keyPrefix, deadLetters } = fixture);
 });
 
-afterAll(async () => {
-  await deadLetterConsumer?.stop();
-  await projection?.stop();
-  await producer?.disconnect();
-  await admin?.disconnect();
-  if (redis) {
-    const keys = await redis.keys(`${keyPrefix}*`);
-    if (keys.length) await redis.del(keys);
-    await closeRedis(redis);
-  }
-  await orm?.close(true);
-  await db?.drop();
-});
+afterAll(() => fixture?.close());
 
 function completed(
   entityId: string,
