@@ -20,7 +20,7 @@ export function startWorker(config: WorkerConfig) {
     name: 'worker',
     config,
     needs: { postgres: true, redis: true, kafka: true },
-    // Consuming is all the worker is for: it is not ready while one of its consumers is not.
+    // Besides the outbox relay, consuming is what the worker is for: not ready while a consumer is not.
     extraChecks: [consumersCheck('consumers', true, () => consuming)],
     background: ({ deps, logger, metrics }) => {
       if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');

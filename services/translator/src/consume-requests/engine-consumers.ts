@@ -74,11 +74,10 @@ export class EngineConsumers implements BackgroundTask {
 
   async start(): Promise<void> {
     await this.producer.connect();
-    const missing = await this.missingTopics();
-    this.missing = missing;
-    if (missing.length === 0) return this.startConsumers();
+    this.missing = await this.missingTopics();
+    if (this.missing.length === 0) return this.startConsumers();
     this.options.logger.error(
-      { topics: missing },
+      { topics: this.missing },
       'Kafka topics missing (create them with `npm run topics`); the engine consumers start once they exist',
     );
     this.waiting = this.startOnceTopicsExist();
