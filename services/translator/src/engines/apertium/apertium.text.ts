@@ -19,9 +19,12 @@ const UNESCAPES = new Map(Object.entries(ESCAPES).map(([char, reference]) => [re
 
 const SPECIAL = /[&<>*@#]/g;
 const REFERENCE = /&(?:amp|lt|gt|ast|commat|num);/g;
-/** A mark and the word it is on; APy's own pattern for marked words is `[*]([^.,;:\t* ]+)`. */
-const MARK = /[*@#](?=[^\s.,;:*@#])/g;
-const STRAY_MARK = /[*@#]/g;
+/**
+ * A mark and the word it is on (APy's own pattern for marked words is `[*]([^.,;:\t* ]+)`); a `#`
+ * after `&` belongs to a numeric reference APy passed through, not to a mark.
+ */
+const MARK = /(?:[*@]|(?<!&)#)(?=[^\s.,;:*@#])/g;
+const STRAY_MARK = /[*@]|(?<!&)#/g;
 
 /** The text as APy must receive it. */
 export function toApertiumText(text: string): string {
