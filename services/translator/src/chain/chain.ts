@@ -293,9 +293,11 @@ export function createChain(engines: ChainEngines): TranslationChain {
           if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
         }
       }
-      if (attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped')) {
-        throw new UnsupportedPairError(request.source, request.target, attempts);
-      }
+      // Refused by every configured engine (none configured at all is a 503: the deployment, not the pair).
+      const refusedAll =
+        attempts.some(({ outcome }) => outcome === 'unsupported') &&
+        attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+      if (refusedAll) throw new UnsupportedPairError(request.source, request.target, attempts);
       throw new AllEnginesFailedError(attempts);
     },
 
