@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm start: the whole stack on this machine. Installs node modules, builds, starts Kafka natively when
-# KAFKA_BROKERS is not set, creates the database and applies migrations, creates the topics, then runs
-# gateway (3000), translator (3004), nli (3005) and worker (3006). Ctrl-C stops all of it, Kafka included.
+# KAFKA_BROKERS is not set, installs and starts Apertium APy (with the default pairs) when APERTIUM_URL is
+# not set, creates the database and applies migrations, creates the topics, then runs gateway (3000),
+# translator (3004), nli (3005) and worker (3006). Ctrl-C stops all of it, Kafka and APy included.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -9,17 +10,9 @@ ensure_node_modules
 ensure_local_services
 build
 
+# Set before anything starts, so a failing step still stops what was started.
 started_kafka=""
-if [[ -z "${KAFKA_BROKERS:-}" ]]; then
-  if ! bash infra/kafka/kafka.sh status >/dev/null 2>&1; then started_kafka=1; fi
-  bash infra/kafka/kafka.sh start
-fi
-node --disable-warning=TimeoutNegativeWarning infra/db/dist/migrate.cli.js up
-node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.js
-# The tiny zh-CN -> en lexicon model (docs/models.md), so the offline engine translates out of the box.
-# Real Opus-MT models: npm run models:pull -- <pair> (needs internet). A build is skipped when current.
-node tools/models/dist/build-tiny.cli.js --out "${MODELS_DIR:-var/models}/opus-mt-zh-en-tiny"
-
+started_apertium=""
 pids=()
 stopping=""
 stop_all() {
@@ -29,11 +22,33 @@ stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [[ -n "$started_kafka" ]]; then bash infra/kafka/kafka.sh stop; fi
+  if [[ -n "$started_apertium" ]]; then bash infra/apertium/apertium.sh stop; fi
   say "stopped"
 }
 trap 'stop_all; exit 130' INT TERM
 trap 'stop_all; exit 129' HUP
 trap 'stop_all' EXIT
+if [[ -z "${KAFKA_BROKERS:-}" ]]; then
+  if ! bash infra/kafka/kafka.sh status >/dev/null 2>&1; then started_kafka=1; fi
+  bash infra/kafka/kafka.sh start
+fi
+# Apertium (real rule-based translation, from Debian): without it the stack still runs, with the other
+# engines only; the script has said why in one line.
+if [[ -z "${APERTIUM_URL:-}" ]]; then
+  export APERTIUM_PORT="${APERTIUM_PORT:-2737}"
+  if ! bash infra/apertium/apertium.sh status >/dev/null 2>&1; then started_apertium=1; fi
+  if bash infra/apertium/apertium.sh start; then
+    export APERTIUM_URL="http://127.0.0.1:$APERTIUM_PORT"
+  else
+    started_apertium=""
+    say "continuing without Apertium: only the other configured engines translate"
+  fi
+fi
+node --disable-warning=TimeoutNegativeWarning infra/db/dist/migrate.cli.js up
+node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.js
+# The tiny zh-CN -> en lexicon model (docs/models.md): a test fixture that keeps the offline slot's code
+# path alive, not a translator. Real Opus-MT models: npm run models:pull -- <pair> (needs internet).
+node tools/models/dist/build-tiny.cli.js --out "${MODELS_DIR:-var/models}/opus-mt-zh-en-tiny"
 
 # Each service reads PORT; give each its own (override with GATEWAY_PORT, TRANSLATOR_PORT, NLI_PORT, WORKER_PORT).
 declare -A ports=([gateway]="${GATEWAY_PORT:-3000}" [translator]="${TRANSLATOR_PORT:-3004}" [nli]="${NLI_PORT:-3005}" [worker]="${WORKER_PORT:-3006}")

@@ -1,5 +1,6 @@
 /**
- * DeepL API v2 double (after DeepLcom/deepl-mock): `POST /v2/translate` and `GET /v2/usage`, the
+ * DeepL API v2 double (after DeepLcom/deepl-mock): `POST /v2/translate`, `GET /v2/usage` and
+ * `GET /v2/languages?type=source|target` (`[{language, name}]`, targets with `supports_formality`), the
  * `DeepL-Auth-Key` header (403 with an empty body otherwise), the 128 KiB body limit (413),
  * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456).
  */
@@ -103,6 +104,7 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     if (request.bodyBytes > MAX_BODY_BYTES) return message(413, 'Request Entity Too Large');
     if (request.headers.authorization !== `DeepL-Auth-Key ${authKey}`) return { status: 403 };
     if (request.path === '/v2/translate' && request.method === 'POST') return translate(request);
+    if (request.path === '/v2/languages') return languages(request.query.type ?? field(request.body, 'type'));
     if (request.path === '/v2/usage') {
       const limit = Number.isFinite(characterLimit) ? characterLimit : 500_000;
       return {
@@ -118,6 +120,28 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     resetQuota: quota.restore,
     characterCount: quota.used,
   });
+}
+
+const NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** DeepL's language list: sources by default; 400 for another `type`. */
+function languages(type: unknown): DoubleResponse {
+  if (type !== undefined && type !== 'source' && type !== 'target') {
+    return message(400, "Value for 'type' not supported.");
+  }
+  const codes = type === 'target' ? [...TARGETS] : [...SOURCES];
+  const body = codes.sort().map((language) => ({
+    language,
+    name: NAMES.of(language) ?? language,
+    ...(type === 'target'
+      ? {
+          supports_formality: ['DE', 'FR', 'IT', 'ES', 'NL', 'PL', 'PT-PT', 'PT-BR', 'RU', 'JA'].includes(
+            language,
+          ),
+        }
+      : {}),
+  }));
+  return { status: 200, body };
 }
 
 const isForm = (request: RecordedRequest): boolean =>

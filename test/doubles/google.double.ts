@@ -1,6 +1,7 @@
 /**
  * Google Cloud Translation v2 (Basic) double: `POST|GET /language/translate/v2?key=...` with parameters in
- * the JSON body or the query, `{error:{code,message,errors:[{message,domain,reason}],status}}` errors,
+ * the JSON body or the query, `/language/translate/v2/languages` (`{data:{languages:[{language}]}}`,
+ * with `name` when `target` is given), `{error:{code,message,errors:[{message,domain,reason}],status}}` errors,
  * a missing key (403), a wrong key (400), quota exhaustion (403 `dailyLimitExceeded` /
  * `userRateLimitExceeded`) and the default html format, which escapes the output (`'` -> `&#39;`).
  */
@@ -103,6 +104,20 @@ function param(request: RecordedRequest, name: string): unknown {
   return body?.[name] ?? request.query[name];
 }
 
+const NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** The supported languages; with `target`, each with its name (in English here, whatever the target). */
+function languages(target: unknown): DoubleResponse {
+  if (target !== undefined && (typeof target !== 'string' || !LANGUAGES.has(target))) {
+    return error(400, 'Invalid Value', 'invalid', 'INVALID_ARGUMENT');
+  }
+  const list = [...LANGUAGES]
+    .filter((code) => code !== 'iw' && code !== 'jw')
+    .sort()
+    .map((language) => (target ? { language, name: NAMES.of(language) ?? language } : { language }));
+  return { status: 200, body: { data: { languages: list } } };
+}
+
 export async function startGoogleDouble(options: GoogleDoubleOptions = {}): Promise<GoogleDouble> {
   const apiKey = options.apiKey ?? 'test-google-key';
   let quota: GoogleQuotaReason | undefined;
@@ -137,7 +152,10 @@ export async function startGoogleDouble(options: GoogleDoubleOptions = {}): Prom
   };
 
   const double = await startHttpDouble((request) => {
-    if (request.path !== '/language/translate/v2') return error(404, 'Not Found', 'notFound', 'NOT_FOUND');
+    const listing = request.path === '/language/translate/v2/languages';
+    if (request.path !== '/language/translate/v2' && !listing) {
+      return error(404, 'Not Found', 'notFound', 'NOT_FOUND');
+    }
     const key = request.query.key ?? request.headers['x-goog-api-key'];
     if (!key) {
       return error(403, 'The request is missing a valid API key.', 'forbidden', 'PERMISSION_DENIED');
@@ -146,7 +164,7 @@ export async function startGoogleDouble(options: GoogleDoubleOptions = {}): Prom
       return error(400, 'API key not valid. Please pass a valid API key.', 'badRequest', 'INVALID_ARGUMENT');
     }
     if (quota) return error(403, QUOTA_MESSAGES[quota], quota, 'PERMISSION_DENIED', 'usageLimits');
-    return translate(request);
+    return listing ? languages(param(request, 'target')) : translate(request);
   });
 
   return Object.assign(double, {

@@ -10,12 +10,14 @@ import { EventCodec } from '@tp/schemas';
 
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
+import { createKeyWithCli } from '../harness/pipeline-services.js';
 import { silentLogger } from '../harness/logger.js';
 import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
-// A fresh stack with no translation engine configured: only the tiny offline model that `npm start`
-// installs. Real processes, real Kafka/Postgres/Redis.
+// A fresh stack as `npm start` runs it: the real Apertium (APy, started by jest's global setup with the
+// default Debian pairs) and the tiny offline test model, no online engine. Real processes, real
+// Kafka/Postgres/Redis.
 let db: TestDatabase;
 let modelsDir: string;
 const prefix = uniquePrefix('e2e-tr');
@@ -35,6 +37,7 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: prefix,
     REDIS_KEY_PREFIX: `${prefix}:`,
     MODELS_DIR: modelsDir,
+    APERTIUM_URL: process.env.APERTIUM_URL,
     TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
     WORKER_URL: `http://127.0.0.1:${ports.worker}`,
     NLI_URL: 'http://127.0.0.1:9',
@@ -66,6 +69,82 @@ async function translate(body: unknown) {
     body: (await res.json()) as { code: number; data?: Record<string, unknown>; error?: string },
   };
 }
+
+describe('real translation on a fresh stack (Apertium)', () => {
+  it('translates the first example of the README, en -> es, through the public endpoint', async () => {
+    const { status, body } = await translate({
+      text: 'Good morning, my friend.',
+      source: 'en',
+      target: 'es',
+    });
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      translatedText: 'Buenos días, mi amigo.',
+      source: 'en',
+      target: 'es',
+      engine: 'apertium',
+      cached: false,
+      route: [{ source: 'en', target: 'es', engine: 'apertium' }],
+    });
+  });
+
+  it('lists the pairs translatable now at GET /api/v1/translate/pairs, pivots included', async () => {
+    const res = await fetch(`${gateway}/api/v1/translate/pairs?source=en`);
+    const body = (await res.json()) as {
+      data: { pairs: { target: string; engines: string[]; via?: string }[] };
+    };
+    expect(res.status).toBe(200);
+    const byTarget = new Map(body.data.pairs.map((pair) => [pair.target, pair]));
+    expect(byTarget.get('es')).toMatchObject({ engines: ['apertium'] });
+    expect(byTarget.get('pt')).toMatchObject({ engines: [], via: 'es' });
+    expect(byTarget.has('de')).toBe(false);
+  });
+
+  it('answers a pair no engine serves with 400 UNSUPPORTED_LANGUAGE_PAIR', async () => {
+    const { status, body } = await translate({ text: 'Good morning', source: 'en', target: 'de' });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ code: 40006, error: 'UNSUPPORTED_LANGUAGE_PAIR' });
+  });
+
+  it('translates a content report from en into es, ca and pt, read back with x-language', async () => {
+    const key = await createKeyWithCli(db.url, 'admin');
+    const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${gateway}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect(
+      (
+        await call('PUT', '/api/admin/translate/config', {
+          target_languages: ['es', 'ca', 'pt'],
+          enabled: true,
+        })
+      ).status,
+    ).toBe(200);
+    const report = await call('POST', '/api/v1/content/catalog/vendor/v-en', {
+      source_lang: 'en',
+      source_version: 1,
+      fields: { slogan: 'The vendor sells fresh organic vegetables and fruit.' },
+    });
+    expect(report.status).toBe(202);
+
+    const expected = {
+      es: 'El vendedor vende vegetales orgánicos frescos y fruta.',
+      ca: 'El venedor ven vegetals orgànics frescos i fruita.',
+      pt: 'O vendedor vende vegetais orgânicos frescos e fruta.',
+    };
+    for (const [language, slogan] of Object.entries(expected)) {
+      await waitFor(`the ${language} translation`, async () => {
+        const res = await call('GET', '/api/v1/vendors/v-en', undefined, { 'x-language': language });
+        const body = (await res.json()) as {
+          data?: { fields?: { slogan?: string }; untranslated?: string[] };
+        };
+        return body.data?.fields?.slogan === slogan && body.data.untranslated?.length === 0;
+      });
+    }
+  });
+});
 
 describe('translation on a fresh stack with only the tiny offline model', () => {
   it('translates 你好，世界 to text containing hello and world through the public endpoint', async () => {

@@ -3,10 +3,13 @@
 // 2. otherwise, for Kafka, a testcontainers broker when a container runtime answers;
 // 3. otherwise the native broker from infra/kafka (its own ports and data folder, so a dev stack on
 //    9092 is untouched), and the local Postgres and Redis.
+// Apertium: APERTIUM_URL when set, otherwise a real APy started here on a free port by
+// infra/apertium/apertium.sh (which installs it and the default pairs with apt-get when missing).
 // Each test file then creates its own database from the migrated template made here (databases.ts),
 // and its own topic and key prefixes, so files never see each other's data.
 // Plain JavaScript: jest loads global hooks outside its ESM test runtime.
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -28,19 +31,60 @@ export function kafkaScriptEnv() {
   };
 }
 
+/** Environment for infra/apertium/apertium.sh so it manages the tests' own APy on `port`. */
+export function apertiumScriptEnv(port) {
+  return {
+    ...process.env,
+    APERTIUM_PORT: String(port),
+    APERTIUM_RUN_DIR: `${REPO_ROOT}.run/apertium-test-${port}`,
+  };
+}
+
 export default async function globalSetup() {
   process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/0';
   await assertRedis(process.env.REDIS_URL);
+  // Started alongside the rest; a failure is reported where it is awaited.
+  const apertium = process.env.APERTIUM_URL ? undefined : timed('apertium', startApertium);
+  apertium?.catch(() => undefined);
   await prepareTemplateDatabase(process.env.DATABASE_URL);
-  if (!process.env.KAFKA_BROKERS) {
-    const started = performance.now();
-    process.env.KAFKA_BROKERS = await startKafka();
-    console.log(`\n[test] kafka ready after ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
+  if (!process.env.KAFKA_BROKERS) process.env.KAFKA_BROKERS = await timed('kafka', startKafka);
+  if (apertium) process.env.APERTIUM_URL = await apertium;
   console.log(
-    `\n[test] kafka ${process.env.KAFKA_BROKERS}, postgres ${process.env.DATABASE_URL}, redis ${process.env.REDIS_URL}`,
+    `\n[test] kafka ${process.env.KAFKA_BROKERS}, postgres ${process.env.DATABASE_URL}, redis ${process.env.REDIS_URL}, apertium ${process.env.APERTIUM_URL}`,
   );
+}
+
+async function timed(name, start) {
+  const started = performance.now();
+  const result = await start();
+  console.log(`\n[test] ${name} ready after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+/** A real APy on a free port (each run its own, so parallel runs never stop each other's). */
+async function startApertium() {
+  const port = await freePort();
+  try {
+    await run('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'start'], { env: apertiumScriptEnv(port) });
+  } catch (err) {
+    throw new Error(`Apertium could not be started: ${String(err.stderr ?? err.message).trim()}`, {
+      cause: err,
+    });
+  }
+  process.env.TP_TEST_STARTED_APERTIUM = String(port);
+  return `http://127.0.0.1:${port}`;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function assertRedis(url) {

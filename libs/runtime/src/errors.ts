@@ -27,6 +27,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'The chat guardrail blocked a user message (moderation terms, or the NLI check found it unsafe); `details` says which message and why.',
   },
+  UNSUPPORTED_LANGUAGE_PAIR: {
+    code: 40006,
+    status: 400,
+    summary:
+      'Both language codes are listed, but no configured engine translates between them, directly or through one intermediate language; GET /api/v1/translate/pairs lists the pairs served now.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,

@@ -54,11 +54,25 @@ export const translatorSettings = z
     LIBRETRANSLATE_API_KEY: env.string(''),
     /** The instance's --char-limit: longer text is split into chunks of at most this many characters. */
     LIBRETRANSLATE_CHAR_LIMIT: env.positiveInt(5000),
+    /**
+     * Apertium's HTTP server (APy), the second local engine, after LibreTranslate; empty leaves the
+     * slot empty. `npm start` runs one and sets this unless it is set already.
+     */
+    APERTIUM_URL: optionalUrl(),
+    /** Characters per APy call; longer text is split on sentence boundaries. */
+    APERTIUM_CHAR_LIMIT: env.positiveInt(5000),
+    /** How old an engine's list of language pairs may get before it is read again. */
+    ENGINE_PAIRS_REFRESH_MS: env.positiveInt(5 * 60_000),
+    /**
+     * Most distinct texts in translation at once that identical requests can join (one engine call
+     * for all of them); beyond it, requests run on their own. Bounds the map of calls in flight.
+     */
+    TRANSLATION_IN_FLIGHT_MAX: env.positiveInt(10_000),
     /** Folder of offline Opus-MT models (spec order 4), relative to the working directory. Missing = no models. */
     MODELS_DIR: env.string('var/models'),
     /** Per-attempt timeout of the online engines (primary and fallback). */
     ENGINE_TIMEOUT_MS: env.positiveInt(10_000),
-    /** Per-attempt timeout of LibreTranslate, which runs on CPU and is slower per call. */
+    /** Per-attempt timeout of the local engines (LibreTranslate, Apertium), which run on CPU. */
     LOCAL_ENGINE_TIMEOUT_MS: env.positiveInt(30_000),
     /**
      * Threads one offline model run uses (onnxruntime intra-op threads; they do not spin while idle).

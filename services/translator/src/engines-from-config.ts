@@ -1,19 +1,21 @@
 import type { ChainOptions } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
 import { createDeepLEngine } from './engines/deepl/deepl.engine.js';
+import { createApertiumEngine } from './engines/apertium/apertium.engine.js';
 import type { TranslationEngine } from './engines/engine.js';
 import { createGoogleEngine } from './engines/google/google.engine.js';
 import { createLibreTranslateEngine } from './engines/libretranslate/libretranslate.engine.js';
 import { createMyMemoryEngine } from './engines/mymemory/mymemory.engine.js';
 
-/** The online slots of the chain; a slot left undefined is not configured and the chain skips it. */
+/** The HTTP engines of the chain; a slot left undefined is not configured and the chain skips it. */
 export interface OnlineEngines {
   readonly primary?: TranslationEngine;
   readonly fallback?: TranslationEngine;
   readonly local?: TranslationEngine;
+  readonly apertium?: TranslationEngine;
 }
 
-/** Builds the primary, fallback and local engines the settings ask for (the offline one opens apart). */
+/** Builds the engines the settings ask for, all but the offline one (which opens apart). */
 export function onlineEngines(config: TranslatorConfig): OnlineEngines {
   return {
     ...primaryEngine(config),
@@ -31,6 +33,14 @@ export function onlineEngines(config: TranslatorConfig): OnlineEngines {
             baseUrl: config.LIBRETRANSLATE_URL,
             maxChars: config.LIBRETRANSLATE_CHAR_LIMIT,
             ...(config.LIBRETRANSLATE_API_KEY ? { apiKey: config.LIBRETRANSLATE_API_KEY } : {}),
+          }),
+        }
+      : {}),
+    ...(config.APERTIUM_URL
+      ? {
+          apertium: createApertiumEngine({
+            baseUrl: config.APERTIUM_URL,
+            maxChars: config.APERTIUM_CHAR_LIMIT,
           }),
         }
       : {}),
@@ -68,6 +78,7 @@ function primaryEngine(config: TranslatorConfig): { primary?: TranslationEngine 
  */
 export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metrics'> {
   return {
+    pairs: { refreshMs: config.ENGINE_PAIRS_REFRESH_MS },
     resilience: {
       initialBackoffMs: config.ENGINE_RETRY_BACKOFF_MS,
       maxBackoffMs: config.ENGINE_RETRY_BACKOFF_MS * 10,
@@ -81,6 +92,7 @@ export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metr
       },
       fallback: { resilience: { timeoutMs: config.ENGINE_TIMEOUT_MS } },
       local: { resilience: { timeoutMs: config.LOCAL_ENGINE_TIMEOUT_MS } },
+      apertium: { resilience: { timeoutMs: config.LOCAL_ENGINE_TIMEOUT_MS } },
       offline: { resilience: { timeoutMs: config.OFFLINE_ENGINE_TIMEOUT_MS } },
     },
   };

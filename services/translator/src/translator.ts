@@ -35,6 +35,15 @@ export async function startTranslator(config: TranslatorConfig) {
   ]);
   let sink: CompletedTranslationsOutbox | undefined;
   let consumers: EngineConsumers | undefined;
+  let chain: TranslationChain | undefined;
+  // The engines' language pairs are read before the consumers start, then kept fresh.
+  const pairs: BackgroundTask = {
+    start: async () => {
+      await chain?.directory.refresh(true);
+      chain?.directory.start();
+    },
+    stop: async () => chain?.directory.stop(),
+  };
   const shutdown: BackgroundTask = {
     start: async () => undefined,
     // Runs after the server stopped taking requests and before the database closes.
@@ -60,10 +69,18 @@ export async function startTranslator(config: TranslatorConfig) {
         if (!deps.orm) throw new Error('translator needs Postgres');
         // No models: the slot is "not configured" rather than an engine that refuses every pair.
         const hasModels = offline.installedModels().length > 0;
-        const chain = createChain({
+        chain = createChain({
           ...onlineEngines(config),
           ...(hasModels ? { offline } : {}),
-          options: { ...chainOptions(config), metrics },
+          options: {
+            ...chainOptions(config),
+            metrics,
+            pairs: {
+              ...chainOptions(config).pairs,
+              onError: (engine, err) =>
+                logger.warn({ engine, err }, 'could not read the language pairs of an engine'),
+            },
+          },
         });
         sink = new CompletedTranslationsOutbox({
           orm: deps.orm,
@@ -79,6 +96,7 @@ export async function startTranslator(config: TranslatorConfig) {
           sink,
           maxTextChars: config.MAX_TEXT_CHARS,
           metrics,
+          maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
         });
         testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
         translateRoutes(app, {
@@ -98,7 +116,7 @@ export async function startTranslator(config: TranslatorConfig) {
         });
       },
       // Stopped in reverse: the consumers finish before the sink drains and the models close.
-      background: () => (consumers ? [shutdown, consumers] : [shutdown]),
+      background: () => (consumers ? [shutdown, pairs, consumers] : [shutdown, pairs]),
     });
   } catch (err) {
     await offline.close();
@@ -120,9 +138,9 @@ function logEngines(logger: Logger, chain: TranslationChain, offline: OfflineEng
     logger.warn('no translation engine is configured: every translation will fail with 503');
   }
   if (models.length > 0 && models.every((model) => model.testModel)) {
-    logger.warn(
+    logger.info(
       { offlineModels: models.map((m) => m.name) },
-      'ONLY TEST MODELS are installed for offline translation: toy word lists that translate a few words, not real translators. Install real models with `npm run models:pull`.',
+      'the offline engine has only test models (toy word lists for tests, not translators); real ones: `npm run models:pull`',
     );
   }
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { TranslatorClient } from '../translate/translator-client.js';
 
 /** The translator's chain slots, in order (services/translator/src/chain/chain.ts). */
-const slotSchema = z.enum(['primary', 'fallback', 'local', 'offline']);
+const slotSchema = z.enum(['primary', 'fallback', 'local', 'apertium', 'offline']);
 const breakerSchema = z.enum(['closed', 'open', 'half-open']);
 
 export const enginesSchema = z

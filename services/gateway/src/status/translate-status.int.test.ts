@@ -72,6 +72,7 @@ describe('GET /api/admin/translate/status', () => {
       ['primary', null, false, 'not_configured', null],
       ['fallback', null, false, 'not_configured', null],
       ['local', null, false, 'not_configured', null],
+      ['apertium', null, false, 'not_configured', null],
       ['offline', 'offline', true, 'up', 'closed'],
     ]);
     expect(data.engines.offline_models).toEqual([

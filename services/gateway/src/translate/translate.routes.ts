@@ -21,15 +21,55 @@ export const translationSchema = z
     source: z.string().meta({ description: 'Source language actually used (the detected one for `auto`).' }),
     target: z.string(),
     duration: z.number().meta({ description: 'Seconds spent; close to 0 on a cache hit.' }),
-    engine: z.string().meta({ description: 'deepl, google, mymemory, libretranslate or offline.' }),
+    engine: z.string().meta({
+      description:
+        'deepl, google, mymemory, libretranslate, apertium or offline; two joined by + when a pivot route used both.',
+    }),
     cached: z.boolean().meta({ description: 'Answered from the hot cache.' }),
     truncated: z.boolean().meta({
       description: 'Only a prefix was translated (the free fallback engine stops at 500 characters).',
     }),
+    route: z
+      .array(z.object({ source: z.string(), target: z.string(), engine: z.string() }))
+      .optional()
+      .meta({
+        description:
+          'How it was translated: one step for the pair itself, two through a pivot language (en -> es -> pt). Absent on a cache hit.',
+      }),
+    unknownWords: z.int().optional().meta({
+      description:
+        'Words the engine could not translate and left as they were (Apertium says); absent when the engine does not say.',
+    }),
   })
   .meta({ id: 'Translation' });
 
+const engineList = z.array(z.string()).meta({ description: 'In chain order: the first is tried first.' });
+
+export const servedPairSchema = z
+  .object({
+    source: z.string(),
+    target: z.string(),
+    engines: engineList.meta({
+      description: 'Engines serving the pair directly; empty when only a pivot route does.',
+    }),
+    via: z
+      .string()
+      .optional()
+      .meta({ description: 'The pivot language, when no engine serves the pair directly.' }),
+    route: z
+      .array(z.object({ source: z.string(), target: z.string(), engines: engineList }))
+      .optional()
+      .meta({ description: 'The two hops through `via`, each with its engines.' }),
+  })
+  .meta({ id: 'LanguagePair' });
+
 const tag = z.string().min(1).max(35);
+const tagOf = (field: string) => tag.meta({ description: `Only pairs with this ${field} language.` });
+
+const pairsQuery = z.strictObject({
+  source: tagOf('source').optional(),
+  target: tagOf('target').optional(),
+});
 
 /** The body of POST /api/v1/translate. */
 export const translateBody = z.strictObject({
@@ -81,7 +121,13 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
       access: 'public',
       request: { body: translateBody },
       response: { status: 200, description: 'The translation.', schema: translationSchema },
-      errors: ['TEXT_TOO_LONG', 'TRANSLATION_UNAVAILABLE', 'TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
+      errors: [
+        'TEXT_TOO_LONG',
+        'TRANSLATION_UNAVAILABLE',
+        'TRANSLATOR_UNAVAILABLE',
+        'UNSUPPORTED_LANGUAGE',
+        'UNSUPPORTED_LANGUAGE_PAIR',
+      ],
       handler: async (context) => {
         const { req } = context;
         const started = req.receivedAt ?? performance.now();
@@ -100,6 +146,8 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
           engine: result.engine,
           cached: result.cached,
           truncated: result.truncated,
+          ...(result.route ? { route: result.route } : {}),
+          ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
         };
       },
     }),
@@ -122,6 +170,29 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
       handler: async () => {
         const online = await translator.languages();
         return { online: online !== undefined, languages: [...(online ?? LANGUAGES)] };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/translate/pairs',
+      summary: 'Language pairs translatable now',
+      description:
+        'Public. Every pair some configured engine serves now, as the engines themselves say (refreshed periodically), with the engines in chain order; a pair no engine serves directly but two hops do is listed with `via` and its route. `source` and `target` narrow the list.',
+      tags: ['translation'],
+      access: 'public',
+      request: { query: pairsQuery },
+      response: {
+        status: 200,
+        description: 'The pairs.',
+        schema: z.object({ pairs: z.array(servedPairSchema) }),
+      },
+      errors: ['TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
+      handler: async ({ query, req, signal }) => {
+        const filter = {
+          ...(query.source ? { source: languageCode('source', query.source) } : {}),
+          ...(query.target ? { target: languageCode('target', query.target) } : {}),
+        };
+        return { pairs: [...(await translator.pairs(filter, requestId(req), signal))] };
       },
     }),
   ];

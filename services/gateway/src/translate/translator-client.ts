@@ -10,6 +10,17 @@ export interface TranslatorResult {
   readonly cached: boolean;
   readonly truncated: boolean;
   readonly detectedSource?: string;
+  readonly route?: { source: string; target: string; engine: string }[];
+  readonly unknownWords?: number;
+}
+
+/** One pair of the translator's GET /pairs. */
+export interface ServedPair {
+  readonly source: string;
+  readonly target: string;
+  readonly engines: string[];
+  readonly via?: string;
+  readonly route?: { source: string; target: string; engines: string[] }[];
 }
 
 export interface TranslateCall {
@@ -47,6 +58,21 @@ export class TranslatorClient {
   /** GET /engines: each slot's engine and breaker state, and the installed offline models. */
   engines<T>(requestId: string, signal: AbortSignal, timeoutMs: number): Promise<T> {
     return this.client.call<T>('/engines', { requestId, signal, timeoutMs });
+  }
+
+  /** GET /pairs: the pairs translatable now, optionally for one source and/or target. */
+  async pairs(
+    filter: { source?: string; target?: string },
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<readonly ServedPair[]> {
+    const query = new URLSearchParams(filter).toString();
+    const body = await this.client.call<{ pairs: ServedPair[] }>(`/pairs${query ? `?${query}` : ''}`, {
+      requestId,
+      signal,
+      timeoutMs: this.languagesTimeoutMs * 4,
+    });
+    return body.pairs;
   }
 
   /** The translator's language list, or undefined when it is down or slower than the short timeout. */

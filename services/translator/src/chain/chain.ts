@@ -3,8 +3,13 @@ import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 
 import type { EngineName, TranslationEngine } from '../engines/engine.js';
+import type { PairCoverage } from '../engines/pair-coverage.js';
 import { AllEnginesFailedError } from './all-engines-failed.error.js';
 import { chainMetrics, type CallOutcome } from './chain-metrics.js';
+import { PairDirectory, type PairDirectoryOptions } from './pair-directory.js';
+import { pivotLanguages } from './pivot-routes.js';
+import { servedPairs, type ServedPair } from './served-pairs.js';
+import { UnsupportedPairError } from './unsupported-pair.error.js';
 import {
   withResilience,
   type BreakerState,
@@ -13,8 +18,11 @@ import {
 } from './resilience.js';
 import { translateWithEngine, type EngineOutcome } from './translate-with-engine.js';
 
-/** The spec's fixed order. */
-export const SLOTS = ['primary', 'fallback', 'local', 'offline'] as const;
+/**
+ * The spec's order (primary online, free fallback, local instance, offline), with Apertium as a
+ * second local instance after LibreTranslate (docs/decisions.md, issue 17).
+ */
+export const SLOTS = ['primary', 'fallback', 'local', 'apertium', 'offline'] as const;
 export type SlotName = (typeof SLOTS)[number];
 
 export interface SlotOptions {
@@ -30,6 +38,8 @@ export interface ChainOptions {
   readonly slots?: Partial<Record<SlotName, SlotOptions>>;
   /** Where to register the per-engine metrics; none recorded without it. */
   readonly metrics?: Registry;
+  /** How the engines' language pairs are learned and refreshed (chain.directory). */
+  readonly pairs?: Partial<PairDirectoryOptions>;
 }
 
 /** An engine left undefined is "not configured": skipped, and shown as such in status(). */
@@ -37,6 +47,7 @@ export interface ChainEngines {
   readonly primary?: TranslationEngine;
   readonly fallback?: TranslationEngine;
   readonly local?: TranslationEngine;
+  readonly apertium?: TranslationEngine;
   readonly offline?: TranslationEngine;
   readonly options?: ChainOptions;
 }
@@ -48,7 +59,8 @@ export interface TranslateRequest {
   readonly target: string;
 }
 
-export type AttemptOutcome = 'ok' | 'failed' | 'skipped' | 'breaker-open';
+/** `unsupported`: the engine does not serve the pair (by its list, not called, or by its own answer). */
+export type AttemptOutcome = 'ok' | 'failed' | 'skipped' | 'breaker-open' | 'unsupported';
 
 export interface Attempt {
   readonly slot: SlotName;
@@ -58,16 +70,33 @@ export interface Attempt {
   readonly reason?: string;
   /** Time spent on this engine, all chunks and retries included. */
   readonly ms: number;
+  /** The hop of a pivot route this attempt was for (absent for the requested pair itself). */
+  readonly source?: string;
+  readonly target?: string;
+}
+
+/** One step of the route that produced a translation. */
+export interface RouteStep {
+  readonly source: string;
+  readonly target: string;
+  readonly engine: EngineName;
 }
 
 export interface ChainResult {
   readonly text: string;
-  /** The engine that produced `text`; undefined only for blank text, which no engine is asked about. */
-  readonly engine: EngineName | undefined;
+  /**
+   * The engine that produced `text` (`apertium+offline` when a pivot route used two); undefined only
+   * for blank text, which no engine is asked about.
+   */
+  readonly engine: string | undefined;
   /** True when only the start of the text was translated (the fallback's 500-character limit). */
   readonly truncated: boolean;
   readonly detectedSource?: string;
   readonly attempts: readonly Attempt[];
+  /** The translation's steps: one for the pair itself, two through a pivot language; empty for blank text. */
+  readonly route: readonly RouteStep[];
+  /** Words left untranslated, when the engine says (Apertium); on a pivot route, the larger hop's count. */
+  readonly unknownWords?: number;
 }
 
 export interface EngineStatus {
@@ -82,10 +111,17 @@ export interface EngineStatus {
 }
 
 export interface TranslationChain {
-  /** Throws AllEnginesFailedError when no engine succeeded, or the signal's reason when aborted. */
+  /**
+   * Throws UnsupportedPairError when no engine serves the pair, directly or through a pivot language;
+   * AllEnginesFailedError when engines that serve it failed; the signal's reason when aborted.
+   */
   translate(request: TranslateRequest, signal?: AbortSignal): Promise<ChainResult>;
   /** Per slot, in chain order, for status pages. */
   status(): EngineStatus[];
+  /** The pairs the engines serve, as last learned; start() it to keep it fresh. */
+  readonly directory: PairDirectory;
+  /** Every pair between listed languages that some engine or a two-hop route serves now. */
+  servedPairs(): ServedPair[];
 }
 
 /**
@@ -97,8 +133,11 @@ const SLOT_DEFAULTS: Record<SlotName, { split: boolean; resilience: Partial<Resi
   primary: { split: true, resilience: {} },
   fallback: { split: false, resilience: { maxRetries: 1 } },
   local: { split: true, resilience: { timeoutMs: 30_000, maxRetries: 1 } },
+  apertium: { split: true, resilience: { timeoutMs: 30_000, maxRetries: 1 } },
   offline: { split: true, resilience: { timeoutMs: 60_000, maxRetries: 0 } },
 };
+
+const PAIR_DEFAULTS: PairDirectoryOptions = { refreshMs: 5 * 60_000, timeoutMs: 10_000, retryMs: 10_000 };
 
 interface Slot {
   readonly name: SlotName;
@@ -108,6 +147,16 @@ interface Slot {
   failures: number;
   lastError?: { reason: string; at: string };
 }
+
+type Translated = {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly detectedSource?: string;
+  readonly unknownWords?: number;
+};
+
+/** One pair's go through the slots: the text and the engine when one succeeded. */
+type HopResult = (Translated & { readonly engine: EngineName }) | undefined;
 
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -125,6 +174,8 @@ export function createChain(engines: ChainEngines): TranslationChain {
       failures: 0,
     };
   });
+  const configured = SLOTS.flatMap((name) => engines[name] ?? []);
+  const directory = new PairDirectory(configured, { ...PAIR_DEFAULTS, ...options.pairs });
   const metrics = chainMetrics(options.metrics, () =>
     slots.flatMap(({ engine }) => (engine ? [{ engine: engine.name, state: engine.breakerState() }] : [])),
   );
@@ -142,11 +193,12 @@ export function createChain(engines: ChainEngines): TranslationChain {
   function record(
     slot: Slot,
     engine: EngineName,
-    outcome: CallOutcome,
+    outcome: AttemptOutcome,
     reason: string | undefined,
     ms: number,
   ) {
-    metrics.record(engine, outcome, ms / 1000);
+    if (outcome === 'unsupported') return; // a refusal says nothing about the engine's health
+    metrics.record(engine, outcome as CallOutcome, ms / 1000);
     if (outcome === 'ok') slot.successes += 1;
     if (outcome === 'failed') {
       slot.failures += 1;
@@ -154,36 +206,98 @@ export function createChain(engines: ChainEngines): TranslationChain {
     }
   }
 
+  /**
+   * Tries the slots in order on one pair. For the requested pair (`hop` undefined) every slot shows
+   * in the attempts, refusals included; on a pivot hop only the engines that serve it are tried.
+   */
+  async function tryHop(
+    request: TranslateRequest,
+    attempts: Attempt[],
+    signal: AbortSignal,
+    hop?: { source: string; target: string },
+  ): Promise<HopResult> {
+    // An answer identical to the input is suspicious from one engine (echoing is a known failure),
+    // but when a second engine agrees, the text is most likely a name or code that stays as it is.
+    let echoedBy: EngineName | undefined;
+    for (const slot of slots) {
+      signal.throwIfAborted();
+      const { engine } = slot;
+      if (!engine) {
+        if (!hop) attempts.push({ slot: slot.name, outcome: 'skipped', reason: 'not configured', ms: 0 });
+        continue;
+      }
+      if (directory.coverage(engine.name)?.serves(request.source, request.target) === false) {
+        if (!hop)
+          attempts.push({
+            slot: slot.name,
+            engine: engine.name,
+            outcome: 'unsupported',
+            reason: `no ${engine.name} pair for ${request.source} -> ${request.target}`,
+            ms: 0,
+          });
+        continue;
+      }
+      const { result, ms } = await run(engine, slot, request, signal);
+      const { outcome, reason, done } = judge(result, echoedBy);
+      if (outcome === 'unsupported') directory.stale(engine.name);
+      record(slot, engine.name, outcome, reason, ms);
+      attempts.push({
+        slot: slot.name,
+        engine: engine.name,
+        outcome,
+        ...(reason ? { reason } : {}),
+        ms: Math.round(ms),
+        ...hop,
+      });
+      if (done) return { ...done, engine: engine.name };
+      if (!result.ok && result.unchanged) echoedBy ??= engine.name;
+    }
+    return undefined;
+  }
+
+  /** Two hops through `via`; the first hop's text is what the second translates. */
+  async function tryPivot(request: TranslateRequest, via: string, attempts: Attempt[], signal: AbortSignal) {
+    const first = { source: request.source, target: via };
+    const one = await tryHop({ ...request, ...first }, attempts, signal, first);
+    if (!one) return undefined;
+    const second = { source: via, target: request.target };
+    const two = await tryHop({ text: one.text, ...second }, attempts, signal, second);
+    return two && { one: { ...one, ...first }, two: { ...two, ...second } };
+  }
+
+  const coverages = () => slots.map(({ engine }) => engine && directory.coverage(engine.name));
+  let listed: { from: readonly (PairCoverage | undefined)[]; pairs: ServedPair[] } | undefined;
+
   return {
+    directory,
+
     async translate(request, signal = NEVER_ABORTED) {
       signal.throwIfAborted();
       if (request.text.trim() === '') {
-        return { text: request.text, engine: undefined, truncated: false, attempts: [] };
+        return { text: request.text, engine: undefined, truncated: false, attempts: [], route: [] };
       }
       const attempts: Attempt[] = [];
-      // An answer identical to the input is suspicious from one engine (echoing is a known failure),
-      // but when a second engine agrees, the text is most likely a name or code that stays as it is.
-      let echoedBy: EngineName | undefined;
-      for (const slot of slots) {
-        signal.throwIfAborted();
-        const { engine } = slot;
-        if (!engine) {
-          attempts.push({ slot: slot.name, outcome: 'skipped', reason: 'not configured', ms: 0 });
-          continue;
+      const direct = await tryHop(request, attempts, signal);
+      if (direct)
+        return finish(
+          direct,
+          [{ source: request.source, target: request.target, engine: direct.engine }],
+          attempts,
+        );
+      const refused = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+      // Pivot only when no engine serves the pair itself: engines that serve it but failed would
+      // most likely fail the hops too.
+      if (refused && request.source !== 'auto') {
+        for (const via of pivotLanguages(coverages(), request.source, request.target)) {
+          const pivot = await tryPivot(request, via, attempts, signal);
+          if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
         }
-        const { result, ms } = await run(engine, slot, request, signal);
-        const { outcome, reason, done } = judge(result, echoedBy);
-        record(slot, engine.name, outcome, reason, ms);
-        attempts.push({
-          slot: slot.name,
-          engine: engine.name,
-          outcome,
-          ...(reason ? { reason } : {}),
-          ms: Math.round(ms),
-        });
-        if (done) return finish(done, engine.name, attempts);
-        if (!result.ok && result.unchanged) echoedBy ??= engine.name;
       }
+      // Refused by every configured engine (none configured at all is a 503: the deployment, not the pair).
+      const refusedAll =
+        attempts.some(({ outcome }) => outcome === 'unsupported') &&
+        attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+      if (refusedAll) throw new UnsupportedPairError(request.source, request.target, attempts);
       throw new AllEnginesFailedError(attempts);
     },
 
@@ -197,6 +311,17 @@ export function createChain(engines: ChainEngines): TranslationChain {
         failures: slot.failures,
       }));
     },
+
+    servedPairs() {
+      // Listing walks every pair: done again only when an engine's list changed.
+      const known = slots.flatMap(({ engine }) =>
+        engine ? [{ name: engine.name, coverage: directory.coverage(engine.name) }] : [],
+      );
+      if (!listed || known.some(({ coverage }, i) => coverage !== listed?.from[i])) {
+        listed = { from: known.map(({ coverage }) => coverage), pairs: servedPairs(known) };
+      }
+      return listed.pairs;
+    },
   };
 }
 
@@ -204,22 +329,41 @@ export function createChain(engines: ChainEngines): TranslationChain {
 function judge(
   result: EngineOutcome,
   echoedBy: EngineName | undefined,
-): { outcome: CallOutcome; reason?: string; done?: Translated } {
+): { outcome: AttemptOutcome; reason?: string; done?: Translated } {
   if (result.ok) return { outcome: 'ok', done: result };
   if (result.unchanged && echoedBy) {
     return { outcome: 'ok', reason: `unchanged, as ${echoedBy} also answered`, done: result.unchanged };
   }
+  if (result.unsupported) return { outcome: 'unsupported', reason: result.reason };
   return { outcome: result.breakerOpen ? 'breaker-open' : 'failed', reason: result.reason };
 }
 
-type Translated = { readonly text: string; readonly truncated: boolean; readonly detectedSource?: string };
-
-function finish(result: Translated, engine: EngineName, attempts: Attempt[]): ChainResult {
+function finish(result: Translated, route: RouteStep[], attempts: Attempt[]): ChainResult {
+  const engines = [...new Set(route.map((step) => step.engine))];
   return {
     text: result.text,
-    engine,
+    engine: engines.join('+'),
     truncated: result.truncated,
     ...(result.detectedSource ? { detectedSource: result.detectedSource } : {}),
     attempts,
+    route,
+    ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
   };
+}
+
+function finishPivot(
+  one: NonNullable<HopResult> & { source: string; target: string },
+  two: NonNullable<HopResult> & { source: string; target: string },
+  attempts: Attempt[],
+): ChainResult {
+  const counts = [one.unknownWords, two.unknownWords].filter((n): n is number => n !== undefined);
+  return finish(
+    {
+      text: two.text,
+      truncated: one.truncated || two.truncated,
+      ...(counts.length > 0 ? { unknownWords: Math.max(...counts) } : {}),
+    },
+    [one, two].map(({ source, target, engine }) => ({ source, target, engine })),
+    attempts,
+  );
 }

@@ -10,6 +10,7 @@ import {
   type EngineResult,
   type TranslationEngine,
 } from '../engines/engine.js';
+import { EVERY_PAIR } from '../engines/pair-coverage.js';
 import { AllEnginesFailedError } from './all-engines-failed.error.js';
 import { createChain, type ChainOptions } from './chain.js';
 
@@ -21,6 +22,7 @@ function fake(name: EngineName, answer: Answer, maxChars = 5000) {
   const engine: TranslationEngine = {
     name,
     maxChars,
+    languagePairs: async () => EVERY_PAIR,
     translate(request, signal) {
       received.push(request.text);
       return answer(request, signal);
@@ -83,6 +85,7 @@ describe('createChain', () => {
       ['primary', 'failed'],
       ['fallback', 'failed'],
       ['local', 'failed'],
+      ['apertium', 'skipped'],
       ['offline', 'ok'],
     ]);
     expect(result.attempts[0]?.reason).toBe('rejected: google: no');
@@ -331,7 +334,8 @@ describe('createChain', () => {
       'primary:failed',
       'fallback:skipped',
       'local:skipped',
-      'offline:failed',
+      'apertium:skipped',
+      'offline:unsupported',
     ]);
     expect(failed.attempts[0]?.reason).toBe('quota: deepl: quota failure');
   });
@@ -374,6 +378,7 @@ describe('createChain', () => {
       engine: undefined,
       truncated: false,
       attempts: [],
+      route: [],
     });
     expect(primary.received).toEqual([]);
   });
@@ -403,7 +408,7 @@ describe('createChain', () => {
     fail = false;
     await chain.translate(hello);
 
-    const [primaryStatus, fallbackStatus, , offlineStatus] = chain.status();
+    const [primaryStatus, fallbackStatus, , , offlineStatus] = chain.status();
     expect(primaryStatus).toEqual({
       slot: 'primary',
       engine: 'google',

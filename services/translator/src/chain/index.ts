@@ -1,5 +1,8 @@
 export * from './all-engines-failed.error.js';
 export * from './chain.js';
+export * from './pair-directory.js';
+export * from './served-pairs.js';
+export * from './unsupported-pair.error.js';
 export { checkOutput, UNCHANGED, type OutputCheckInput } from './output-checks.js';
 export { mask, restore, type MaskedText, type RestoredText } from './protected-spans.js';
 export * from './resilience.js';

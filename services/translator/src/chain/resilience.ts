@@ -137,6 +137,8 @@ export function withResilience(
   return {
     name: engine.name,
     maxChars: engine.maxChars,
+    // Reading the pairs is not a translation: no breaker, retries or timeout of the chain's.
+    languagePairs: (signal) => engine.languagePairs(signal),
     async translate(request, signal) {
       signal.throwIfAborted();
       try {

@@ -8,6 +8,7 @@ import {
   type EngineResult,
   type TranslationEngine,
 } from '../engines/engine.js';
+import { EVERY_PAIR } from '../engines/pair-coverage.js';
 import { BreakerOpenError, withResilience, type ResilienceOptions } from './resilience.js';
 
 type Step = (request: EngineRequest, signal: AbortSignal) => Promise<EngineResult>;
@@ -18,6 +19,7 @@ function fakeEngine(...steps: Step[]) {
   const engine: TranslationEngine = {
     name: 'deepl',
     maxChars: 5000,
+    languagePairs: async () => EVERY_PAIR,
     translate(request, signal) {
       calls.push({ request, signal });
       const step = steps[Math.min(calls.length, steps.length) - 1] as Step;

@@ -16,16 +16,20 @@ export type EngineOutcome =
       readonly text: string;
       readonly truncated: boolean;
       readonly detectedSource?: string;
+      readonly unknownWords?: number;
     }
   | {
       readonly ok: false;
       readonly breakerOpen: boolean;
       readonly reason: string;
+      /** The engine said it does not serve the pair. */
+      readonly unsupported?: boolean;
       /** Set when the only problem was an unchanged answer: the restored text, for the chain to weigh. */
       readonly unchanged?: {
         readonly text: string;
         readonly truncated: boolean;
         readonly detectedSource?: string;
+        readonly unknownWords?: number;
       };
     };
 
@@ -47,6 +51,7 @@ export async function translateWithEngine(
   const translated: string[] = [];
   let truncated = cutShort;
   let detectedSource: string | undefined;
+  let unknownWords: number | undefined;
   let unchanged = false;
   for (const piece of pieces) {
     const { lead, core, trail } = trimmed(piece);
@@ -59,9 +64,15 @@ export async function translateWithEngine(
       result = await engine.translate({ text: core, source: input.source, target: input.target }, signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      return { ok: false, breakerOpen: error instanceof BreakerOpenError, reason: describe(error) };
+      return {
+        ok: false,
+        breakerOpen: error instanceof BreakerOpenError,
+        reason: describe(error),
+        ...(error instanceof EngineError && error.kind === 'unsupported' ? { unsupported: true } : {}),
+      };
     }
     detectedSource ??= result.detectedSource;
+    if (result.unknownWords !== undefined) unknownWords = (unknownWords ?? 0) + result.unknownWords;
     truncated ||= result.truncated;
     const source = input.source === 'auto' ? (result.detectedSource ?? 'auto') : input.source;
     const problem = checkOutput({ input: core, output: result.text, source, target: input.target });
@@ -85,7 +96,12 @@ export async function translateWithEngine(
   );
   if (spanProblem) return { ok: false, breakerOpen: false, reason: spanProblem };
 
-  const done = { text: restored.text, truncated, ...(detectedSource ? { detectedSource } : {}) };
+  const done = {
+    text: restored.text,
+    truncated,
+    ...(detectedSource ? { detectedSource } : {}),
+    ...(unknownWords !== undefined ? { unknownWords } : {}),
+  };
   if (unchanged) return { ok: false, breakerOpen: false, reason: UNCHANGED, unchanged: done };
   return { ok: true, ...done };
 }

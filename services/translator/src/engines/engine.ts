@@ -4,8 +4,13 @@
  * circuit breakers, splitting, output checks and protected spans are applied around them by the chain.
  */
 
-/** Engine names, in the spec's chain order groups: primary (deepl|google), fallback, local, offline. */
-export type EngineName = 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'offline';
+import type { PairCoverage } from './pair-coverage.js';
+
+/**
+ * Engine names, in chain order: primary (deepl|google), fallback (mymemory), local (libretranslate),
+ * apertium, offline.
+ */
+export type EngineName = 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'apertium' | 'offline';
 
 export interface EngineRequest {
   /** Text to translate; protected spans are already masked by the chain. */
@@ -22,6 +27,8 @@ export interface EngineResult {
   readonly detectedSource?: string;
   /** True when the engine translated only part of the input (MyMemory's 500-character limit). */
   readonly truncated: boolean;
+  /** Words the engine did not know and left as they were (Apertium marks them), when it says. */
+  readonly unknownWords?: number;
 }
 
 export interface TranslationEngine {
@@ -29,6 +36,11 @@ export interface TranslationEngine {
   /** Most characters one call accepts; the chain splits longer text on sentence boundaries. */
   readonly maxChars: number;
   translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult>;
+  /**
+   * Asks the engine which language pairs it serves now (its language list, its installed pairs or
+   * models). The chain's pair directory calls it at start and then periodically.
+   */
+  languagePairs(signal: AbortSignal): Promise<PairCoverage>;
 }
 
 /**

@@ -47,8 +47,10 @@ describe('POST /translate/test with nothing but the tiny offline model', () => {
         { slot: 'primary', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'fallback', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'local', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
+        { slot: 'apertium', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'offline', engine: 'offline', outcome: 'ok', duration_ms: expect.any(Number) },
       ],
+      route: [{ source: 'zh-CN', target: 'en', engine: 'offline' }],
     });
     expect(body.translatedText).toContain('world');
   });
@@ -75,13 +77,15 @@ describe('POST /translate/test with nothing but the tiny offline model', () => {
   });
 
   it('answers 503 TRANSLATION_UNAVAILABLE with every timed attempt when no engine can translate', async () => {
-    const { status, body } = await test<ErrorBody>({ text: '你好', source: 'zh-CN', target: 'ja' });
+    // Outside the tiny model's lexicon: the one engine serving zh-CN -> en fails.
+    const { status, body } = await test<ErrorBody>({ text: '量子计算机', source: 'zh-CN', target: 'en' });
     expect(status).toBe(503);
     expect(body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(body.details?.attempts?.map((a) => [a.slot, a.outcome])).toEqual([
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],
+      ['apertium', 'skipped'],
       ['offline', 'failed'],
     ]);
     expect(body.details?.attempts?.every((a) => typeof a.duration_ms === 'number')).toBe(true);

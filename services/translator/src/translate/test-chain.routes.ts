@@ -4,7 +4,12 @@ import { AppError, assertTextLength } from '@tp/runtime';
 import { languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
 
-import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
+import {
+  AllEnginesFailedError,
+  type Attempt,
+  type RouteStep,
+  type TranslationChain,
+} from '../chain/index.js';
 import type { LanguageDetector } from './detect-language.js';
 import { parseBody, requireJson, type TranslateBody } from './translate.routes.js';
 
@@ -16,6 +21,9 @@ export interface TestAttempt {
   readonly outcome: Attempt['outcome'];
   readonly reason?: string;
   readonly duration_ms: number;
+  /** On a pivot route: the hop this attempt was for. */
+  readonly source?: string;
+  readonly target?: string;
 }
 
 /** The answer of POST /translate/test. */
@@ -31,8 +39,10 @@ export interface ChainTestResult {
   readonly truncated: boolean;
   /** Seconds spent on the whole chain. */
   readonly duration: number;
-  /** Every slot of the chain in order, tried or skipped. */
+  /** Every slot of the chain in order, tried or skipped, then the hops of a pivot route. */
   readonly attempts: readonly TestAttempt[];
+  readonly route?: readonly RouteStep[];
+  readonly unknownWords?: number;
 }
 
 export interface TestChainRouteOptions {
@@ -105,6 +115,8 @@ export async function testChain(
       truncated: result.truncated,
       duration: seconds(),
       attempts: result.attempts.map(timed),
+      route: result.route,
+      ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
     };
   } catch (err) {
     if (!(err instanceof AllEnginesFailedError)) throw err;
@@ -115,10 +127,11 @@ export async function testChain(
   }
 }
 
-const timed = ({ slot, engine, outcome, reason, ms }: Attempt): TestAttempt => ({
+const timed = ({ slot, engine, outcome, reason, ms, source, target }: Attempt): TestAttempt => ({
   slot,
   engine: engine ?? null,
   outcome,
   ...(reason ? { reason } : {}),
   duration_ms: ms,
+  ...(source && target ? { source, target } : {}),
 });

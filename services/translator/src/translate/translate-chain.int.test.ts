@@ -154,6 +154,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       ['primary', 'failed'],
       ['fallback', 'failed'],
       ['local', 'failed'],
+      ['apertium', 'skipped'],
       ['offline', 'ok'],
     ]);
     expect(body.attempts[1]?.reason).toMatch(/^transient: mymemory: HTTP 502/);
@@ -177,13 +178,15 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       expect.objectContaining({ slot: 'primary', engine: 'deepl', outcome: 'failed' }),
       expect.objectContaining({ slot: 'fallback', engine: 'mymemory', outcome: 'failed' }),
       expect.objectContaining({ slot: 'local', engine: 'libretranslate', outcome: 'failed' }),
-      expect.objectContaining({ slot: 'offline', engine: 'offline', outcome: 'failed' }),
+      expect.objectContaining({ slot: 'apertium', outcome: 'skipped' }),
+      expect.objectContaining({ slot: 'offline', engine: 'offline', outcome: 'unsupported' }),
     ]);
     expect(body.details?.attempts.map((a) => a.reason?.split(':')[0])).toEqual([
       'transient',
       'transient',
       'transient',
-      'unsupported',
+      'not configured',
+      'no offline pair for en -> fr',
     ]);
   });
 
@@ -225,7 +228,10 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     const first = await translator.translate<TranslationResult>(request);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ engine: 'mymemory', truncated: true, cached: false });
-    expect(first.body.attempts[0]?.reason).toMatch(/^unsupported: deepl/);
+    expect(first.body.attempts[0]).toMatchObject({
+      outcome: 'unsupported',
+      reason: 'no deepl pair for ca -> en',
+    });
     expect(first.body.translatedText.length).toBeLessThan(text.length);
     expect(mymemory.requests).toHaveLength(1);
     expect((mymemory.requests[0]?.query.q ?? '').length).toBeLessThanOrEqual(500);
@@ -289,10 +295,12 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       ['primary', 'deepl', true],
       ['fallback', 'mymemory', true],
       ['local', 'libretranslate', true],
+      ['apertium', undefined, false],
       ['offline', 'offline', true],
     ]);
     expect(body.engines[0]?.successes).toBeGreaterThan(0);
-    expect(body.engines.every((e) => ['closed', 'half-open', 'open'].includes(e.breaker ?? ''))).toBe(true);
+    const configured = body.engines.filter((e) => e.configured);
+    expect(configured.every((e) => ['closed', 'half-open', 'open'].includes(e.breaker ?? ''))).toBe(true);
     expect(body.offlineModels).toEqual([
       expect.objectContaining({ name: 'opus-mt-zh-en-tiny', testModel: true }),
     ]);

@@ -30,6 +30,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],
+      ['apertium', 'skipped'],
       ['offline', 'ok'],
     ]);
   });
@@ -69,6 +70,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
       ['primary', false],
       ['fallback', false],
       ['local', false],
+      ['apertium', false],
       ['offline', true],
     ]);
     expect(body.offlineModels).toEqual([

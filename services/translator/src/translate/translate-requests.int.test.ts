@@ -95,7 +95,7 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
     expect(reply.status).toBe(503);
     expect(reply.body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(reply.body.details?.attempts).toEqual(
-      ['primary', 'fallback', 'local', 'offline'].map((slot) => ({
+      ['primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
         slot,
         outcome: 'skipped',
         reason: 'not configured',
@@ -121,12 +121,13 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
     const reply = await translator.get('/engines');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      engines: ['primary', 'fallback', 'local', 'offline'].map((slot) => ({
+      engines: ['primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
         slot,
         configured: false,
         successes: 0,
         failures: 0,
       })),
+      pairs: [],
       offlineModels: [],
     });
   });

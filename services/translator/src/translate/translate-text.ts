@@ -1,12 +1,20 @@
 import { performance } from 'node:perf_hooks';
 
 import { AppError, assertTextLength } from '@tp/runtime';
-import { languageCode, type HotCache } from '@tp/translation';
+import { hotCacheHash, languageCode, type HotCache } from '@tp/translation';
 import { Counter, type Registry } from 'prom-client';
 
-import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
+import {
+  AllEnginesFailedError,
+  UnsupportedPairError,
+  type Attempt,
+  type ChainResult,
+  type RouteStep,
+  type TranslationChain,
+} from '../chain/index.js';
 import type { CompletedTranslationSink } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
+import { InFlight } from './in-flight.js';
 import type { EventOrigin } from './translation-completed.event.js';
 
 export interface TranslateTextInput {
@@ -24,7 +32,10 @@ export interface TranslationResult {
   readonly target: string;
   /** Only when the request said `auto`: the language found (by us, or by the engine). */
   readonly detectedSource?: string;
-  /** The engine that translated (`deepl`, `google`, `mymemory`, `libretranslate`, `offline`), or `none`. */
+  /**
+   * The engine that translated (`deepl`, `google`, `mymemory`, `libretranslate`, `apertium`,
+   * `offline`; two joined by `+` on a pivot route that used both), or `none`.
+   */
   readonly engine: string;
   readonly cached: boolean;
   /** Only the start of the text was translated (the free fallback's 500-character limit). */
@@ -33,15 +44,21 @@ export interface TranslationResult {
   readonly duration: number;
   /** What each engine of the chain did, in order; empty when no engine was needed. */
   readonly attempts: readonly Attempt[];
+  /** The steps that translated: one for the pair, two through a pivot language; absent without engine. */
+  readonly route?: readonly RouteStep[];
+  /** Words the engine left untranslated, when it says (Apertium). */
+  readonly unknownWords?: number;
 }
 
 export interface TranslateTextDeps {
-  readonly chain: TranslationChain;
+  readonly chain: Pick<TranslationChain, 'translate'>;
   readonly cache: Pick<HotCache, 'read' | 'store'>;
   readonly detector: LanguageDetector;
   readonly sink: CompletedTranslationSink;
   readonly maxTextChars: number;
   readonly metrics?: Registry;
+  /** Most distinct texts translated at once that identical requests can join (default 10,000). */
+  readonly maxInFlight?: number;
 }
 
 export interface RequestOrigin extends EventOrigin {
@@ -61,8 +78,10 @@ export interface RequestOrigin extends EventOrigin {
  */
 export class TranslateText {
   private readonly lookups?: Counter<'result'>;
+  private readonly inFlight: InFlight<ChainResult>;
 
   constructor(private readonly deps: TranslateTextDeps) {
+    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000);
     if (deps.metrics) {
       this.lookups = new Counter({
         name: 'translation_cache_lookups_total',
@@ -118,8 +137,10 @@ export class TranslateText {
     const used = guessed ?? source;
     if (used === target) return asIs(used, guessed);
 
-    const result = await this.deps.chain
-      .translate({ text, source: used, target }, origin.signal)
+    // Identical requests in flight at the same time share one run of the chain (one engine call).
+    const request = { text, source: used, target };
+    const { value: result, shared } = await this.inFlight
+      .run(hotCacheHash(request), origin.signal, (signal) => this.deps.chain.translate(request, signal))
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
@@ -141,7 +162,8 @@ export class TranslateText {
       const keys = actualSource === source ? [key] : [key, { ...key, source: actualSource }];
       await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
     }
-    if (origin.recordResult !== false) {
+    // The caller whose run it was keeps the result; the ones that joined it add nothing new.
+    if (origin.recordResult !== false && !shared) {
       this.deps.sink.record(
         {
           text,
@@ -165,6 +187,8 @@ export class TranslateText {
       truncated: result.truncated,
       duration: seconds(),
       attempts: result.attempts,
+      route: result.route,
+      ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
     };
   }
 }
@@ -177,11 +201,9 @@ export class TranslateText {
  * `source`. When any engine failed for another reason (down, quota), it stays a 503.
  */
 function undetectable(err: unknown): unknown {
-  if (!(err instanceof AllEnginesFailedError)) return err;
+  if (!(err instanceof AllEnginesFailedError || err instanceof UnsupportedPairError)) return err;
   const ran = err.attempts.filter((attempt) => attempt.outcome !== 'skipped');
-  const allUnsupported =
-    ran.length > 0 &&
-    ran.every((attempt) => attempt.outcome === 'failed' && attempt.reason?.startsWith('unsupported'));
+  const allUnsupported = ran.length > 0 && ran.every((attempt) => attempt.outcome === 'unsupported');
   if (!allUnsupported) return err;
   return new AppError(
     'VALIDATION_FAILED',

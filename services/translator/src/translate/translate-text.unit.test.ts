@@ -18,13 +18,12 @@ const origin = { correlationId: 'corr', causationId: 'req' };
 /** A chain that answers with `answer` (or throws it) and remembers what it was asked. */
 function fakeChain(answer: Partial<ChainResult> | Error) {
   const calls: TranslateRequest[] = [];
-  const chain: TranslationChain = {
+  const chain: Pick<TranslationChain, 'translate'> = {
     async translate(request) {
       calls.push(request);
       if (answer instanceof Error) throw answer;
-      return { text: 'translated', engine: 'deepl', truncated: false, attempts: [], ...answer };
+      return { text: 'translated', engine: 'deepl', truncated: false, attempts: [], route: [], ...answer };
     },
-    status: () => [],
   };
   return { chain, calls };
 }
@@ -123,8 +122,8 @@ describe('TranslateText', () => {
   it('turns "every engine that ran needs a known source" into a 400 asking for source', async () => {
     const failed = new AllEnginesFailedError([
       attempt('primary', 'skipped', 'not configured'),
-      attempt('fallback', 'failed', 'unsupported: mymemory: no MyMemory pair for auto -> en'),
-      attempt('offline', 'failed', 'unsupported: offline: offline models need a known source language'),
+      attempt('fallback', 'unsupported', 'unsupported: mymemory: no MyMemory pair for auto -> en'),
+      attempt('offline', 'unsupported', 'unsupported: offline: offline models need a known source language'),
     ]);
     const { translateText } = setup(failed);
     const err = await rejection(
@@ -137,7 +136,7 @@ describe('TranslateText', () => {
   it('keeps the 503 for auto when an engine failed for another reason (down, quota)', async () => {
     const failed = new AllEnginesFailedError([
       attempt('primary', 'failed', 'transient: deepl: HTTP 503'),
-      attempt('offline', 'failed', 'unsupported: offline: offline models need a known source language'),
+      attempt('offline', 'unsupported', 'unsupported: offline: offline models need a known source language'),
     ]);
     const { translateText } = setup(failed);
     const err = await rejection(

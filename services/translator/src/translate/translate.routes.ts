@@ -1,5 +1,5 @@
 import { AppError, requestId } from '@tp/runtime';
-import { LANGUAGES } from '@tp/translation';
+import { LANGUAGES, languageCode } from '@tp/translation';
 import express, { type Express, type RequestHandler } from 'express';
 import { z } from 'zod';
 
@@ -65,6 +65,15 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
     res.json({ languages: LANGUAGES });
   });
 
+  // The pairs translatable now; `source` and `target` (our codes) narrow the list.
+  app.get('/pairs', (req, res) => {
+    const { source, target } = pairsQuery(req.query);
+    const pairs = options.chain
+      .servedPairs()
+      .filter((pair) => (!source || pair.source === source) && (!target || pair.target === target));
+    res.json({ pairs });
+  });
+
   app.get('/engines', (_req, res) => {
     const models = options.offlineModels().map((model) => ({
       name: model.name,
@@ -74,8 +83,24 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
       loaded: model.loaded,
       shadowed: model.shadowed,
     }));
-    res.json({ engines: options.chain.status(), offlineModels: models });
+    res.json({
+      engines: options.chain.status(),
+      pairs: options.chain.directory.status(),
+      offlineModels: models,
+    });
   });
+}
+
+/** The optional language filters of GET /pairs, normalised like any other code. */
+function pairsQuery(query: unknown): { source?: string; target?: string } {
+  const read = (field: 'source' | 'target') => {
+    const value =
+      typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[field] : undefined;
+    return typeof value === 'string' && value !== '' ? languageCode(field, value) : undefined;
+  };
+  const source = read('source');
+  const target = read('target');
+  return { ...(source ? { source } : {}), ...(target ? { target } : {}) };
 }
 
 /** A body must be JSON; one without a body passes on and fails validation. */

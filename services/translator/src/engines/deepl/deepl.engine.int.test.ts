@@ -29,6 +29,23 @@ describe('DeepL engine', () => {
     double.resetQuota();
   });
 
+  describe('language pairs', () => {
+    it('reads the source and target lists of /v2/languages into the pairs it serves', async () => {
+      const pairs = await engine.languagePairs(never);
+
+      expect(pairs.serves('en', 'de')).toBe(true);
+      expect(pairs.serves('zh-TW', 'pt')).toBe(true);
+      expect(pairs.serves('en', 'zh-TW')).toBe(true);
+      expect(pairs.serves('auto', 'ja')).toBe(true);
+      expect(pairs.serves('en', 'ca')).toBe(false);
+      expect(pairs.serves('ca', 'en')).toBe(false);
+      expect(double.requests.map((r) => `${r.method} ${r.path}?type=${r.query.type}`).sort()).toEqual([
+        'GET /v2/languages?type=source',
+        'GET /v2/languages?type=target',
+      ]);
+    });
+  });
+
   describe('success', () => {
     it('posts the text as JSON with the DeepL-Auth-Key header and returns the translation', async () => {
       const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
 import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { fromDeepLCode, toDeepLSource, toDeepLTarget } from './deepl.languages.js';
 
 export interface DeepLOptions {
@@ -21,14 +22,38 @@ const translateReply = z.object({
     .min(1),
 });
 
-/** DeepL API v2 `POST /v2/translate`, one text per call. */
+const languagesReply = z.array(z.object({ language: z.string() }));
+
+/** DeepL API v2 `POST /v2/translate`, one text per call; `GET /v2/languages` for the pairs. */
 export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
-  const url = endpoint(options.baseUrl ?? deeplBaseUrl(options.authKey), '/v2/translate');
+  const base = options.baseUrl ?? deeplBaseUrl(options.authKey);
+  const url = endpoint(base, '/v2/translate');
   const authorization = `DeepL-Auth-Key ${options.authKey}`;
+
+  /** The codes of `GET /v2/languages?type=source|target`, upper case. */
+  const languages = async (type: 'source' | 'target', signal: AbortSignal): Promise<Set<string>> => {
+    const listUrl = `${endpoint(base, '/v2/languages')}?type=${type}`;
+    const reply = await send('deepl', listUrl, { method: 'GET', headers: { authorization } }, signal);
+    if (reply.status !== 200) throw deeplFailure(reply);
+    const parsed = languagesReply.safeParse(reply.json);
+    if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected /v2/languages body');
+    return new Set(parsed.data.map(({ language }) => language.toUpperCase()));
+  };
 
   return {
     name: 'deepl',
     maxChars: 5000,
+    async languagePairs(signal): Promise<PairCoverage> {
+      const [sources, targets] = await Promise.all([
+        languages('source', signal),
+        languages('target', signal),
+      ]);
+      const writes = (code: string) => targets.has(toDeepLTarget(code) ?? '');
+      return coverageOf(
+        (source, target) => sources.has(toDeepLSource(source) ?? '') && writes(target),
+        writes,
+      );
+    },
     async translate({ text, source, target }, signal): Promise<EngineResult> {
       const auto = source.toLowerCase() === 'auto';
       const sourceLang = auto ? undefined : toDeepLSource(source);

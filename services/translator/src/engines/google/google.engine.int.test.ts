@@ -34,6 +34,17 @@ describe('Google engine', () => {
     double.restoreQuota();
   });
 
+  describe('language pairs', () => {
+    it('reads /language/translate/v2/languages into every listed language into every other', async () => {
+      const pairs = await engine.languagePairs(never);
+
+      expect(pairs.serves('zh-CN', 'ca')).toBe(true);
+      expect(pairs.serves('auto', 'he')).toBe(true);
+      expect(pairs.serves('en', 'km')).toBe(false);
+      expect(double.requests.map((r) => r.path)).toEqual(['/language/translate/v2/languages']);
+    });
+  });
+
   describe('success', () => {
     it('posts q, target, source and format text with the key in the query string', async () => {
       const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);

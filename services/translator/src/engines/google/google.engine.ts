@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
 import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { decodeHtmlEntities } from './google.entities.js';
 import { fromGoogleCode, toGoogleCode } from './google.languages.js';
 
@@ -29,14 +30,31 @@ const QUOTA_REASONS = new Set([
 ]);
 const QUOTA_MESSAGE = /daily limit exceeded|user rate limit exceeded|quota exceeded/i;
 
-/** Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, one text per call. */
+const languagesReply = z.object({
+  data: z.object({ languages: z.array(z.object({ language: z.string() })) }),
+});
+
+/**
+ * Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, one text per call;
+ * `GET /language/translate/v2/languages` for the pairs (every listed language into every other).
+ */
 export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
   const base = endpoint(options.baseUrl ?? 'https://translation.googleapis.com', '/language/translate/v2');
-  const url = `${base}?${new URLSearchParams({ key: options.apiKey })}`;
+  const key = new URLSearchParams({ key: options.apiKey });
+  const url = `${base}?${key}`;
 
   return {
     name: 'google',
     maxChars: 5000,
+    async languagePairs(signal): Promise<PairCoverage> {
+      const reply = await send('google', `${base}/languages?${key}`, { method: 'GET' }, signal);
+      if (reply.status !== 200) throw googleFailure(reply);
+      const parsed = languagesReply.safeParse(reply.json);
+      if (!parsed.success) throw new EngineError('google', 'rejected', 'unexpected languages body');
+      const listed = new Set(parsed.data.data.languages.map(({ language }) => language));
+      const lists = (code: string) => listed.has(toGoogleCode(code) ?? '');
+      return coverageOf((source, target) => lists(source) && lists(target), lists);
+    },
     async translate({ text, source, target }, signal): Promise<EngineResult> {
       const auto = source.toLowerCase() === 'auto';
       const sourceCode = auto ? undefined : toGoogleCode(source);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
 import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { fromLibreCode, libreCandidates } from './libretranslate.languages.js';
 
 export interface LibreTranslateOptions {
@@ -29,8 +30,7 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
   const languagesUrl = endpoint(options.baseUrl, '/languages');
   let table: LanguageTable | undefined;
 
-  const languages = async (signal: AbortSignal): Promise<LanguageTable> => {
-    if (table) return table;
+  const readLanguages = async (signal: AbortSignal): Promise<LanguageTable> => {
     const reply = await send('libretranslate', languagesUrl, { method: 'GET' }, signal);
     if (reply.status !== 200) throw libreFailure(reply);
     const parsed = languagesReply.safeParse(reply.json);
@@ -42,15 +42,18 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
   return {
     name: 'libretranslate',
     maxChars: options.maxChars ?? 5000,
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
-      const known = await languages(signal);
-      const auto = source.toLowerCase() === 'auto';
-      const sourceCode = auto ? 'auto' : libreCandidates(source).find((code) => known.has(code));
-      const reachable = sourceCode && sourceCode !== 'auto' ? known.get(sourceCode) : undefined;
-      const targetCode = libreCandidates(target).find(
-        (code) => known.has(code) && (reachable?.has(code) ?? true),
+    async languagePairs(signal): Promise<PairCoverage> {
+      const known = await readLanguages(signal);
+      return coverageOf(
+        (source, target) => librePair(known, source, target) !== undefined,
+        (target) => librePair(known, 'auto', target) !== undefined,
       );
-      if (!sourceCode || !targetCode) {
+    },
+    async translate({ text, source, target }, signal): Promise<EngineResult> {
+      const known = table ?? (await readLanguages(signal));
+      const auto = source.toLowerCase() === 'auto';
+      const pair = librePair(known, source, target);
+      if (!pair) {
         throw new EngineError(
           'libretranslate',
           'unsupported',
@@ -59,8 +62,8 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
       }
       const body = {
         q: text,
-        source: sourceCode,
-        target: targetCode,
+        source: pair.source,
+        target: pair.target,
         format: 'text',
         ...(options.apiKey ? { api_key: options.apiKey } : {}),
       };
@@ -87,6 +90,21 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
       };
     },
   };
+}
+
+/** The instance's codes for our pair, or undefined when its /languages does not offer it. */
+function librePair(
+  known: LanguageTable,
+  source: string,
+  target: string,
+): { source: string; target: string } | undefined {
+  const sourceCode =
+    source.toLowerCase() === 'auto' ? 'auto' : libreCandidates(source).find((code) => known.has(code));
+  const reachable = sourceCode && sourceCode !== 'auto' ? known.get(sourceCode) : undefined;
+  const targetCode = libreCandidates(target).find(
+    (code) => known.has(code) && (reachable?.has(code) ?? true),
+  );
+  return sourceCode && targetCode ? { source: sourceCode, target: targetCode } : undefined;
 }
 
 function libreFailure(reply: HttpReply): EngineError {

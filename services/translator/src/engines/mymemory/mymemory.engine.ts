@@ -8,6 +8,7 @@ import {
   stringField,
   type HttpReply,
 } from '../http-errors.js';
+import { coverageOf } from '../pair-coverage.js';
 import { toMyMemoryCode } from './mymemory.languages.js';
 import { MYMEMORY_MAX_CHARS, truncateForMyMemory } from './mymemory.truncate.js';
 
@@ -31,6 +32,8 @@ export function createMyMemoryEngine(options: MyMemoryOptions = {}): Translation
   return {
     name: 'mymemory',
     maxChars: MYMEMORY_MAX_CHARS,
+    // MyMemory publishes no language list and reads any ISO 639 / RFC 3066 code; it cannot detect.
+    languagePairs: async () => MYMEMORY_PAIRS,
     async translate({ text, source, target }, signal): Promise<EngineResult> {
       const sourceCode = toMyMemoryCode(source);
       const targetCode = toMyMemoryCode(target);
@@ -45,6 +48,10 @@ export function createMyMemoryEngine(options: MyMemoryOptions = {}): Translation
     },
   };
 }
+
+const MYMEMORY_PAIRS = coverageOf(
+  (source, target) => toMyMemoryCode(source) !== undefined && toMyMemoryCode(target) !== undefined,
+);
 
 /** The translation in a MyMemory reply, or the failure hidden in it (errors mostly arrive with HTTP 200). */
 function translatedText(reply: HttpReply, sent: string): string {

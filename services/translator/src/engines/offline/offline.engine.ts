@@ -2,6 +2,7 @@ import type { Logger } from '@tp/runtime';
 import type { InferenceSession } from 'onnxruntime-node';
 
 import { EngineError, type EngineRequest, type EngineResult, type TranslationEngine } from '../engine.js';
+import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { discoverModels, type InstalledModel } from './discover-models.js';
 import { sameLanguage } from './languages.js';
 import { MarianModel } from './marian-model.js';
@@ -96,6 +97,11 @@ export class OfflineEngine implements TranslationEngine {
   /** Whether a request for this pair has a route, directly or through English. */
   supports(source: string, target: string): boolean {
     return planRoute(this.servingInfo(), source, target) !== undefined;
+  }
+
+  /** The installed models' pairs, and the pairs two of them make through English. */
+  async languagePairs(): Promise<PairCoverage> {
+    return coverageOf((source, target) => this.supports(source, target));
   }
 
   async translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult> {

@@ -69,19 +69,23 @@ describe('POST /api/admin/translate/test', () => {
         { slot: 'primary', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'fallback', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'local', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
+        { slot: 'apertium', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'offline', engine: 'offline', outcome: 'ok', duration_ms: expect.any(Number) },
       ],
+      route: [{ source: 'zh-CN', target: 'en', engine: 'offline' }],
     });
   });
 
   it('answers 503 TRANSLATION_UNAVAILABLE with the timed attempts when no engine can translate', async () => {
-    const { status, body } = await test({ text: '你好', source: 'zh-CN', target: 'ko' });
+    // Outside the tiny model's lexicon: the one engine serving zh-CN -> en fails.
+    const { status, body } = await test({ text: '量子计算机', source: 'zh-CN', target: 'en' });
     expect(status).toBe(503);
     expect(body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(body.details?.attempts?.map((a) => [a.slot, a.outcome])).toEqual([
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],
+      ['apertium', 'skipped'],
       ['offline', 'failed'],
     ]);
     expect(body.details?.attempts?.at(-1)?.duration_ms).toEqual(expect.any(Number));

@@ -7,10 +7,15 @@ import type { TranslatorClient } from '../../../translate/translator-client.js';
 
 const attemptSchema = z
   .object({
-    slot: z.enum(['primary', 'fallback', 'local', 'offline']),
+    slot: z.enum(['primary', 'fallback', 'local', 'apertium', 'offline']),
     engine: z.string().nullable().meta({ description: 'null when the slot has no engine configured.' }),
-    outcome: z.enum(['ok', 'failed', 'skipped', 'breaker-open']),
+    outcome: z.enum(['ok', 'failed', 'skipped', 'breaker-open', 'unsupported']).meta({
+      description:
+        '`unsupported`: the engine does not serve the pair (by its own language list; not called).',
+    }),
     reason: z.string().optional(),
+    source: z.string().optional().meta({ description: 'On a pivot route: the hop this attempt was for.' }),
+    target: z.string().optional(),
     duration_ms: z.number().meta({ description: 'Time spent on this engine, chunks and retries included.' }),
   })
   .meta({ id: 'TranslationAttempt' });
@@ -26,7 +31,14 @@ export const translationTestSchema = z
     }),
     truncated: z.boolean(),
     duration: z.number().meta({ description: 'Seconds spent in the chain.' }),
-    attempts: z.array(attemptSchema).meta({ description: 'Every slot of the chain, in order.' }),
+    attempts: z
+      .array(attemptSchema)
+      .meta({ description: 'Every slot of the chain, in order, then the hops of a pivot route.' }),
+    route: z
+      .array(z.object({ source: z.string(), target: z.string(), engine: z.string() }))
+      .optional()
+      .meta({ description: 'One step for the pair itself, two through a pivot language.' }),
+    unknownWords: z.int().optional(),
   })
   .meta({ id: 'TranslationTest' });
 
@@ -46,7 +58,13 @@ export function testTranslationRoute(translator: TranslatorClient, maxTextChars:
       description: 'The translation and the attempts.',
       schema: translationTestSchema,
     },
-    errors: ['TEXT_TOO_LONG', 'TRANSLATION_UNAVAILABLE', 'TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
+    errors: [
+      'TEXT_TOO_LONG',
+      'TRANSLATION_UNAVAILABLE',
+      'TRANSLATOR_UNAVAILABLE',
+      'UNSUPPORTED_LANGUAGE',
+      'UNSUPPORTED_LANGUAGE_PAIR',
+    ],
     handler: ({ body, req, signal }) =>
       translator.testChain<z.input<typeof translationTestSchema>>(
         translationRequest(body, maxTextChars),

@@ -1,0 +1,209 @@
+// npm run bench:apertium: real translation with Apertium as the engine, against APy itself.
+//   1. cache misses through the gateway: POST /api/v1/translate (gateway -> translator -> APy), every
+//      request a new English sentence (en -> es), against the baseline in the same run: APy's own
+//      POST /translate with the same sentences and the same concurrency. Rounds alternate, so a slow
+//      spell of this shared machine hits both. Targets (issue 17): gateway req/s >= 80% of APy's,
+//      p99 overhead <= 5 ms.
+//   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
+//      into es, sent at once; field translations per second until the last row is written.
+// Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
+// Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_COMMANDS (100),
+//      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+import { ALL_TOPICS } from '@tp/contracts';
+import { ensureTopics } from '@tp/kafka';
+import autocannon from 'autocannon';
+import { Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+
+import {
+  REPO_ROOT,
+  createApiKey,
+  freePort,
+  median,
+  printRoundsTable,
+  type Run,
+  waitForHttp,
+} from './bench-support.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 100);
+const FIELDS = 20;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
+const run = randomBytes(3).toString('hex');
+const prefix = `bench.${run}.`;
+
+const NOUNS = ['shop', 'market', 'bakery', 'library', 'station', 'museum', 'garden', 'school'];
+const VERBS = ['opens', 'closes', 'is busy', 'is quiet'];
+let sentenceNo = Math.floor(Math.random() * 1_000_000);
+/** A new sentence each call, so every request misses the cache. */
+function nextSentence(): string {
+  const n = sentenceNo++;
+  return `The ${NOUNS[n % NOUNS.length]} number ${n} ${VERBS[(n >> 3) % VERBS.length]} on Monday.`;
+}
+
+const children: ChildProcess[] = [];
+function start(name: string, env: NodeJS.ProcessEnv): void {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/${name}/dist/main.js`],
+    { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  children.push(child);
+}
+
+async function measure(url: string, body: () => string, contentType: string): Promise<Run> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        setupRequest: (r) => ({ ...r, body: body() }),
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+let apertiumPort: number | undefined;
+let apertiumUrl = process.env.APERTIUM_URL;
+const apertiumEnv = () => ({
+  ...process.env,
+  APERTIUM_PORT: String(apertiumPort),
+  APERTIUM_RUN_DIR: `${REPO_ROOT}.run/apertium-bench`,
+});
+try {
+  if (!apertiumUrl) {
+    apertiumPort = await freePort();
+    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'start'], {
+      env: apertiumEnv(),
+      stdio: 'inherit',
+    });
+    apertiumUrl = `http://127.0.0.1:${apertiumPort}`;
+  }
+  const kafka = new Kafka({
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, ALL_TOPICS, prefix);
+  await admin.disconnect();
+  const ports = { gateway: await freePort(), translator: await freePort(), worker: await freePort() };
+  const env = {
+    DATABASE_URL,
+    KAFKA_TOPIC_PREFIX: prefix,
+    REDIS_KEY_PREFIX: `bench:${run}:`,
+    APERTIUM_URL: apertiumUrl,
+    MODELS_DIR: `${REPO_ROOT}.run/no-models`,
+    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
+    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
+    NLI_URL: 'http://127.0.0.1:9',
+    RATE_LIMIT_PUBLIC: '1000000000',
+    RATE_LIMIT_PER_KEY: '1000000000',
+  };
+  for (const [name, port] of Object.entries(ports)) start(name, { ...env, PORT: String(port) });
+  for (const port of Object.values(ports)) await waitForHttp(`http://127.0.0.1:${port}/health`);
+
+  // ---- 1. cache misses: gateway with APy vs APy alone -------------------------------------------
+  const gatewayBody = () => JSON.stringify({ text: nextSentence(), source: 'en', target: 'es' });
+  const apyBody = () =>
+    new URLSearchParams({ langpair: 'eng|spa', q: nextSentence(), markUnknown: 'yes' }).toString();
+  const targets = [
+    {
+      label: 'baseline: APy POST /translate (eng|spa)',
+      url: `${apertiumUrl}/translate`,
+      body: apyBody,
+      type: 'application/x-www-form-urlencoded',
+    },
+    {
+      label: 'gateway: POST /api/v1/translate (miss, APy)',
+      url: `http://127.0.0.1:${ports.gateway}/api/v1/translate`,
+      body: gatewayBody,
+      type: 'application/json',
+    },
+  ];
+  for (const target of targets) await measure(target.url, target.body, target.type); // warm-up
+  const runs = targets.map(() => [] as Run[]);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [i, target] of targets.entries())
+      runs[i]?.push(await measure(target.url, target.body, target.type));
+  }
+  console.log(
+    `\nbench:apertium  ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, node ${process.version}\n`,
+  );
+  const [apy, gateway] = printRoundsTable(
+    targets.map((t) => t.label),
+    runs,
+  ) as [Run, Run];
+  const ratios = (runs[1] ?? []).map((r, i) => r.rps / (runs[0]?.[i]?.rps ?? Infinity));
+  const ratio = median(ratios);
+  const overhead = gateway.p99 - apy.p99;
+  console.log(
+    `\ngateway/APy req/s per round: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')}; median ${(ratio * 100).toFixed(1)}% (target >= 80%): ${ratio >= 0.8 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `p99 overhead (median of rounds): ${overhead} ms (target <= 5 ms): ${overhead <= 5 ? 'met' : 'NOT met'}`,
+  );
+  if (apy.failed + gateway.failed > 0) console.log('warning: some requests did not succeed');
+
+  // ---- 2. the pipeline with APy as its engine ------------------------------------------------------
+  const key = createApiKey('admin', `bench ${run}`);
+  const call = (method: string, path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${ports.gateway}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  await call('PUT', '/api/admin/translate/config', { target_languages: ['es'], enabled: true });
+  const sql = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+  const type = `v${run}`;
+  const started = performance.now();
+  for (let i = 0; i < COMMANDS; i += 4) {
+    await Promise.all(
+      Array.from({ length: Math.min(4, COMMANDS - i) }, (_, j) =>
+        call('POST', `/api/v1/content/catalog/${type}/e-${i + j}`, {
+          source_lang: 'en',
+          source_version: 1,
+          fields: Object.fromEntries(Array.from({ length: FIELDS }, (_, f) => [`f${f}`, nextSentence()])),
+        }),
+      ),
+    );
+  }
+  const expected = COMMANDS * FIELDS;
+  let rows = 0;
+  while (rows < expected) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const result = await sql.query(
+      'select count(*)::int as n from content_translations where entity_type = $1',
+      [type],
+    );
+    rows = result.rows[0].n as number;
+    if (performance.now() - started > 300_000)
+      throw new Error(`only ${rows} of ${expected} rows after 300 s`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await sql.end();
+  console.log(
+    `\npipeline with APy: ${expected} field translations (${COMMANDS} reports x ${FIELDS} fields, en -> es) in ${seconds.toFixed(1)} s: ${(expected / seconds).toFixed(0)} field translations/s`,
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  if (apertiumPort !== undefined)
+    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'stop'], {
+      env: apertiumEnv(),
+      stdio: 'inherit',
+    });
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { EngineError, type EngineName, type TranslationEngine } from '../engines/engine.js';
+import { coverageOf } from '../engines/pair-coverage.js';
+import { createChain, type ChainOptions } from './chain.js';
+import { pivotLanguages } from './pivot-routes.js';
+import { UnsupportedPairError } from './unsupported-pair.error.js';
+
+const options: ChainOptions = {
+  resilience: { maxRetries: 0, timeoutMs: 500, breakerThreshold: 100, breakerCooldownMs: 30 },
+};
+
+/** A coverage serving exactly these directions (`en>es`). */
+const serving = (...pairs: string[]) => coverageOf((source, target) => pairs.includes(`${source}>${target}`));
+
+/**
+ * An engine serving `pairs`; it "translates" by tagging the text with the hop (`[en>es] text`), so a
+ * route's steps show in the output. It records every call.
+ */
+function engine(name: EngineName, pairs: string[], fails = false) {
+  const calls: string[] = [];
+  const translator: TranslationEngine = {
+    name,
+    maxChars: 5000,
+    languagePairs: async () => serving(...pairs),
+    async translate({ text, source, target }) {
+      calls.push(`${source}>${target}`);
+      if (fails) throw new EngineError(name, 'transient', 'HTTP 503');
+      return { text: `[${source}>${target}] ${text}`, truncated: false, unknownWords: 1 };
+    },
+  };
+  return { engine: translator, calls };
+}
+
+const request = (source: string, target: string) => ({ text: 'Good morning', source, target });
+
+describe('per-pair routing', () => {
+  it('skips an engine whose list lacks the pair without calling it, and says so in the attempts', async () => {
+    const libre = engine('libretranslate', ['en>de']);
+    const apertium = engine('apertium', ['en>es']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'es'));
+
+    expect(libre.calls).toEqual([]);
+    expect(result).toMatchObject({ text: '[en>es] Good morning', engine: 'apertium', unknownWords: 1 });
+    expect(result.route).toEqual([{ source: 'en', target: 'es', engine: 'apertium' }]);
+    expect(result.attempts.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'primary:skipped',
+      'fallback:skipped',
+      'local:unsupported',
+      'apertium:ok',
+    ]);
+    expect(result.attempts[2]?.reason).toBe('no libretranslate pair for en -> es');
+  });
+
+  it('pivots through a language two hops connect when no engine serves the pair (en -> pt through es)', async () => {
+    const apertium = engine('apertium', ['en>es', 'es>pt', 'es>en']);
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'pt'));
+
+    expect(result.text).toBe('[es>pt] [en>es] Good morning');
+    expect(result.engine).toBe('apertium');
+    expect(result.route).toEqual([
+      { source: 'en', target: 'es', engine: 'apertium' },
+      { source: 'es', target: 'pt', engine: 'apertium' },
+    ]);
+    expect(apertium.calls).toEqual(['en>es', 'es>pt']);
+    const hops = result.attempts.filter((attempt) => attempt.source !== undefined);
+    expect(hops.map(({ source, target, outcome }) => `${source}>${target}:${outcome}`)).toEqual([
+      'en>es:ok',
+      'es>pt:ok',
+    ]);
+    const direct = result.attempts.filter((attempt) => attempt.source === undefined);
+    expect(direct.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'primary:skipped',
+      'fallback:skipped',
+      'local:skipped',
+      'apertium:unsupported',
+      'offline:skipped',
+    ]);
+  });
+
+  it('names both engines when the hops are served by different engines', async () => {
+    const libre = engine('libretranslate', ['fr>es']);
+    const apertium = engine('apertium', ['es>en']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('fr', 'en'));
+
+    expect(result.engine).toBe('libretranslate+apertium');
+    expect(result.route.map(({ engine: name }) => name)).toEqual(['libretranslate', 'apertium']);
+  });
+
+  it('answers UNSUPPORTED_LANGUAGE_PAIR (400) when neither an engine nor a two-hop route serves the pair', async () => {
+    const apertium = engine('apertium', ['en>es', 'es>en']);
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const error = await chain.translate(request('en', 'de')).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(UnsupportedPairError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_LANGUAGE_PAIR', httpStatus: 400 });
+    expect(apertium.calls).toEqual([]);
+  });
+
+  it('does not pivot when an engine serves the pair but fails: 503 TRANSLATION_UNAVAILABLE', async () => {
+    const libre = engine('libretranslate', ['en>pt'], true);
+    const apertium = engine('apertium', ['en>es', 'es>pt']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const error = await chain.translate(request('en', 'pt')).catch((caught: unknown) => caught);
+
+    expect(error).toMatchObject({ code: 'TRANSLATION_UNAVAILABLE' });
+    expect(apertium.calls).toEqual([]);
+  });
+
+  it('calls an engine whose list is not known yet and lets it refuse by itself', async () => {
+    const apertium = engine('apertium', ['en>es']);
+    const chain = createChain({ apertium: apertium.engine, options });
+
+    const result = await chain.translate(request('en', 'es'));
+
+    expect(result.engine).toBe('apertium');
+    expect(apertium.calls).toEqual(['en>es']);
+  });
+
+  it('lists the pairs served now, direct ones with their engines and the others with their pivot route', async () => {
+    const libre = engine('libretranslate', ['en>es']);
+    const apertium = engine('apertium', ['en>es', 'es>pt']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    expect(chain.servedPairs()).toEqual([
+      { source: 'en', target: 'es', engines: ['libretranslate', 'apertium'] },
+      { source: 'es', target: 'pt', engines: ['apertium'] },
+      {
+        source: 'en',
+        target: 'pt',
+        engines: [],
+        via: 'es',
+        route: [
+          { source: 'en', target: 'es', engines: ['libretranslate', 'apertium'] },
+          { source: 'es', target: 'pt', engines: ['apertium'] },
+        ],
+      },
+    ]);
+  });
+});
+
+describe('pivotLanguages', () => {
+  it('ranks pivots by their weaker hop, then both hops, then English first and the list order', () => {
+    const strong = serving('fr>de', 'de>it', 'fr>en');
+    const weak = serving('en>it', 'fr>es', 'es>it');
+
+    // via de: both hops on the strong engine; via en and es: one hop on the weak engine.
+    expect(pivotLanguages([strong, weak], 'fr', 'it', 3)).toEqual(['de', 'en', 'es']);
+  });
+
+  it('skips engines whose list is unknown and never pivots through the source or the target', () => {
+    expect(pivotLanguages([undefined, serving('en>es', 'es>en')], 'en', 'en', 3)).toEqual([]);
+    expect(pivotLanguages([undefined], 'en', 'pt')).toEqual([]);
+  });
+
+  it('returns at most two pivots by default', () => {
+    const all = coverageOf(() => true);
+    // All tie: English is the source, so the language list's order decides.
+    expect(pivotLanguages([all], 'en', 'pt')).toEqual(['zh-CN', 'ja']);
+  });
+});

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
+import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { coverageOf, type PairCoverage } from '../pair-coverage.js';
+import { fromApertiumCode, splitApertiumCode } from './apertium.languages.js';
+import { fromApertiumText, toApertiumText } from './apertium.text.js';
+
+export interface ApertiumOptions {
+  /** The APy instance, e.g. `http://127.0.0.1:2737`. */
+  readonly baseUrl: string;
+  /** Characters per call; longer text is split on sentence boundaries by the chain (default 5000). */
+  readonly maxChars?: number;
+  /** Failed calls in a row after which a direction is withdrawn (default 3). */
+  readonly withdrawAfter?: number;
+  /** How long a withdrawn direction stays withdrawn before one trial call (default 10 minutes). */
+  readonly withdrawForMs?: number;
+  readonly now?: () => number;
+}
+
+const listPairsReply = z.object({
+  responseData: z.array(z.object({ sourceLanguage: z.string(), targetLanguage: z.string() })),
+});
+
+const translateReply = z.object({ responseData: z.object({ translatedText: z.string() }) });
+
+/** Our direction -> the `langpair` APy is asked for (plain codes win over variants). */
+type PairTable = ReadonlyMap<string, string>;
+
+/** A direction's failures in a row, and until when it is withdrawn. */
+interface DirectionHealth {
+  failures: number;
+  withdrawnUntil: number;
+}
+
+/**
+ * Apertium's HTTP server (APy): `GET /listPairs` says which directions are installed, `POST /translate`
+ * translates one text with `langpair=eng|spa`. APy runs one pipeline per direction, and a broken
+ * pipeline (a package whose tagger crashes) fails every call of that direction only: such a direction
+ * is withdrawn for a while after `withdrawAfter` failures in a row, so it neither keeps failing
+ * requests nor counts against the other directions.
+ */
+export function createApertiumEngine(options: ApertiumOptions): TranslationEngine {
+  const listUrl = endpoint(options.baseUrl, '/listPairs');
+  const translateUrl = endpoint(options.baseUrl, '/translate');
+  const withdrawAfter = options.withdrawAfter ?? 3;
+  const withdrawForMs = options.withdrawForMs ?? 10 * 60_000;
+  const now = options.now ?? Date.now;
+  let table: PairTable | undefined;
+  const health = new Map<string, DirectionHealth>();
+
+  const withdrawn = (langpair: string) => (health.get(langpair)?.withdrawnUntil ?? 0) > now();
+
+  const learn = async (signal: AbortSignal): Promise<PairTable> => {
+    const reply = await send('apertium', listUrl, { method: 'GET' }, signal);
+    if (reply.status !== 200) throw apertiumFailure(reply);
+    const parsed = listPairsReply.safeParse(reply.json);
+    if (!parsed.success) throw new EngineError('apertium', 'rejected', 'unexpected /listPairs body');
+    table = pairTable(parsed.data.responseData);
+    return table;
+  };
+
+  const failed = (langpair: string, error: EngineError): EngineError => {
+    if (error.kind !== 'transient') return error;
+    const entry = health.get(langpair) ?? { failures: 0, withdrawnUntil: 0 };
+    entry.failures += 1;
+    if (entry.failures >= withdrawAfter) entry.withdrawnUntil = now() + withdrawForMs;
+    health.set(langpair, entry);
+    return error;
+  };
+
+  return {
+    name: 'apertium',
+    maxChars: options.maxChars ?? 5000,
+
+    async languagePairs(signal): Promise<PairCoverage> {
+      const pairs = await learn(signal);
+      return coverageOf((source, target) => {
+        const langpair = pairs.get(pairKey(source, target));
+        return langpair !== undefined && !withdrawn(langpair);
+      });
+    },
+
+    async translate({ text, source, target }, signal): Promise<EngineResult> {
+      if (source === 'auto') {
+        throw new EngineError('apertium', 'unsupported', 'Apertium needs a known source language, not auto');
+      }
+      const langpair = (table ?? (await learn(signal))).get(pairKey(source, target));
+      if (langpair === undefined) {
+        throw new EngineError('apertium', 'unsupported', `no Apertium pair for ${source} -> ${target}`);
+      }
+      if (withdrawn(langpair)) {
+        throw new EngineError(
+          'apertium',
+          'unsupported',
+          `${langpair} is withdrawn for now: APy failed it ${withdrawAfter} times in a row`,
+        );
+      }
+      const body = new URLSearchParams({
+        langpair,
+        q: toApertiumText(text),
+        markUnknown: 'yes',
+        deformat: 'html',
+        reformat: 'html-noent',
+      });
+      const reply = await send(
+        'apertium',
+        translateUrl,
+        { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body },
+        signal,
+      );
+      if (reply.status !== 200) {
+        const failure = apertiumFailure(reply);
+        // The installed pairs changed since /listPairs: read it again next time.
+        if (failure.kind === 'unsupported') table = undefined;
+        throw failed(langpair, failure);
+      }
+      health.delete(langpair);
+      const parsed = translateReply.safeParse(reply.json);
+      if (!parsed.success) throw new EngineError('apertium', 'rejected', 'unexpected response body');
+      const { text: translated, unknownWords } = fromApertiumText(parsed.data.responseData.translatedText);
+      return { text: translated, truncated: false, unknownWords };
+    },
+  };
+}
+
+/**
+ * Our directions from APy's list. A direction several Apertium pairs serve (eng -> cat, cat_valencia,
+ * cat_iec2017) is asked of the plain one; a variant serves only when there is no plain pair.
+ */
+function pairTable(listed: readonly { sourceLanguage: string; targetLanguage: string }[]): PairTable {
+  const ranked = [...listed].sort(
+    (a, b) => variantCount(a) - variantCount(b) || a.targetLanguage.localeCompare(b.targetLanguage),
+  );
+  const table = new Map<string, string>();
+  for (const { sourceLanguage, targetLanguage } of ranked) {
+    for (const source of fromApertiumCode(sourceLanguage)) {
+      for (const target of fromApertiumCode(targetLanguage)) {
+        const key = pairKey(source, target);
+        if (source !== target && !table.has(key)) table.set(key, `${sourceLanguage}|${targetLanguage}`);
+      }
+    }
+  }
+  return table;
+}
+
+const variantCount = (pair: { sourceLanguage: string; targetLanguage: string }) =>
+  [pair.sourceLanguage, pair.targetLanguage].filter((code) => splitApertiumCode(code).variant).length;
+
+const pairKey = (source: string, target: string) => `${source}>${target}`;
+
+/**
+ * APy's errors: `{"status": "error", "code": 400, "explanation": "That pair is not installed"}`; 503
+ * when a pipeline timed out or crashed.
+ */
+function apertiumFailure(reply: HttpReply): EngineError {
+  const explanation = stringField(reply.json, 'explanation');
+  if (reply.status === 400 && explanation && /not installed|pair is invalid/i.test(explanation)) {
+    return new EngineError('apertium', 'unsupported', explanation);
+  }
+  const detail = isRecord(reply.json) ? (explanation ?? stringField(reply.json, 'message')) : undefined;
+  return statusFailure('apertium', reply, detail);
+}
