@@ -65,6 +65,7 @@ export const env = {
           .map((b) => b.trim())
           .filter(Boolean),
       )
+      // not user text: a configuration value
       .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
         error: 'must be a comma-separated list of host:port',
       }),

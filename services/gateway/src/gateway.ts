@@ -159,6 +159,7 @@ const hotCache = (context: ServiceContext, config: GatewayConfig) =>
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
   if (value === 'true') return true;
+  // not user text: the TRUST_PROXY setting
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 

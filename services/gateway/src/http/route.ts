@@ -68,5 +68,6 @@ export type AnyRoute = Route<RequestSchemas, z.ZodType>;
 
 /** `/api/admin/keys/{id}` -> `/api/admin/keys/:id` */
 export function expressPath(path: string): string {
+  // not user text: our own route templates
   return path.replace(/\{(\w+)\}/g, ':$1');
 }

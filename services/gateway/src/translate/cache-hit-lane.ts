@@ -106,7 +106,7 @@ function takes(req: IncomingMessage, bodyLimitBytes: number): boolean {
   if (req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
     return false;
   }
-  const type = req.headers['content-type']?.replace(/\s+/g, '').toLowerCase();
+  const type = req.headers['content-type']?.replace(/\s/g, '').toLowerCase();
   if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
   const length = Number(req.headers['content-length']);
   return length > 0 && length <= bodyLimitBytes;

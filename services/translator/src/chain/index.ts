@@ -1,6 +1,12 @@
 export * from './all-engines-failed.error.js';
 export * from './chain.js';
 export { checkOutput, UNCHANGED, type OutputCheckInput } from './output-checks.js';
-export { mask, restore, type MaskedText, type RestoredText } from './protected-spans.js';
+export {
+  mask,
+  restore,
+  withoutProtectedSpans,
+  type MaskedText,
+  type RestoredText,
+} from './protected-spans.js';
 export * from './resilience.js';
 export { splitSentences, splitText } from './splitter.js';

@@ -49,6 +49,7 @@ export const NLI_MODEL_FILES = [
  */
 export const DEFAULT_NLI_REPO = 'MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7';
 
+// not user text: a repository name from the command line
 const REPO = /^[\w.-]+\/[\w.-]+$/;
 
 /**
@@ -76,5 +77,6 @@ export function hubModelFor(name: string, repo?: string): HubModel {
 
 /** `{endpoint}/{repo}/resolve/main/{file}`: the hub answers with the file or a redirect to its CDN. */
 export function fileUrl(endpoint: string, repo: string, file: string): string {
+  // not user text: a configured hub URL
   return `${endpoint.replace(/\/+$/, '')}/${repo}/resolve/main/${file}`;
 }
