@@ -3,8 +3,11 @@ import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform
 import { appTracker } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
+import type { IncomingMessage } from 'node:http';
+
 import cors from 'cors';
 import type { Express } from 'express';
+import proxyaddr from 'proxy-addr';
 
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
 import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
@@ -39,6 +42,7 @@ export const GATEWAY_VERSION = '0.1.0';
  */
 export function startGateway(config: GatewayConfig) {
   let limits: RateLimits | undefined;
+  const metricsAllowed = metricsAccess(config.METRICS_ALLOW);
   return startService({
     name: 'gateway',
     config,
@@ -47,11 +51,11 @@ export function startGateway(config: GatewayConfig) {
       httpHealthCheck('translator', config.TRANSLATOR_URL),
       httpHealthCheck('nli', config.NLI_URL),
     ],
-    routes: (app, context) => {
-      const added = addGatewayRoutes(app, context, config);
-      limits = added.limits;
-      return added.lane;
+    edge: (context) => {
+      limits = rateLimits(context, config);
+      return { guard: limits.guard, metricsAllowed, terseReadiness: true };
     },
+    routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
     // Sends the rate-limit counts still held in memory before Redis is closed.
     background: () => [{ start: async () => undefined, stop: async () => limits?.stop() }],
   });
@@ -120,7 +124,29 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
   ] as AnyRoute[];
 }
 
-function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig) {
+/** /metrics is for scrapers: a direct peer in METRICS_ALLOW, never a request relayed by a proxy. */
+function metricsAccess(allow: readonly string[]): (req: IncomingMessage) => boolean {
+  const allowed = proxyaddr.compile([...allow]);
+  return (req) =>
+    req.headers['x-forwarded-for'] === undefined &&
+    req.headers.forwarded === undefined &&
+    allowed(req.socket.remoteAddress ?? '', 0);
+}
+
+const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
+  createRateLimits({
+    redis: context.deps.redis,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    publicPoints: config.RATE_LIMIT_PUBLIC,
+    perKeyPoints: config.RATE_LIMIT_PER_KEY,
+    windowSeconds: config.RATE_LIMIT_WINDOW_S,
+    syncMs: config.RATE_LIMIT_SYNC_MS,
+    maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MIN,
+  });
+
+function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig, limits: RateLimits) {
+  // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   // Errors a fast lane found before handing a request over are answered like any other.
   app.use((req, _res, next) => next(req.laneError));
@@ -133,14 +159,6 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const routes = gatewayRoutes(config, context, keys);
   serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
-  const limits = createRateLimits({
-    redis: context.deps.redis,
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    publicPoints: config.RATE_LIMIT_PUBLIC,
-    perKeyPoints: config.RATE_LIMIT_PER_KEY,
-    windowSeconds: config.RATE_LIMIT_WINDOW_S,
-    syncMs: config.RATE_LIMIT_SYNC_MS,
-  });
   mountRoutes(app, routes, { keys, limits, bodyLimitKb: config.BODY_LIMIT_KB });
   const lane = cacheHitLane({
     app,
@@ -150,7 +168,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     maxTextChars: config.MAX_TEXT_CHARS,
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });
-  return { lane, limits };
+  return lane;
 }
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>

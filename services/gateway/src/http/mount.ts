@@ -24,7 +24,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     const chain: RequestHandler[] =
       route.access === 'public'
         ? [options.limits.byAddress]
-        : [authenticate(options.keys, route.access), options.limits.byKey];
+        : [authenticate(options.keys, route.access, options.limits.authFailures), options.limits.byKey];
     if (route.request?.body) chain.push(requireJson, json);
     chain.push(handle(route));
     app[route.method](expressPath(route.path), ...chain);
