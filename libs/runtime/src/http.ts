@@ -135,6 +135,13 @@ const OPENAI_TYPES: Record<number, string> = {
   429: 'rate_limit_error',
 };
 
+/** OpenAI's own codes where ours differ: SDKs and tools match on `invalid_api_key`. */
+const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
+  API_KEY_INVALID: 'invalid_api_key',
+  API_KEY_MALFORMED: 'invalid_api_key',
+  API_KEY_REVOKED: 'invalid_api_key',
+};
+
 /** `{error: {message, type, param, code}}` as OpenAI's API and SDKs expect. */
 export function openAiErrorBody(error: AppError): object {
   const type =
@@ -144,7 +151,7 @@ export function openAiErrorBody(error: AppError): object {
       message: error.message,
       type,
       param: firstIssuePath(error.details),
-      code: error.code.toLowerCase(),
+      code: OPENAI_CODES[error.code] ?? error.code.toLowerCase(),
     },
   };
 }
@@ -239,7 +246,9 @@ export function trackRequest(
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   req.id = id;
-  if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
+  // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
+  const correlation = req.headers['x-correlation-id'];
+  if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
   res.setHeader('x-request-id', id);
   const done = (aborted: boolean) => {
     const ms = performance.now() - started;

@@ -34,6 +34,8 @@ const MAX_REMEMBERED = 10_000;
 export class ApiKeyStore {
   private readonly touchedAt = new Map<string, number>();
   private readonly remembered = new Map<string, { readonly found: KeyLookup; readonly until: number }>();
+  /** Bumped by every revocation here: a lookup that started before one must not be remembered. */
+  private revocations = 0;
 
   /**
    * @param rememberMs how long a process trusts a lookup of a known key (0 = never). Revoking through
@@ -69,8 +71,10 @@ export class ApiKeyStore {
     const entity = await em.findOne(ApiKey, { id });
     if (!entity) throw new AppError('NOT_FOUND', `no API key with id ${id}`);
     entity.revokedAt ??= new Date();
+    this.revocations += 1;
     await em.flush();
     this.remembered.delete(entity.keyHash);
+    this.revocations += 1;
     return view(entity);
   }
 
@@ -86,9 +90,11 @@ export class ApiKeyStore {
       if (known.found.kind === 'valid') this.touch(known.found.principal.keyId);
       return known.found;
     }
+    const revocations = this.revocations;
     const found = await this.query(hash);
-    // Unknown keys are not remembered, so made-up keys cannot fill the memory.
-    if (this.rememberMs > 0 && found.kind !== 'unknown') {
+    // Unknown keys are not remembered, so made-up keys cannot fill the memory. A lookup that was in
+    // flight while a key was revoked may have read it before the revocation: it is used once, not kept.
+    if (this.rememberMs > 0 && found.kind !== 'unknown' && revocations === this.revocations) {
       if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
       this.remembered.set(hash, { found, until: now + this.rememberMs });
     }

@@ -112,4 +112,16 @@ describe('TRUST_PROXY', () => {
     // The address already spent its budget on the paths above.
     expect(statuses).toEqual([429, 429, 429, 429]);
   });
+
+  describe('OpenAI-shaped auth errors', () => {
+    it("answers a bad key on /v1 with OpenAI's own code invalid_api_key", async () => {
+      const res = await fetch(`${open.url}/v1/models`, {
+        headers: { authorization: `Bearer tp_${'B'.repeat(43)}` },
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({
+        error: { code: 'invalid_api_key', type: 'authentication_error' },
+      });
+    });
+  });
 });

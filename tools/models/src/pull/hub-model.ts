@@ -57,7 +57,8 @@ const REPO = /^[\w.-]+\/[\w.-]+$/;
  * `nli` -> the NLI model (`repo`, default DEFAULT_NLI_REPO) into `nli/<repository name in lower case>`.
  */
 export function hubModelFor(name: string, repo?: string): HubModel {
-  if (repo !== undefined && !REPO.test(repo)) {
+  // `..` or `.` as owner or name would climb out of MODELS_DIR once the name becomes a folder.
+  if (repo !== undefined && (!REPO.test(repo) || repo.split('/').some((part) => part.startsWith('.')))) {
     throw new PullError('bad-repo', `"${repo}" is not a Hugging Face repository such as owner/name`);
   }
   if (name.toLowerCase() === 'nli') {

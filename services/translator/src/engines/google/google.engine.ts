@@ -6,7 +6,10 @@ import { decodeHtmlEntities } from './google.entities.js';
 import { fromGoogleCode, toGoogleCode } from './google.languages.js';
 
 export interface GoogleOptions {
-  /** Cloud Translation API key, sent as the `key` query parameter. */
+  /**
+   * Cloud Translation API key, sent in the `X-goog-api-key` header: a `key=` query parameter would
+   * land in every proxy's and server's access log.
+   */
   readonly apiKey: string;
   /** Default `https://translation.googleapis.com`. */
   readonly baseUrl?: string;
@@ -32,7 +35,7 @@ const QUOTA_MESSAGE = /daily limit exceeded|user rate limit exceeded|quota excee
 /** Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, one text per call. */
 export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
   const base = endpoint(options.baseUrl ?? 'https://translation.googleapis.com', '/language/translate/v2');
-  const url = `${base}?${new URLSearchParams({ key: options.apiKey })}`;
+  const url = base;
 
   return {
     name: 'google',
@@ -53,7 +56,11 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
       const reply = await send(
         'google',
         url,
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey },
+          body: JSON.stringify(body),
+        },
         signal,
       );
       if (reply.status !== 200) throw googleFailure(reply);
