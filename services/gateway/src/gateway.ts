@@ -31,7 +31,8 @@ import { whoamiRoute } from './keys/whoami.routes.js';
 import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
 import { cacheHitLane } from './translate/cache-hit-lane.js';
-import { translateRoutes } from './translate/translate.routes.js';
+import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
+import { looksLikeApiKey, parseBearer } from './auth/api-key.js';
 import { TranslatorClient } from './translate/translator-client.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -81,7 +82,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
     ...translateRoutes({
       translator,
       cache: hotCache(context, config),
-      maxTextChars: config.MAX_TEXT_CHARS,
+      maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
     }),
     ...nliRoutes(nli),
     ...moderation.routes,
@@ -165,10 +166,26 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     cache: hotCache(context, config),
     limits,
     tracker: appTracker(app),
-    maxTextChars: config.MAX_TEXT_CHARS,
+    // The lane takes only requests without a key.
+    maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });
   return lane;
+}
+
+/**
+ * The text limit of a public translation: MAX_TEXT_CHARS for a request with a valid key of any role,
+ * the spec's 5000 otherwise (no key, or one that is not valid: the route is public, so it is not
+ * refused, only held to the anonymous limit).
+ */
+function keyedTextLimit(keys: ApiKeyStore, max: number): (req: IncomingMessage) => Promise<number> {
+  const anonymous = Math.min(ANONYMOUS_MAX_TEXT_CHARS, max);
+  return async (req) => {
+    const bearer = parseBearer(req.headers.authorization);
+    if (bearer.kind !== 'token' || !looksLikeApiKey(bearer.token)) return anonymous;
+    const found = await keys.lookup(bearer.token).catch(() => undefined);
+    return found?.kind === 'valid' ? max : anonymous;
+  };
 }
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>

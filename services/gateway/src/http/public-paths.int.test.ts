@@ -125,3 +125,25 @@ describe('TRUST_PROXY', () => {
     });
   });
 });
+
+describe('text limits of POST /api/v1/translate', () => {
+  const translate = (text: string, headers: Record<string, string> = {}) =>
+    fetch(`${open.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ text, source: 'en', target: 'de' }),
+    });
+
+  it('holds anonymous requests to 5000 characters and lets a key of any role send more', async () => {
+    const long = 'a'.repeat(5001);
+    const anonymous = await translate(long);
+    expect(anonymous.status).toBe(413);
+    expect(await anonymous.json()).toMatchObject({ error: 'TEXT_TOO_LONG', details: { max: 5000 } });
+    const invalidKey = await translate(long, { authorization: `Bearer tp_${'C'.repeat(43)}` });
+    expect(invalidKey.status).toBe(413);
+    // With a key the text passes the limit; the translator of this fixture is down, hence 503.
+    const keyed = await translate(long, { authorization: `Bearer ${open.keys.client}` });
+    expect(keyed.status).toBe(503);
+    expect(await keyed.json()).toMatchObject({ error: 'TRANSLATOR_UNAVAILABLE' });
+  });
+});
