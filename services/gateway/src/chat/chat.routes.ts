@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
 import { completeOnce, completeStream } from './complete-chat.js';
-import type { ChatGuardrail } from './guardrail.js';
+import { readableText, type ChatGuardrail } from './guardrail.js';
 import type { ProviderRegistry } from './providers.js';
 import type { ChatUsage } from './usage/chat-usage.store.js';
 
@@ -14,10 +14,20 @@ const message = z
   })
   .meta({ id: 'ChatMessage' });
 
+/** Most messages in one request, and most characters of text across them (all roles and parts). */
+export const MAX_CHAT_MESSAGES = 500;
+export const MAX_CHAT_CHARS = 400_000;
+
 /** OpenAI's request: the fields checked here, any other parameter passed on to the provider as is. */
 const chatRequest = z.looseObject({
-  model: z.string().min(1).meta({ description: 'A model or alias from `GET /v1/models`.' }),
-  messages: z.array(message).min(1),
+  model: z.string().min(1).max(200).meta({ description: 'A model or alias from `GET /v1/models`.' }),
+  messages: z
+    .array(message)
+    .min(1)
+    .max(MAX_CHAT_MESSAGES)
+    .refine((messages) => messages.reduce((sum, m) => sum + readableText(m).length, 0) <= MAX_CHAT_CHARS, {
+      error: `messages may hold at most ${MAX_CHAT_CHARS} characters of text in all`,
+    }),
   stream: z.boolean().optional().meta({ description: 'true answers `text/event-stream` chunks.' }),
   stream_options: z
     .looseObject({ include_usage: z.boolean().optional() })
