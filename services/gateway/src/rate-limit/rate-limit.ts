@@ -99,7 +99,12 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId), false),
     guard: (req, res, next) => {
       const bearer = parseBearer(req.headers.authorization);
-      if (req.path === '/health' || (bearer.kind === 'token' && looksLikeApiKey(bearer.token))) next();
+      if (
+        req.path === '/health' ||
+        req.path === '/metrics' ||
+        (bearer.kind === 'token' && looksLikeApiKey(bearer.token))
+      )
+        next();
       else byAddress(req, res, next);
     },
     authFailures: {
