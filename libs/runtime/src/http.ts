@@ -140,12 +140,20 @@ const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
   API_KEY_INVALID: 'invalid_api_key',
   API_KEY_MALFORMED: 'invalid_api_key',
   API_KEY_REVOKED: 'invalid_api_key',
+  QUOTA_EXCEEDED: 'insufficient_quota',
+};
+
+/** OpenAI's own types where the status does not say it: SDKs tell a spent quota from a rate limit. */
+const OPENAI_CODE_TYPES: Partial<Record<ErrorCode, string>> = {
+  QUOTA_EXCEEDED: 'insufficient_quota',
 };
 
 /** `{error: {message, type, param, code}}` as OpenAI's API and SDKs expect. */
 export function openAiErrorBody(error: AppError): object {
   const type =
-    OPENAI_TYPES[error.httpStatus] ?? (error.httpStatus >= 500 ? 'server_error' : 'invalid_request_error');
+    OPENAI_CODE_TYPES[error.code] ??
+    OPENAI_TYPES[error.httpStatus] ??
+    (error.httpStatus >= 500 ? 'server_error' : 'invalid_request_error');
   return {
     error: {
       message: error.message,

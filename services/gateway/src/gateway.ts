@@ -28,6 +28,7 @@ import { chatUsageRoutes } from './chat/usage/chat-usage.routes.js';
 import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
+import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
 import { cacheHitLane } from './translate/cache-hit-lane.js';
@@ -63,7 +64,12 @@ export function startGateway(config: GatewayConfig) {
 }
 
 /** Every route the gateway serves, in one list: it feeds Express and the OpenAPI document alike. */
-export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, keys: ApiKeyStore): AnyRoute[] {
+export function gatewayRoutes(
+  config: GatewayConfig,
+  context: ServiceContext,
+  keys: ApiKeyStore,
+  budgets: BudgetStore,
+): AnyRoute[] {
   const translator = new TranslatorClient(
     config.TRANSLATOR_URL,
     config.TRANSLATE_TIMEOUT_MS,
@@ -90,6 +96,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
       guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate),
       usage: chatUsage,
+      budgets,
     }),
     ...chatUsageRoutes(chatUsage),
     ...contentRoutes({
@@ -101,7 +108,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
       requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
     }),
-    whoamiRoute,
+    whoamiRoute(budgets),
     ...keyRoutes(keys),
     translateStatusRoute({
       checks: context.deps.checks,
@@ -158,9 +165,10 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     );
   }
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
-  const routes = gatewayRoutes(config, context, keys);
+  const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
+  const routes = gatewayRoutes(config, context, keys, budgets);
   serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
-  mountRoutes(app, routes, { keys, limits, bodyLimitKb: config.BODY_LIMIT_KB });
+  mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
   const lane = cacheHitLane({
     app,
     cache: hotCache(context, config),

@@ -23,7 +23,12 @@ describe('ApiKeyStore lookups', () => {
     const { key, id } = await store.create('client', 'partner');
     expect(await store.lookup(key)).toEqual({
       kind: 'valid',
-      principal: { keyId: id, name: 'partner', role: 'client' },
+      principal: {
+        keyId: id,
+        name: 'partner',
+        role: 'client',
+        limits: { requestsPerDay: null, tokensPerDay: null, tokensPerMonth: null },
+      },
     });
     await store.revoke(id);
     expect(await store.lookup(key)).toEqual({ kind: 'revoked' });

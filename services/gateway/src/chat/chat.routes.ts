@@ -2,6 +2,8 @@ import { requestId, requestLog } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
+import type { BudgetStore } from '../keys/budgets/budget.store.js';
+import { tokenEstimate, withTokenBudget } from '../keys/budgets/budgets.js';
 import { completeOnce, completeStream } from './complete-chat.js';
 import { readableText, type ChatGuardrail } from './guardrail.js';
 import type { ProviderRegistry } from './providers.js';
@@ -77,11 +79,13 @@ export interface ChatRouteOptions {
   readonly guardrail: ChatGuardrail;
   /** Where token usage per key goes (Postgres); a failure to record is logged, never the client's. */
   readonly usage: { record(usage: ChatUsage): Promise<void> };
+  /** The key's chat-token budgets, reserved before a provider is called and settled after. */
+  readonly budgets: BudgetStore;
 }
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
+export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOptions) {
   return [
     defineRoute({
       method: 'post',
@@ -103,6 +107,7 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
       errors: [
         'CONTENT_BLOCKED',
         'MODEL_NOT_FOUND',
+        'QUOTA_EXCEEDED',
         'UPSTREAM_RATE_LIMITED',
         'UPSTREAM_FAILED',
         'CHAT_UNAVAILABLE',
@@ -110,11 +115,21 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
       handler: async ({ body, principal, req, res, signal }) => {
         const targets = registry.targets(body.model);
         await guardrail.check(body.messages, signal, requestId(req));
+        if (!principal) throw new Error('keyed route reached without a principal');
         const includeUsage = body.stream_options?.include_usage === true;
-        const done = body.stream
-          ? await completeStream(targets, body, includeUsage, res, signal)
-          : await completeOnce(targets, body, res, signal);
-        if (done?.usage && principal) {
+        const characters = body.messages.reduce((sum, m) => sum + readableText(m).length, 0);
+        const done = await withTokenBudget(
+          budgets,
+          principal,
+          tokenEstimate(characters),
+          req,
+          () =>
+            body.stream
+              ? completeStream(targets, body, includeUsage, res, signal)
+              : completeOnce(targets, body, res, signal),
+          (result) => result?.usage?.total_tokens ?? 0,
+        );
+        if (done?.usage) {
           usage
             .record({
               keyId: principal.keyId,

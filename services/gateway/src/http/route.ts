@@ -34,7 +34,7 @@ export interface RouteContext<R extends RequestSchemas> {
  * OpenAPI entry, so the served document cannot drift from what the gateway does.
  */
 export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.ZodType = z.ZodType> {
-  readonly method: 'get' | 'post' | 'put' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI-style path, e.g. `/api/admin/keys/{id}`. */
   readonly path: string;
   readonly summary: string;
