@@ -148,6 +148,9 @@ const OPENAI_CODE_TYPES: Partial<Record<ErrorCode, string>> = {
   QUOTA_EXCEEDED: 'insufficient_quota',
 };
 
+/** The `code` a /v1 answer carries for one of our errors. */
+export const openAiCode = (code: ErrorCode): string => OPENAI_CODES[code] ?? code.toLowerCase();
+
 /** `{error: {message, type, param, code}}` as OpenAI's API and SDKs expect. */
 export function openAiErrorBody(error: AppError): object {
   const type =
@@ -159,7 +162,7 @@ export function openAiErrorBody(error: AppError): object {
       message: error.message,
       type,
       param: firstIssuePath(error.details),
-      code: OPENAI_CODES[error.code] ?? error.code.toLowerCase(),
+      code: openAiCode(error.code),
     },
   };
 }

@@ -43,8 +43,9 @@ function role(value: string): ApiKeyRole {
 /** A limit: a whole number from 0 to `max`, or `none` to remove it. */
 const limit =
   (max: number) =>
-  (value: string): number | null => {
-    if (value === 'none') return null;
+  (value: string): number | 'none' => {
+    // Not null: commander would take it for an option without a value.
+    if (value === 'none') return 'none';
     if (!/^\d{1,19}$/.test(value) || Number(value) > max) {
       throw new InvalidArgumentError(`must be a whole number from 0 to ${max}, or none`);
     }
@@ -52,9 +53,9 @@ const limit =
   };
 
 interface LimitOptions {
-  readonly requestsPerDay?: number | null;
-  readonly tokensPerDay?: number | null;
-  readonly tokensPerMonth?: number | null;
+  readonly requestsPerDay?: number | 'none';
+  readonly tokensPerDay?: number | 'none';
+  readonly tokensPerMonth?: number | 'none';
 }
 
 /** Only the options given; a limit left out keeps its value. */
@@ -62,7 +63,7 @@ const limitsOf = (options: LimitOptions): LimitsChange =>
   Object.fromEntries(
     (['requestsPerDay', 'tokensPerDay', 'tokensPerMonth'] as const)
       .filter((name) => options[name] !== undefined)
-      .map((name) => [name, options[name]]),
+      .map((name) => [name, options[name] === 'none' ? null : options[name]]),
   );
 
 const withLimitOptions = (command: Command): Command =>
