@@ -92,7 +92,7 @@ export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOpt
       path: '/v1/chat/completions',
       summary: 'Chat completion (OpenAI-compatible)',
       description:
-        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
+        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first; a key whose chat-token budget is spent gets 429 `insufficient_quota` before any provider is called. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
       tags: ['chat'],
       access: 'client',
       envelope: false,
