@@ -88,7 +88,7 @@ async function budgets(key: string): Promise<Budgets> {
 async function settled(key: string, done: (b: Budgets) => boolean): Promise<Budgets> {
   for (let tries = 0; ; tries += 1) {
     const now = await budgets(key);
-    if (done(now) || tries === 100) return now;
+    if (done(now) || tries === 200) return now;
     await sleep(50);
   }
 }
