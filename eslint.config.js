@@ -2,6 +2,8 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+import linearRegex from './test/lint/linear-regex.rule.mjs';
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.run/**', 'infra/kafka/lib/**', 'coverage/**'] },
   js.configs.recommended,
@@ -23,6 +25,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
     },
+  },
+  {
+    // Production code: every regular expression is linear by construction or says it never sees user
+    // text (test/lint/linear-regex.rule.mjs; docs/decisions.md, issue 16).
+    files: ['services/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'tools/*/src/**/*.ts', 'infra/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { tp: linearRegex },
+    rules: { 'tp/linear-regex': 'error' },
   },
   {
     // CLIs and the test harness talk to a terminal on purpose.

@@ -1,7 +1,8 @@
 /**
- * Google Cloud Translation v2 (Basic) double: `POST|GET /language/translate/v2?key=...` with parameters in
- * the JSON body or the query, `/language/translate/v2/languages` (`{data:{languages:[{language}]}}`,
- * with `name` when `target` is given), `{error:{code,message,errors:[{message,domain,reason}],status}}` errors,
+ * Google Cloud Translation v2 (Basic) double: `POST|GET /language/translate/v2` with the API key as Google
+ * takes it, in the `key` query parameter or the `X-goog-api-key` header, parameters in
+ * the JSON body or the query, `/language/translate/v2/languages` (`{data:{languages:[{language}]}}`, with
+ * `name` when `target` is given), `{error:{code,message,errors:[{message,domain,reason}],status}}` errors,
  * a missing key (403), a wrong key (400), quota exhaustion (403 `dailyLimitExceeded` /
  * `userRateLimitExceeded`) and the default html format, which escapes the output (`'` -> `&#39;`).
  */

@@ -34,12 +34,14 @@ describe('migrations', () => {
       'Migration20261121153039_moderation_terms',
       'Migration20261121165741_chat_usage',
       'Migration20261121190000_dead_letters_unique',
+      'Migration20261122120000_key_budgets',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
       'chat_usage',
       'content_translations',
       'dead_letters',
+      'key_budget_usage',
       'mikro_orm_migrations',
       'moderation_terms',
       'nli_config',
@@ -84,6 +86,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261122120000_key_budgets']);
+    expect(await tables()).not.toContain('key_budget_usage');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121190000_dead_letters_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121165741_chat_usage']);
     expect(await tables()).not.toContain('chat_usage');

@@ -6,6 +6,7 @@ import {
   finishHttpApp,
   listen,
   type DependencyCheck,
+  type EdgeOptions,
   type FastLane,
   type Logger,
   type RunningService,
@@ -39,6 +40,8 @@ export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> 
    */
   readonly routes?: (app: Express, context: ServiceContext) => FastLane | undefined | void;
   readonly background?: (context: ServiceContext) => BackgroundTask[];
+  /** For a process facing the public: a guard before every route, who reads /metrics, a terse /ready. */
+  readonly edge?: (context: ServiceContext) => EdgeOptions;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       logger,
       metrics,
       checks: [...deps.checks, ...(definition.extraChecks ?? [])],
+      edge: definition.edge?.(context),
     });
     const lane = definition.routes?.(app, context) ?? undefined;
     finishHttpApp(app);

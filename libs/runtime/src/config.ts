@@ -21,7 +21,7 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
   const issues = result.error.issues.map((issue) => {
     const setting = String(issue.path[0] ?? '(environment)');
     const raw = env[setting];
-    const got = raw === undefined ? 'it is not set' : `got ${JSON.stringify(redactUrl(raw))}`;
+    const got = raw === undefined ? 'it is not set' : described(setting, raw);
     return new ConfigError(setting, `${issue.message} (${got})`);
   });
   const first = issues[0] as ConfigError;
@@ -30,6 +30,17 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
     throw new ConfigError(first.setting, `${first.problem}; also invalid: ${others.join(', ')}`);
   }
   throw first;
+}
+
+/** Names of settings that hold secrets: their values are never repeated in an error. */
+const SECRET_SETTING = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD', 'CREDENTIAL'];
+
+/** What an error says about a bad value: the value (credentials in a URL redacted), or only its length. */
+function described(setting: string, raw: string): string {
+  if (SECRET_SETTING.some((word) => setting.toUpperCase().includes(word))) {
+    return `got a value of ${raw.length} characters, not shown`;
+  }
+  return `got ${JSON.stringify(redactUrl(raw))}`;
 }
 
 /** Reusable field schemas; each message says what a good value looks like. */
@@ -65,6 +76,7 @@ export const env = {
           .map((b) => b.trim())
           .filter(Boolean),
       )
+      // not user text: a configuration value
       .refine((list) => list.length > 0 && list.every((b) => /^[^\s:]+:\d{1,5}$/.test(b)), {
         error: 'must be a comma-separated list of host:port',
       }),

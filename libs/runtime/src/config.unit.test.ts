@@ -52,4 +52,19 @@ describe('redactUrl', () => {
     expect(redactUrl('postgres://user:pw@host:5432/db')).toBe('postgres://user:***@host:5432/db');
     expect(redactUrl('not a url')).toBe('not a url');
   });
+
+  it('never repeats the value of a secret setting in its error', () => {
+    const schema = z.object({ DEEPL_AUTH_KEY: z.string().min(40), API_TOKEN: z.string().min(40) });
+    const error = (() => {
+      try {
+        parseEnv(schema, { DEEPL_AUTH_KEY: 'sk-very-secret', API_TOKEN: 'tok-secret' });
+      } catch (err) {
+        return err as Error;
+      }
+      return undefined;
+    })();
+    expect(error?.message).toContain('DEEPL_AUTH_KEY');
+    expect(error?.message).toContain('14 characters, not shown');
+    expect(error?.message).not.toContain('sk-very-secret');
+  });
 });

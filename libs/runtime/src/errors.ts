@@ -109,6 +109,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'Every chat provider for the model answered 429; `Retry-After` is the shortest wait they asked for.',
   },
+  QUOTA_EXCEEDED: {
+    code: 42903,
+    status: 429,
+    summary:
+      'The API key has spent a budget an admin set (requests per day, chat tokens per day or per month); `details.budget` names it, `Retry-After` is the wait until it resets (UTC). OpenAI code `insufficient_quota` on `/v1` routes.',
+  },
   INTERNAL: {
     code: 50001,
     status: 500,

@@ -48,7 +48,10 @@ describe('error bodies', () => {
       },
     });
     expect(errorBody(new AppError('API_KEY_INVALID', 'bad key'), '/v1/models', 'r')).toMatchObject({
-      error: { type: 'authentication_error', param: null, code: 'api_key_invalid' },
+      error: { type: 'authentication_error', param: null, code: 'invalid_api_key' },
+    });
+    expect(errorBody(new AppError('QUOTA_EXCEEDED', 'spent'), '/v1/models', 'r')).toEqual({
+      error: { message: 'spent', type: 'insufficient_quota', param: null, code: 'insufficient_quota' },
     });
   });
 

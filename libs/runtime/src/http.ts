@@ -14,14 +14,28 @@ import { ConfigError } from './config.js';
 import { AppError, internalError, notFound, type ErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import { httpDurationHistogram } from './metrics.js';
-import { checkReadiness, type DependencyCheck } from './readiness.js';
+import { checkReadiness, type DependencyCheck, type ReadinessReport } from './readiness.js';
 
 export interface HttpAppOptions {
   readonly service: string;
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly checks: readonly DependencyCheck[];
+  readonly edge?: EdgeOptions;
 }
+
+/** What a process facing the public adds to the common routes (the gateway). */
+export interface EdgeOptions {
+  /** Runs before every route but /health (the gateway's per-address rate limit). */
+  readonly guard?: RequestHandler;
+  /** Whether this request may read /metrics; others get 404. */
+  readonly metricsAllowed?: (req: IncomingMessage) => boolean;
+  /** /ready answers each dependency's state without its error text (that stays in the admin status). */
+  readonly terseReadiness?: boolean;
+}
+
+/** The route label of requests no route took: metric labels never come from the raw path. */
+export const UNMATCHED_ROUTE = 'unmatched';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const QUIET_PATHS = new Set(['/health', '/ready', '/metrics']);
@@ -31,7 +45,7 @@ const QUIET_PATHS = new Set(['/health', '/ready', '/metrics']);
  * JSON access logs, request metrics, GET /health (liveness), /ready (dependencies), /metrics.
  * Add routes, then call finishHttpApp() for the 404 and error mapping.
  */
-export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptions): Express {
+export function createHttpApp({ service, logger, metrics, checks, edge }: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are not cached by clients; hashing every body for an ETag is wasted work.
@@ -44,15 +58,43 @@ export function createHttpApp({ service, logger, metrics, checks }: HttpAppOptio
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', service, uptime_s: Math.round(process.uptime()) });
   });
+  if (edge?.guard) app.use(edge.guard);
   app.get('/ready', async (_req, res) => {
     const report = await checkReadiness(checks);
-    res.status(report.status === 'ready' ? 200 : 503).json({ service, ...report });
+    const shown = edge?.terseReadiness ? terse(report) : report;
+    res.status(report.status === 'ready' ? 200 : 503).json({ service, ...shown });
   });
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', async (req, res, next) => {
+    if (edge?.metricsAllowed && !edge.metricsAllowed(req)) {
+      next();
+      return;
+    }
     res.type(metrics.contentType).send(await metrics.metrics());
   });
   return app;
 }
+
+/** The report without error text: raw driver messages name hosts, users and versions. */
+const terse = (report: ReadinessReport): ReadinessReport => ({
+  status: report.status,
+  dependencies: Object.fromEntries(
+    Object.entries(report.dependencies).map(([name, { status, required, latency_ms }]) => [
+      name,
+      { status, required, latency_ms },
+    ]),
+  ),
+});
+
+/**
+ * Labels the requests a mounted sub-app answers (`app.use(path, ...)`: no route of its own) with the
+ * mount path, so they are counted under it rather than as unmatched.
+ */
+export const routeLabel =
+  (label: string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.routeLabel = label;
+    next();
+  };
 
 /**
  * Unknown routes -> 404; AppError -> its status and envelope; body-parser and URL decoding faults ->
@@ -93,16 +135,34 @@ const OPENAI_TYPES: Record<number, string> = {
   429: 'rate_limit_error',
 };
 
+/** OpenAI's own codes where ours differ: SDKs and tools match on `invalid_api_key`. */
+const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
+  API_KEY_INVALID: 'invalid_api_key',
+  API_KEY_MALFORMED: 'invalid_api_key',
+  API_KEY_REVOKED: 'invalid_api_key',
+  QUOTA_EXCEEDED: 'insufficient_quota',
+};
+
+/** OpenAI's own types where the status does not say it: SDKs tell a spent quota from a rate limit. */
+const OPENAI_CODE_TYPES: Partial<Record<ErrorCode, string>> = {
+  QUOTA_EXCEEDED: 'insufficient_quota',
+};
+
+/** The `code` a /v1 answer carries for one of our errors. */
+export const openAiCode = (code: ErrorCode): string => OPENAI_CODES[code] ?? code.toLowerCase();
+
 /** `{error: {message, type, param, code}}` as OpenAI's API and SDKs expect. */
 export function openAiErrorBody(error: AppError): object {
   const type =
-    OPENAI_TYPES[error.httpStatus] ?? (error.httpStatus >= 500 ? 'server_error' : 'invalid_request_error');
+    OPENAI_CODE_TYPES[error.code] ??
+    OPENAI_TYPES[error.httpStatus] ??
+    (error.httpStatus >= 500 ? 'server_error' : 'invalid_request_error');
   return {
     error: {
       message: error.message,
       type,
       param: firstIssuePath(error.details),
-      code: error.code.toLowerCase(),
+      code: openAiCode(error.code),
     },
   };
 }
@@ -197,7 +257,9 @@ export function trackRequest(
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   req.id = id;
-  if (typeof req.headers['x-correlation-id'] !== 'string') req.headers['x-correlation-id'] = id;
+  // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
+  const correlation = req.headers['x-correlation-id'];
+  if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
   res.setHeader('x-request-id', id);
   const done = (aborted: boolean) => {
     const ms = performance.now() - started;
@@ -230,8 +292,9 @@ export function trackRequest(
  */
 function requestContext(tracker: RequestTracker): RequestHandler {
   return (req, res, next) => {
+    // Only route templates or a fixed label: a label from the raw path lets anyone add series forever.
     trackRequest(tracker, req, res, () =>
-      String(req.route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path)),
+      String(req.route?.path ?? (res.locals.routeLabel as string | undefined) ?? UNMATCHED_ROUTE),
     );
     next();
   };

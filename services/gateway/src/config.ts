@@ -55,6 +55,16 @@ export const gatewaySettings = z.object({
   CORS_ORIGINS: env.list(''),
   /** Express "trust proxy": hops or addresses whose X-Forwarded-For is believed for the client address. */
   TRUST_PROXY: env.string('false'),
+  /**
+   * Who may read GET /metrics: comma-separated addresses, CIDR ranges or proxy-addr names (`loopback`,
+   * `linklocal`, `uniquelocal`) of the direct peer. A request relayed by a proxy (X-Forwarded-For or
+   * Forwarded) is public traffic and never gets them. Others get 404.
+   */
+  METRICS_ALLOW: env.list('loopback'),
+  /** Most client addresses (and API keys) each rate limiter counts at once per window (LRU beyond). */
+  RATE_LIMIT_MAX_CLIENTS: env.positiveInt(100_000),
+  /** Failed authentications per client address and minute before 429 without a key lookup; 0 = off. */
+  AUTH_FAILURES_PER_MIN: env.nonNegativeInt(30),
 });
 
 export type GatewayConfig = z.infer<typeof gatewaySettings>;

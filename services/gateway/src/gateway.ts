@@ -3,8 +3,11 @@ import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform
 import { appTracker } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
+import type { IncomingMessage } from 'node:http';
+
 import cors from 'cors';
 import type { Express } from 'express';
+import proxyaddr from 'proxy-addr';
 
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
 import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
@@ -25,10 +28,12 @@ import { chatUsageRoutes } from './chat/usage/chat-usage.routes.js';
 import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
+import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
 import { cacheHitLane } from './translate/cache-hit-lane.js';
-import { translateRoutes } from './translate/translate.routes.js';
+import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
+import { looksLikeApiKey, parseBearer } from './auth/api-key.js';
 import { TranslatorClient } from './translate/translator-client.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -39,6 +44,7 @@ export const GATEWAY_VERSION = '0.1.0';
  */
 export function startGateway(config: GatewayConfig) {
   let limits: RateLimits | undefined;
+  const metricsAllowed = metricsAccess(config.METRICS_ALLOW);
   return startService({
     name: 'gateway',
     config,
@@ -47,18 +53,23 @@ export function startGateway(config: GatewayConfig) {
       httpHealthCheck('translator', config.TRANSLATOR_URL),
       httpHealthCheck('nli', config.NLI_URL),
     ],
-    routes: (app, context) => {
-      const added = addGatewayRoutes(app, context, config);
-      limits = added.limits;
-      return added.lane;
+    edge: (context) => {
+      limits = rateLimits(context, config);
+      return { guard: limits.guard, metricsAllowed, terseReadiness: true };
     },
+    routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
     // Sends the rate-limit counts still held in memory before Redis is closed.
     background: () => [{ start: async () => undefined, stop: async () => limits?.stop() }],
   });
 }
 
 /** Every route the gateway serves, in one list: it feeds Express and the OpenAPI document alike. */
-export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, keys: ApiKeyStore): AnyRoute[] {
+export function gatewayRoutes(
+  config: GatewayConfig,
+  context: ServiceContext,
+  keys: ApiKeyStore,
+  budgets: BudgetStore,
+): AnyRoute[] {
   const translator = new TranslatorClient(
     config.TRANSLATOR_URL,
     config.TRANSLATE_TIMEOUT_MS,
@@ -77,7 +88,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
     ...translateRoutes({
       translator,
       cache: hotCache(context, config),
-      maxTextChars: config.MAX_TEXT_CHARS,
+      maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
     }),
     ...nliRoutes(nli),
     ...moderation.routes,
@@ -85,6 +96,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
       guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate),
       usage: chatUsage,
+      budgets,
     }),
     ...chatUsageRoutes(chatUsage),
     ...contentRoutes({
@@ -96,7 +108,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
       requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
     }),
-    whoamiRoute,
+    whoamiRoute(budgets),
     ...keyRoutes(keys),
     translateStatusRoute({
       checks: context.deps.checks,
@@ -120,7 +132,29 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
   ] as AnyRoute[];
 }
 
-function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig) {
+/** /metrics is for scrapers: a direct peer in METRICS_ALLOW, never a request relayed by a proxy. */
+function metricsAccess(allow: readonly string[]): (req: IncomingMessage) => boolean {
+  const allowed = proxyaddr.compile([...allow]);
+  return (req) =>
+    req.headers['x-forwarded-for'] === undefined &&
+    req.headers.forwarded === undefined &&
+    allowed(req.socket.remoteAddress ?? '', 0);
+}
+
+const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
+  createRateLimits({
+    redis: context.deps.redis,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    publicPoints: config.RATE_LIMIT_PUBLIC,
+    perKeyPoints: config.RATE_LIMIT_PER_KEY,
+    windowSeconds: config.RATE_LIMIT_WINDOW_S,
+    syncMs: config.RATE_LIMIT_SYNC_MS,
+    maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MIN,
+  });
+
+function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig, limits: RateLimits) {
+  // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   // Errors a fast lane found before handing a request over are answered like any other.
   app.use((req, _res, next) => next(req.laneError));
@@ -131,26 +165,35 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     );
   }
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
-  const routes = gatewayRoutes(config, context, keys);
+  const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
+  const routes = gatewayRoutes(config, context, keys, budgets);
   serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
-  const limits = createRateLimits({
-    redis: context.deps.redis,
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    publicPoints: config.RATE_LIMIT_PUBLIC,
-    perKeyPoints: config.RATE_LIMIT_PER_KEY,
-    windowSeconds: config.RATE_LIMIT_WINDOW_S,
-    syncMs: config.RATE_LIMIT_SYNC_MS,
-  });
-  mountRoutes(app, routes, { keys, limits, bodyLimitKb: config.BODY_LIMIT_KB });
+  mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
   const lane = cacheHitLane({
     app,
     cache: hotCache(context, config),
     limits,
     tracker: appTracker(app),
-    maxTextChars: config.MAX_TEXT_CHARS,
+    // The lane takes only requests without a key.
+    maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });
-  return { lane, limits };
+  return lane;
+}
+
+/**
+ * The text limit of a public translation: MAX_TEXT_CHARS for a request with a valid key of any role,
+ * the spec's 5000 otherwise (no key, or one that is not valid: the route is public, so it is not
+ * refused, only held to the anonymous limit).
+ */
+function keyedTextLimit(keys: ApiKeyStore, max: number): (req: IncomingMessage) => Promise<number> {
+  const anonymous = Math.min(ANONYMOUS_MAX_TEXT_CHARS, max);
+  return async (req) => {
+    const bearer = parseBearer(req.headers.authorization);
+    if (bearer.kind !== 'token' || !looksLikeApiKey(bearer.token)) return anonymous;
+    const found = await keys.lookup(bearer.token).catch(() => undefined);
+    return found?.kind === 'valid' ? max : anonymous;
+  };
 }
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>
@@ -159,6 +202,7 @@ const hotCache = (context: ServiceContext, config: GatewayConfig) =>
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
   if (value === 'true') return true;
+  // not user text: the TRUST_PROXY setting
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 

@@ -41,6 +41,8 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
       TRANSLATOR_URL: 'http://127.0.0.1:9',
       NLI_URL: 'http://127.0.0.1:9',
       WORKER_URL: 'http://127.0.0.1:9',
+      // Tests send many bad keys from one address; the failed-authentication limit has its own test.
+      AUTH_FAILURES_PER_MIN: '0',
       ...settings,
     }),
     PORT: 0,
@@ -59,7 +61,10 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
   ]);
   await store.revoke(revoked.id);
   const url = `http://127.0.0.1:${service.port}`;
-  const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as OpenApiDoc;
+  // Sent with a key so that this request does not use up a test's per-address limit.
+  const openapi = (await (
+    await fetch(`${url}/openapi.json`, { headers: { authorization: `Bearer ${admin.key}` } })
+  ).json()) as OpenApiDoc;
   return {
     url,
     config,
@@ -109,5 +114,7 @@ export function noRateLimits(): RateLimits {
     perKeyPoints: 0,
     windowSeconds: 60,
     syncMs: 100,
+    maxClients: 1000,
+    authFailuresPerMinute: 0,
   });
 }

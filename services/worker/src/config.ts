@@ -11,6 +11,11 @@ export const workerSettings = z.object({
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(100),
   /** Published outbox rows are deleted after this many hours. */
   OUTBOX_RETENTION_HOURS: env.positiveInt(24),
+  /**
+   * Days a stored translation of anonymous free text (entity type `text`, from POST /api/v1/translate)
+   * is kept after its last update; 0 keeps them for ever. Checked every hour.
+   */
+  TEXT_TRANSLATION_RETENTION_DAYS: env.nonNegativeInt(30),
   /** Entries the dead-letter index keeps (Postgres dead_letters); each new one beyond evicts the oldest. */
   DEAD_LETTER_MAX_ENTRIES: env.positiveInt(1000),
   /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */

@@ -5,6 +5,7 @@ import { EventCodec } from '@tp/schemas';
 
 import type { WorkerConfig } from './config.js';
 import { deadLetterIndexer } from './index-dead-letters/index-dead-letters.js';
+import { TextTranslationExpiry } from './expire-text-translations/expire-text-translations.js';
 import { OutboxRelay } from './outbox-relay/outbox-relay.js';
 import { plannerTask } from './plan-translations/planner.task.js';
 import { projectionTask } from './project-translations/projection.task.js';
@@ -63,7 +64,13 @@ export function startWorker(config: WorkerConfig) {
       });
       consuming.push(deadLetters, planner, projection);
       consumersGauge(metrics, () => consuming);
-      return [relayTask, deadLetters, planner, projection];
+      const expiry = new TextTranslationExpiry({
+        orm: deps.orm,
+        logger: logger.child({ component: 'text-expiry' }),
+        retentionDays: config.TEXT_TRANSLATION_RETENTION_DAYS,
+        intervalMs: 3_600_000,
+      });
+      return [relayTask, deadLetters, planner, projection, expiry.task()];
     },
   });
 }

@@ -18,6 +18,11 @@ export const ApiKey = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
+    /** Budgets set by an admin; null = no limit. Requests count every authenticated request. */
+    requestsPerDay: p.integer().nullable(),
+    /** Chat tokens (the provider's total_tokens) per UTC day and per UTC calendar month. */
+    tokensPerDay: p.bigint('number').nullable(),
+    tokensPerMonth: p.bigint('number').nullable(),
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;

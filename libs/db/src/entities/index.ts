@@ -2,6 +2,7 @@ import { ApiKey } from './api-key.entity.js';
 import { ChatUsage } from './chat-usage.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
+import { KeyBudgetUsage } from './key-budget-usage.entity.js';
 import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
 import { OutboxMessage } from './outbox-message.entity.js';
@@ -12,6 +13,7 @@ export * from './api-key.entity.js';
 export * from './chat-usage.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
+export * from './key-budget-usage.entity.js';
 export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
 export * from './outbox-message.entity.js';
@@ -23,6 +25,7 @@ export const ENTITIES = [
   ChatUsage,
   ContentTranslation,
   DeadLetterEntry,
+  KeyBudgetUsage,
   ModerationTerm,
   NliConfig,
   OutboxMessage,

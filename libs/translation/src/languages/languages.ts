@@ -173,7 +173,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   mo: 'ro',
 };
 
-const TAG = /^[a-z0-9]{1,8}(?:-[a-z0-9]{1,8})*$/;
+const TAG = /^[a-z0-9]{1,8}(?:-[a-z0-9]{1,8}){0,15}$/;
 
 /**
  * Our code for a BCP 47-ish tag, or undefined when unsupported. Case-insensitive, `_` accepted for

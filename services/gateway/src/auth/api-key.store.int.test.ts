@@ -23,7 +23,12 @@ describe('ApiKeyStore lookups', () => {
     const { key, id } = await store.create('client', 'partner');
     expect(await store.lookup(key)).toEqual({
       kind: 'valid',
-      principal: { keyId: id, name: 'partner', role: 'client' },
+      principal: {
+        keyId: id,
+        name: 'partner',
+        role: 'client',
+        limits: { requestsPerDay: null, tokensPerDay: null, tokensPerMonth: null },
+      },
     });
     await store.revoke(id);
     expect(await store.lookup(key)).toEqual({ kind: 'revoked' });
@@ -48,5 +53,14 @@ describe('ApiKeyStore lookups', () => {
     expect((await gateway.lookup(key)).kind).toBe('valid');
     await gateway.revoke(id);
     expect((await gateway.lookup(key)).kind).toBe('revoked');
+  });
+
+  it('does not keep a lookup that was in flight while the key was revoked here', async () => {
+    const store = new ApiKeyStore(orm, 60_000);
+    const { key, id } = await store.create('client', 'racing');
+    // The lookup's query may read the key before the revocation commits; whatever it read, the
+    // next request must see the revocation.
+    await Promise.all([store.lookup(key), store.revoke(id)]);
+    expect(await store.lookup(key)).toEqual({ kind: 'revoked' });
   });
 });

@@ -1,6 +1,7 @@
 import { ApiKey, type ApiKeyRole, type Orm } from '@tp/db';
 import { AppError } from '@tp/runtime';
 
+import { NO_LIMITS, type KeyLimits } from '../keys/budgets/budget.store.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 
 /** What may be shown about a key: never its hash, and the key itself only once, at creation. */
@@ -12,13 +13,21 @@ export interface ApiKeyView {
   readonly created_at: string;
   readonly last_used_at: string | null;
   readonly revoked_at: string | null;
+  readonly requests_per_day: number | null;
+  readonly tokens_per_day: number | null;
+  readonly tokens_per_month: number | null;
 }
 
 export interface Principal {
   readonly keyId: string;
   readonly name: string;
   readonly role: ApiKeyRole;
+  /** As of the lookup, which a process may remember for API_KEY_CACHE_MS. */
+  readonly limits: KeyLimits;
 }
+
+/** Limits to change; a field left out keeps its value, null removes the limit. */
+export type LimitsChange = Partial<KeyLimits>;
 
 export type KeyLookup =
   | { readonly kind: 'valid'; readonly principal: Principal }
@@ -34,6 +43,8 @@ const MAX_REMEMBERED = 10_000;
 export class ApiKeyStore {
   private readonly touchedAt = new Map<string, number>();
   private readonly remembered = new Map<string, { readonly found: KeyLookup; readonly until: number }>();
+  /** Bumped by every revocation here: a lookup that started before one must not be remembered. */
+  private revocations = 0;
 
   /**
    * @param rememberMs how long a process trusts a lookup of a known key (0 = never). Revoking through
@@ -44,7 +55,11 @@ export class ApiKeyStore {
     private readonly rememberMs = 0,
   ) {}
 
-  async create(role: ApiKeyRole, name: string): Promise<ApiKeyView & { readonly key: string }> {
+  async create(
+    role: ApiKeyRole,
+    name: string,
+    limits: LimitsChange = {},
+  ): Promise<ApiKeyView & { readonly key: string }> {
     const material = generateApiKey();
     const em = this.orm.em.fork();
     const entity = em.create(ApiKey, {
@@ -53,6 +68,8 @@ export class ApiKeyStore {
       role,
       keyHash: material.hash,
       keyPrefix: material.prefix,
+      ...NO_LIMITS,
+      ...limits,
     });
     await em.flush();
     return { ...view(entity), key: material.key };
@@ -69,8 +86,23 @@ export class ApiKeyStore {
     const entity = await em.findOne(ApiKey, { id });
     if (!entity) throw new AppError('NOT_FOUND', `no API key with id ${id}`);
     entity.revokedAt ??= new Date();
+    this.revocations += 1;
     await em.flush();
     this.remembered.delete(entity.keyHash);
+    this.revocations += 1;
+    return view(entity);
+  }
+
+  /** Sets a key's budgets; takes effect at once in this process, within API_KEY_CACHE_MS in others. */
+  async setLimits(id: string, change: LimitsChange): Promise<ApiKeyView> {
+    const em = this.orm.em.fork();
+    const entity = await em.findOne(ApiKey, { id });
+    if (!entity) throw new AppError('NOT_FOUND', `no API key with id ${id}`);
+    em.assign(entity, change);
+    this.revocations += 1;
+    await em.flush();
+    this.remembered.delete(entity.keyHash);
+    this.revocations += 1;
     return view(entity);
   }
 
@@ -86,9 +118,11 @@ export class ApiKeyStore {
       if (known.found.kind === 'valid') this.touch(known.found.principal.keyId);
       return known.found;
     }
+    const revocations = this.revocations;
     const found = await this.query(hash);
-    // Unknown keys are not remembered, so made-up keys cannot fill the memory.
-    if (this.rememberMs > 0 && found.kind !== 'unknown') {
+    // Unknown keys are not remembered, so made-up keys cannot fill the memory. A lookup that was in
+    // flight while a key was revoked may have read it before the revocation: it is used once, not kept.
+    if (this.rememberMs > 0 && found.kind !== 'unknown' && revocations === this.revocations) {
       if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
       this.remembered.set(hash, { found, until: now + this.rememberMs });
     }
@@ -98,15 +132,21 @@ export class ApiKeyStore {
   private async query(hash: string): Promise<KeyLookup> {
     const rows = await this.orm.em
       .getConnection()
-      .execute<{ id: string; name: string; role: ApiKeyRole; revoked_at: Date | null }[]>(
-        'select id, name, role, revoked_at from api_keys where key_hash = ?',
+      .execute<KeyRow[]>(
+        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month from api_keys where key_hash = ?',
         [hash],
       );
     const row = rows[0];
     if (!row) return { kind: 'unknown' };
     if (row.revoked_at) return { kind: 'revoked' };
     this.touch(row.id);
-    return { kind: 'valid', principal: { keyId: row.id, name: row.name, role: row.role } };
+    const limits: KeyLimits = {
+      requestsPerDay: row.requests_per_day,
+      // bigint columns come back as strings.
+      tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
+      tokensPerMonth: row.tokens_per_month === null ? null : Number(row.tokens_per_month),
+    };
+    return { kind: 'valid', principal: { keyId: row.id, name: row.name, role: row.role, limits } };
   }
 
   /** Records use in the background; a failed write only delays last_used_at. */
@@ -121,6 +161,16 @@ export class ApiKeyStore {
   }
 }
 
+interface KeyRow {
+  readonly id: string;
+  readonly name: string;
+  readonly role: ApiKeyRole;
+  readonly revoked_at: Date | null;
+  readonly requests_per_day: number | null;
+  readonly tokens_per_day: string | null;
+  readonly tokens_per_month: string | null;
+}
+
 function view(entity: ApiKey): ApiKeyView {
   return {
     id: entity.id,
@@ -130,5 +180,8 @@ function view(entity: ApiKey): ApiKeyView {
     created_at: entity.createdAt.toISOString(),
     last_used_at: entity.lastUsedAt?.toISOString() ?? null,
     revoked_at: entity.revokedAt?.toISOString() ?? null,
+    requests_per_day: entity.requestsPerDay ?? null,
+    tokens_per_day: entity.tokensPerDay ?? null,
+    tokens_per_month: entity.tokensPerMonth ?? null,
   };
 }

@@ -36,6 +36,6 @@ export type BearerParse =
 /** Reads `Authorization: Bearer <token>` (RFC 6750: scheme case-insensitive, one token68). */
 export function parseBearer(header: string | undefined): BearerParse {
   if (header === undefined || header.trim() === '') return { kind: 'missing' };
-  const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header);
+  const match = /^Bearer {1,16}([A-Za-z0-9._~+/-]{1,512}={0,2}) {0,16}$/i.exec(header);
   return match?.[1] ? { kind: 'token', token: match[1] } : { kind: 'malformed' };
 }

@@ -2,6 +2,7 @@ import { AppError, bindRequestLog, requestLog, type Logger } from '@tp/runtime';
 import type { RequestHandler } from 'express';
 
 import { looksLikeApiKey, parseBearer } from './api-key.js';
+import type { AuthFailures } from '../rate-limit/rate-limit.js';
 import type { ApiKeyStore, Principal } from './api-key.store.js';
 
 /** Who may call a route: anyone, any valid key, or an admin key (the spec's authentication table). */
@@ -13,17 +14,35 @@ declare module 'express-serve-static-core' {
   }
 }
 
+const AUTH_FAILURES = new Set(['API_KEY_MISSING', 'API_KEY_MALFORMED', 'API_KEY_INVALID', 'API_KEY_REVOKED']);
+
 /**
  * Missing, malformed, unknown or revoked key -> 401; a valid key without the role -> 403. The key is
- * never logged (the logger redacts the Authorization header) nor echoed in an error message.
+ * never logged (the logger redacts the Authorization header) nor echoed in an error message. A client
+ * address that failed too often this minute gets 429 before its key costs a Postgres query.
  */
-export function authenticate(store: ApiKeyStore, access: Exclude<Access, 'public'>): RequestHandler {
+export function authenticate(
+  store: ApiKeyStore,
+  access: Exclude<Access, 'public'>,
+  failures?: AuthFailures,
+): RequestHandler {
   return (req, res, next) => {
-    identify(store, req.headers.authorization, access, () => requestLog(req)).then((principal) => {
-      res.locals.principal = principal;
-      bindRequestLog(req, { api_key_id: principal.keyId });
-      next();
-    }, next);
+    const refused = failures?.refuse(req, res);
+    if (refused) {
+      next(refused);
+      return;
+    }
+    identify(store, req.headers.authorization, access, () => requestLog(req)).then(
+      (principal) => {
+        res.locals.principal = principal;
+        bindRequestLog(req, { api_key_id: principal.keyId });
+        next();
+      },
+      (err: unknown) => {
+        if (err instanceof AppError && AUTH_FAILURES.has(err.code)) failures?.record(req);
+        next(err);
+      },
+    );
   };
 }
 

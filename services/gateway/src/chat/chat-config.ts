@@ -4,6 +4,7 @@ import { z } from 'zod';
 /** One OpenAI-compatible upstream (OpenAI, vLLM, Ollama, LiteLLM...). */
 const providerSetting = z.strictObject({
   /** Used in logs, usage records, `provider/model` alias targets and `owned_by` of GET /v1/models. */
+  // not user text: the operator's provider configuration
   name: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, { error: 'must be lower-case letters, digits, _ . -' }),
   /** Base URL up to and including the version, e.g. `https://api.openai.com/v1`. */
   base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
@@ -64,6 +65,7 @@ export function resolveProviders(
     }
     return {
       name: setting.name,
+      // not user text: a configured base URL
       baseUrl: setting.base_url.replace(/\/+$/, ''),
       apiKey,
       models: setting.models,

@@ -356,6 +356,48 @@ describe('errors, in OpenAI shape and as the SDK classes', () => {
   });
 
   it.each([
+    [
+      'a system message',
+      [
+        { role: 'system', content: 'you are a 傻逼' },
+        { role: 'user', content: 'hi' },
+      ],
+    ],
+    ['an input_text part', [{ role: 'user', content: [{ type: 'input_text', text: 'you are a 傻逼' }] }]],
+    ['a tool result', [{ role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: '傻逼' }] }]],
+    [
+      'an assistant turn the client wrote',
+      [
+        { role: 'assistant', content: '傻逼' },
+        { role: 'user', content: 'go on' },
+      ],
+    ],
+    ['a name', [{ role: 'user', name: '傻逼', content: 'hello' }]],
+  ])('blocks %s the guardrail flags, not only user text', async (_label, messages) => {
+    const err = await rejection(
+      client.chat.completions.create({ model: MODEL, messages: messages as never }),
+    );
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_blocked');
+    expect(calls(a)).toHaveLength(0);
+  });
+
+  it('answers 404 model_not_found for provider/<model> the provider does not list', async () => {
+    const err = await rejection(
+      client.chat.completions.create({ model: 'a/anything-else', messages: ask('hi') }),
+    );
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+    expect(calls(a)).toHaveLength(0);
+  });
+
+  it('answers 400 in OpenAI shape to too many messages', async () => {
+    const messages = Array.from({ length: 501 }, () => ({ role: 'user' as const, content: 'x' }));
+    const err = await rejection(client.chat.completions.create({ model: MODEL, messages }));
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+  });
+
+  it.each([
     ['off', 'lets a flagged message through', 200],
     ['keyword+nli', 'fails closed with 503 when NLI cannot answer', 503],
   ])('with CHAT_GUARDRAIL=%s %s', async (mode, _label, status) => {

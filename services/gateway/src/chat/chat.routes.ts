@@ -2,8 +2,10 @@ import { requestId, requestLog } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
+import type { BudgetStore } from '../keys/budgets/budget.store.js';
+import { tokenEstimate, withTokenBudget } from '../keys/budgets/budgets.js';
 import { completeOnce, completeStream } from './complete-chat.js';
-import type { ChatGuardrail } from './guardrail.js';
+import { readableText, type ChatGuardrail } from './guardrail.js';
 import type { ProviderRegistry } from './providers.js';
 import type { ChatUsage } from './usage/chat-usage.store.js';
 
@@ -14,10 +16,20 @@ const message = z
   })
   .meta({ id: 'ChatMessage' });
 
+/** Most messages in one request, and most characters of text across them (all roles and parts). */
+export const MAX_CHAT_MESSAGES = 500;
+export const MAX_CHAT_CHARS = 400_000;
+
 /** OpenAI's request: the fields checked here, any other parameter passed on to the provider as is. */
 const chatRequest = z.looseObject({
-  model: z.string().min(1).meta({ description: 'A model or alias from `GET /v1/models`.' }),
-  messages: z.array(message).min(1),
+  model: z.string().min(1).max(200).meta({ description: 'A model or alias from `GET /v1/models`.' }),
+  messages: z
+    .array(message)
+    .min(1)
+    .max(MAX_CHAT_MESSAGES)
+    .refine((messages) => messages.reduce((sum, m) => sum + readableText(m).length, 0) <= MAX_CHAT_CHARS, {
+      error: `messages may hold at most ${MAX_CHAT_CHARS} characters of text in all`,
+    }),
   stream: z.boolean().optional().meta({ description: 'true answers `text/event-stream` chunks.' }),
   stream_options: z
     .looseObject({ include_usage: z.boolean().optional() })
@@ -67,18 +79,20 @@ export interface ChatRouteOptions {
   readonly guardrail: ChatGuardrail;
   /** Where token usage per key goes (Postgres); a failure to record is logged, never the client's. */
   readonly usage: { record(usage: ChatUsage): Promise<void> };
+  /** The key's chat-token budgets, reserved before a provider is called and settled after. */
+  readonly budgets: BudgetStore;
 }
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
+export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOptions) {
   return [
     defineRoute({
       method: 'post',
       path: '/v1/chat/completions',
       summary: 'Chat completion (OpenAI-compatible)',
       description:
-        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
+        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first; a key whose chat-token budget is spent gets 429 `insufficient_quota` before any provider is called. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
       tags: ['chat'],
       access: 'client',
       envelope: false,
@@ -93,6 +107,7 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
       errors: [
         'CONTENT_BLOCKED',
         'MODEL_NOT_FOUND',
+        'QUOTA_EXCEEDED',
         'UPSTREAM_RATE_LIMITED',
         'UPSTREAM_FAILED',
         'CHAT_UNAVAILABLE',
@@ -100,11 +115,21 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
       handler: async ({ body, principal, req, res, signal }) => {
         const targets = registry.targets(body.model);
         await guardrail.check(body.messages, signal, requestId(req));
+        if (!principal) throw new Error('keyed route reached without a principal');
         const includeUsage = body.stream_options?.include_usage === true;
-        const done = body.stream
-          ? await completeStream(targets, body, includeUsage, res, signal)
-          : await completeOnce(targets, body, res, signal);
-        if (done?.usage && principal) {
+        const characters = body.messages.reduce((sum, m) => sum + readableText(m).length, 0);
+        const done = await withTokenBudget(
+          budgets,
+          principal,
+          tokenEstimate(characters),
+          req,
+          () =>
+            body.stream
+              ? completeStream(targets, body, includeUsage, res, signal)
+              : completeOnce(targets, body, res, signal),
+          (result) => result?.usage?.total_tokens ?? 0,
+        );
+        if (done?.usage) {
           usage
             .record({
               keyId: principal.keyId,

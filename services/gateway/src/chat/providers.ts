@@ -32,7 +32,7 @@ export class ProviderRegistry {
         'no chat provider is configured on this gateway; an operator sets CHAT_PROVIDERS',
       );
     }
-    const targets = this.resolve(model);
+    const targets = this.resolve(model, true);
     if (targets.length === 0) {
       throw new AppError(
         'MODEL_NOT_FOUND',
@@ -55,9 +55,14 @@ export class ProviderRegistry {
     return [...entries.values()];
   }
 
-  /** The targets for `model` (an alias or a model), deduplicated, in order; none when unknown. */
-  private resolve(model: string): Target[] {
+  /**
+   * The targets for `model` (an alias or a model), deduplicated, in order; none when unknown. A client's
+   * own `provider/model` must name a model that provider lists (or one of the aliases' targets there):
+   * it cannot send any string to a provider. Alias entries are the operator's and are taken as written.
+   */
+  private resolve(model: string, fromClient = false): Target[] {
     const alias = this.aliases[model];
+    if (alias === undefined && fromClient) return this.expand(model).filter((t) => this.offered(t));
     const entries = alias === undefined ? [model] : typeof alias === 'string' ? [alias] : alias;
     const seen = new Set<string>();
     const targets: Target[] = [];
@@ -70,6 +75,14 @@ export class ProviderRegistry {
       }
     }
     return targets;
+  }
+
+  /** Whether a target is listed by its provider, or reached through an alias. */
+  private offered(target: Target): boolean {
+    if (target.provider.models.includes(target.model)) return true;
+    return Object.keys(this.aliases).some((alias) =>
+      this.resolve(alias).some((t) => t.provider === target.provider && t.model === target.model),
+    );
   }
 
   private expand(entry: string): Target[] {

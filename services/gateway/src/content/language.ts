@@ -10,7 +10,7 @@ export const languageTagSchema = z
   .string()
   .trim()
   .max(35)
-  .regex(/^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/, {
+  .regex(/^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,15}$/, {
     message: 'must be a language tag such as en, en-US or zh-CN',
   });
 

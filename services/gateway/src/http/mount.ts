@@ -3,28 +3,36 @@ import express, { type Express, type RequestHandler, type Response } from 'expre
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { authenticate } from '../auth/authenticate.js';
+import type { BudgetStore } from '../keys/budgets/budget.store.js';
+import { requestBudget } from '../keys/budgets/budgets.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
 import { expressPath, type AnyRoute } from './route.js';
 import { parseRequest } from './validate.js';
 
 export interface MountOptions {
   readonly keys: ApiKeyStore;
+  readonly budgets: BudgetStore;
   readonly limits: RateLimits;
   readonly bodyLimitKb: number;
 }
 
 /**
  * Registers routes in the order every request is handled: auth (401/403) or the per-address limit,
- * the per-key limit, body reading (415/413/400), validation (400), the handler. Then a 405 with
+ * the per-key rate limit, the key's requests-per-day budget (429), body reading (415/413/400), validation (400), the handler. Then a 405 with
  * `Allow` for known paths called with another method.
  */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: MountOptions): void {
   const json = express.json({ limit: `${options.bodyLimitKb}kb`, strict: true });
+  const budget = requestBudget(options.budgets);
   for (const route of routes) {
     const chain: RequestHandler[] =
       route.access === 'public'
         ? [options.limits.byAddress]
-        : [authenticate(options.keys, route.access), options.limits.byKey];
+        : [
+            authenticate(options.keys, route.access, options.limits.authFailures),
+            options.limits.byKey,
+            budget,
+          ];
     if (route.request?.body) chain.push(requireJson, json);
     chain.push(handle(route));
     app[route.method](expressPath(route.path), ...chain);

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode } from '@tp/runtime';
+import { ERROR_CATALOGUE, routeLabel, type ErrorCode } from '@tp/runtime';
 import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
@@ -133,5 +133,10 @@ export function serveOpenApi(app: Express, document: object): void {
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Gateway API' }));
+  app.use(
+    '/docs',
+    routeLabel('/docs'),
+    swaggerUi.serve,
+    swaggerUi.setup(document, { customSiteTitle: 'Gateway API' }),
+  );
 }

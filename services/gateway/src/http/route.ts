@@ -34,7 +34,7 @@ export interface RouteContext<R extends RequestSchemas> {
  * OpenAPI entry, so the served document cannot drift from what the gateway does.
  */
 export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.ZodType = z.ZodType> {
-  readonly method: 'get' | 'post' | 'put' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI-style path, e.g. `/api/admin/keys/{id}`. */
   readonly path: string;
   readonly summary: string;
@@ -68,5 +68,6 @@ export type AnyRoute = Route<RequestSchemas, z.ZodType>;
 
 /** `/api/admin/keys/{id}` -> `/api/admin/keys/:id` */
 export function expressPath(path: string): string {
+  // not user text: our own route templates
   return path.replace(/\{(\w+)\}/g, ':$1');
 }

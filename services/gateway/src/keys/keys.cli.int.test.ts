@@ -69,6 +69,39 @@ describe('npm run keys', () => {
     expect(await new ApiKeyStore(orm).lookup(created)).toEqual({ kind: 'revoked' });
   });
 
+  it('create sets budgets, and limits changes only the ones given (none removes one)', async () => {
+    const created = await keys(
+      'create',
+      '--role',
+      'client',
+      '--requests-per-day',
+      '100',
+      '--tokens-per-day',
+      '5000',
+      '--tokens-per-month',
+      '90000',
+    );
+    expect(created.code).toBe(0);
+    const principal = async () => {
+      const found = await new ApiKeyStore(orm).lookup(created.stdout.trim());
+      if (found.kind !== 'valid') throw new Error(`key is ${found.kind}`);
+      return found.principal;
+    };
+    const { keyId, limits } = await principal();
+    expect(limits).toEqual({ requestsPerDay: 100, tokensPerDay: 5000, tokensPerMonth: 90000 });
+    const changed = await keys('limits', keyId, '--tokens-per-day', 'none', '--requests-per-day', '7');
+    expect(changed.code).toBe(0);
+    expect(changed.stdout).toContain('requests/day 7, tokens/day none, tokens/month 90000');
+    expect((await principal()).limits).toEqual({
+      requestsPerDay: 7,
+      tokensPerDay: null,
+      tokensPerMonth: 90000,
+    });
+    const bad = await keys('limits', keyId, '--tokens-per-day', '-3');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('must be a whole number from 0 to');
+  });
+
   it('refuses an unknown role with a clear message and exit code 1', async () => {
     const { code, stdout, stderr } = await keys('create', '--role', 'root');
     expect(code).toBe(1);

@@ -1,4 +1,7 @@
-// npm run --silent keys -- create --role admin|client [--name N]   prints only the new key on stdout
+// npm run --silent keys -- create --role admin|client [--name N] [--requests-per-day N]
+//     [--tokens-per-day N] [--tokens-per-month N]                   prints only the new key on stdout
+// npm run --silent keys -- limits <id> [--requests-per-day N|none] [--tokens-per-day N|none]
+//     [--tokens-per-month N|none]                                   changes only the limits given
 // npm run --silent keys -- list [--json]
 // npm run --silent keys -- revoke <id>
 // Talks to Postgres directly (DATABASE_URL), so it also makes the first admin key of a fresh install.
@@ -7,7 +10,8 @@ import { env, parseEnv, redactUrl } from '@tp/runtime';
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 
-import { ApiKeyStore } from '../auth/api-key.store.js';
+import { ApiKeyStore, type LimitsChange } from '../auth/api-key.store.js';
+import { MAX_REQUESTS_PER_DAY, MAX_TOKENS_LIMIT } from './keys.routes.js';
 
 const { DATABASE_URL: url } = parseEnv(
   z.object({
@@ -36,19 +40,72 @@ function role(value: string): ApiKeyRole {
   return value as ApiKeyRole;
 }
 
+/** A limit: a whole number from 0 to `max`, or `none` to remove it. */
+const limit =
+  (max: number) =>
+  (value: string): number | 'none' => {
+    // Not null: commander would take it for an option without a value.
+    if (value === 'none') return 'none';
+    if (!/^\d{1,19}$/.test(value) || Number(value) > max) {
+      throw new InvalidArgumentError(`must be a whole number from 0 to ${max}, or none`);
+    }
+    return Number(value);
+  };
+
+interface LimitOptions {
+  readonly requestsPerDay?: number | 'none';
+  readonly tokensPerDay?: number | 'none';
+  readonly tokensPerMonth?: number | 'none';
+}
+
+/** Only the options given; a limit left out keeps its value. */
+const limitsOf = (options: LimitOptions): LimitsChange =>
+  Object.fromEntries(
+    (['requestsPerDay', 'tokensPerDay', 'tokensPerMonth'] as const)
+      .filter((name) => options[name] !== undefined)
+      .map((name) => [name, options[name] === 'none' ? null : options[name]]),
+  );
+
+const withLimitOptions = (command: Command): Command =>
+  command
+    .option('--requests-per-day <n>', 'authenticated requests per UTC day', limit(MAX_REQUESTS_PER_DAY))
+    .option('--tokens-per-day <n>', 'chat tokens per UTC day', limit(MAX_TOKENS_LIMIT))
+    .option('--tokens-per-month <n>', 'chat tokens per UTC calendar month', limit(MAX_TOKENS_LIMIT));
+
+const budgets = (key: {
+  requests_per_day: number | null;
+  tokens_per_day: number | null;
+  tokens_per_month: number | null;
+}) =>
+  `requests/day ${key.requests_per_day ?? 'none'}, tokens/day ${key.tokens_per_day ?? 'none'}, tokens/month ${key.tokens_per_month ?? 'none'}`;
+
 const program = new Command('keys').description('Manage gateway API keys').showHelpAfterError();
 
-program
-  .command('create')
-  .description('create a key and print it (only the key, on stdout); it is never shown again')
-  .requiredOption('--role <role>', `role: ${API_KEY_ROLES.join(' | ')}`, role)
-  .option('--name <name>', 'a label for people (at most 100 characters)')
-  .action(async (options: { role: ApiKeyRole; name?: string }) => {
-    const name = (options.name ?? `${options.role} key`).trim().slice(0, 100);
-    const created = await withStore((store) => store.create(options.role, name));
-    process.stdout.write(`${created.key}\n`);
-    process.stderr.write(`created ${created.role} key ${created.id} (${created.prefix}...)\n`);
-  });
+withLimitOptions(
+  program
+    .command('create')
+    .description('create a key and print it (only the key, on stdout); it is never shown again')
+    .requiredOption('--role <role>', `role: ${API_KEY_ROLES.join(' | ')}`, role)
+    .option('--name <name>', 'a label for people (at most 100 characters)'),
+).action(async (options: LimitOptions & { role: ApiKeyRole; name?: string }) => {
+  const name = (options.name ?? `${options.role} key`).trim().slice(0, 100);
+  const created = await withStore((store) => store.create(options.role, name, limitsOf(options)));
+  process.stdout.write(`${created.key}\n`);
+  process.stderr.write(
+    `created ${created.role} key ${created.id} (${created.prefix}...); ${budgets(created)}\n`,
+  );
+});
+
+withLimitOptions(
+  program
+    .command('limits')
+    .description("change a key's budgets (none removes one); limits left out keep their value")
+    .argument('<id>', 'key id (from list)'),
+).action(async (id: string, options: LimitOptions) => {
+  if (!z.uuid().safeParse(id).success) throw new Error(`not a key id: ${id}`);
+  const changed = await withStore((store) => store.setLimits(id, limitsOf(options)));
+  process.stdout.write(`${changed.id}: ${budgets(changed)}\n`);
+});
 
 program
   .command('list')
@@ -63,7 +120,7 @@ program
     for (const key of keys) {
       const state = key.revoked_at ? `revoked ${key.revoked_at}` : 'active';
       process.stdout.write(
-        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  ${key.name}\n`,
+        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  ${budgets(key)}  ${key.name}\n`,
       );
     }
   });

@@ -1,8 +1,45 @@
 import { API_KEY_ROLES } from '@tp/db';
 import { z } from 'zod';
 
-import type { ApiKeyStore } from '../auth/api-key.store.js';
+import type { ApiKeyStore, LimitsChange } from '../auth/api-key.store.js';
 import { defineRoute } from '../http/route.js';
+
+/** The largest limits: requests fit Postgres' int, tokens stay exact in a JavaScript number. */
+export const MAX_REQUESTS_PER_DAY = 2_000_000_000;
+export const MAX_TOKENS_LIMIT = 1_000_000_000_000_000;
+
+const limit = (max: number, description: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(max)
+    .nullable()
+    .meta({ description: `${description}; null = no limit.` });
+
+const limitFields = {
+  requests_per_day: limit(
+    MAX_REQUESTS_PER_DAY,
+    'Authenticated requests per UTC day, any route; 0 refuses every request',
+  ),
+  tokens_per_day: limit(MAX_TOKENS_LIMIT, 'Chat tokens (total_tokens) per UTC day'),
+  tokens_per_month: limit(MAX_TOKENS_LIMIT, 'Chat tokens (total_tokens) per UTC calendar month'),
+};
+
+const limitsBody = z.strictObject({
+  requests_per_day: limitFields.requests_per_day.optional(),
+  tokens_per_day: limitFields.tokens_per_day.optional(),
+  tokens_per_month: limitFields.tokens_per_month.optional(),
+});
+
+/** Only the fields sent change; a field left out keeps its value. */
+function limitsChange(body: z.infer<typeof limitsBody>): LimitsChange {
+  return {
+    ...(body.requests_per_day === undefined ? {} : { requestsPerDay: body.requests_per_day }),
+    ...(body.tokens_per_day === undefined ? {} : { tokensPerDay: body.tokens_per_day }),
+    ...(body.tokens_per_month === undefined ? {} : { tokensPerMonth: body.tokens_per_month }),
+  };
+}
 
 export const apiKeySchema = z
   .object({
@@ -13,10 +50,11 @@ export const apiKeySchema = z
     created_at: z.iso.datetime(),
     last_used_at: z.iso.datetime().nullable(),
     revoked_at: z.iso.datetime().nullable(),
+    ...limitFields,
   })
   .meta({ id: 'ApiKey' });
 
-const createBody = z.strictObject({
+const createBody = limitsBody.extend({
   role: z.enum(API_KEY_ROLES),
   name: z.string().trim().min(1).max(100).optional(),
 });
@@ -37,7 +75,7 @@ export function keyRoutes(store: ApiKeyStore) {
         description: 'The new key, shown once.',
         schema: apiKeySchema.extend({ key: z.string() }),
       },
-      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`),
+      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`, limitsChange(body)),
     }),
     defineRoute({
       method: 'get',
@@ -51,6 +89,19 @@ export function keyRoutes(store: ApiKeyStore) {
         schema: z.object({ keys: z.array(apiKeySchema) }),
       },
       handler: async () => ({ keys: await store.list() }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/admin/keys/{id}',
+      summary: "Set an API key's budgets",
+      description:
+        'Only the fields sent change; null removes a limit. Takes effect on the next request through this gateway process, within `API_KEY_CACHE_MS` through others. What the key already spent today and this month still counts.',
+      tags: ['admin: keys'],
+      access: 'admin',
+      request: { params: z.strictObject({ id: z.uuid() }), body: limitsBody },
+      response: { status: 200, description: 'The key with its budgets.', schema: apiKeySchema },
+      errors: ['NOT_FOUND'],
+      handler: ({ params, body }) => store.setLimits(params.id, limitsChange(body)),
     }),
     defineRoute({
       method: 'delete',

@@ -4,4 +4,6 @@ import { z } from 'zod';
 export const languageTag = z
   .string()
   .max(35)
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, { message: 'must be a language code such as en or zh-CN' });
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,15}$/, {
+    message: 'must be a language code such as en or zh-CN',
+  });

@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/harness/
 import { noRateLimits, type OpenApiDoc } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 import { ApiKeyStore } from '../auth/api-key.store.js';
+import { BudgetStore } from '../keys/budgets/budget.store.js';
 import { mountRoutes } from '../http/mount.js';
 import { buildOpenApiDocument } from '../http/openapi.js';
 import type { AnyRoute } from '../http/route.js';
@@ -61,7 +62,12 @@ async function startApp(routes: AnyRoute[]): Promise<TestApp> {
     metrics: createMetrics('gateway'),
     checks: [],
   });
-  mountRoutes(app, routes, { keys: new ApiKeyStore(orm), limits: noLimits, bodyLimitKb: 512 });
+  mountRoutes(app, routes, {
+    keys: new ApiKeyStore(orm),
+    budgets: new BudgetStore(orm),
+    limits: noLimits,
+    bodyLimitKb: 512,
+  });
   finishHttpApp(app);
   const server = await listen(app, 0, '127.0.0.1', 'PORT');
   const address = server.address();

@@ -4,6 +4,8 @@ import type { RedisClient } from '@tp/redis';
 import { AppError } from '@tp/runtime';
 import type { Request, RequestHandler, Response } from 'express';
 
+import { looksLikeApiKey, parseBearer } from '../auth/api-key.js';
+import { clientKey } from './client-address.js';
 import { WindowLimiter, type Decision } from './window-limiter.js';
 
 /** Longest wait for Redis when counts are sent. */
@@ -19,6 +21,18 @@ export interface RateLimitOptions {
   readonly windowSeconds: number;
   /** How often each process sends its counts to Redis and learns the others'. */
   readonly syncMs: number;
+  /** Most clients (or keys) each limiter counts at once in one window; least recently seen go first. */
+  readonly maxClients: number;
+  /** Failed authentications per client address and minute before 429 without a lookup; 0 = off. */
+  readonly authFailuresPerMinute: number;
+}
+
+/** Failed authentications per client address, checked before a key costs a Postgres query. */
+export interface AuthFailures {
+  /** The 429 to answer when this address failed too often this minute, without looking the key up. */
+  refuse(req: IncomingMessage, res: ServerResponse): AppError | undefined;
+  /** Counts one failed authentication of the request's client address. */
+  record(req: IncomingMessage): void;
 }
 
 declare module 'node:http' {
@@ -33,6 +47,13 @@ export interface RateLimits {
   readonly byAddress: RequestHandler;
   /** For keyed routes, after authentication: counts by API key id. */
   readonly byKey: RequestHandler;
+  /**
+   * Before every route but /health: counts by client address each request that does not carry a
+   * well-formed API key (/ready, /docs, the OpenAPI document, unknown paths, public routes). A request
+   * with a key is counted per key once authenticated, or as a failed authentication.
+   */
+  readonly guard: RequestHandler;
+  readonly authFailures: AuthFailures;
   /**
    * Counts a request against the public limit outside Express (the cache-hit lane): sets the limit
    * headers and returns undefined, or the 429 to answer. Marks the request as counted.
@@ -57,34 +78,70 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           keyPrefix: `${options.keyPrefix}rl:${scope}:`,
           syncMs: options.syncMs,
           timeoutMs: REDIS_TIMEOUT_MS,
+          maxKeys: options.maxClients,
         });
   const address = limiter('ip', options.publicPoints);
   const key = limiter('key', options.perKeyPoints);
+  const failures =
+    options.authFailuresPerMinute === 0
+      ? undefined
+      : new WindowLimiter(options.redis, {
+          points: options.authFailuresPerMinute,
+          windowSeconds: 60,
+          keyPrefix: `${options.keyPrefix}rl:authfail:`,
+          syncMs: options.syncMs,
+          timeoutMs: REDIS_TIMEOUT_MS,
+          maxKeys: options.maxClients,
+        });
+  const byAddress = middleware(address, options.publicPoints, (req) => clientKey(req.ip), true);
   return {
-    byAddress: middleware(address, options.publicPoints, (req) => req.ip ?? 'unknown'),
-    byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId)),
+    byAddress,
+    byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId), false),
+    guard: (req, res, next) => {
+      const bearer = parseBearer(req.headers.authorization);
+      if (
+        req.path === '/health' ||
+        req.path === '/metrics' ||
+        (bearer.kind === 'token' && looksLikeApiKey(bearer.token))
+      )
+        next();
+      else byAddress(req, res, next);
+    },
+    authFailures: {
+      refuse(req, res) {
+        const client = clientKey((req as Request).ip);
+        if (!failures?.reached(client)) return undefined;
+        return decide({ allowed: false, remaining: 0, resetMs: 60_000 }, options.authFailuresPerMinute, res);
+      },
+      record(req) {
+        failures?.consume(clientKey((req as Request).ip));
+      },
+    },
     countAddress(req, res, client) {
       if (!address) return undefined;
       req.rateLimitCounted = true;
-      return decide(address.consume(client), options.publicPoints, res);
+      return decide(address.consume(clientKey(client)), options.publicPoints, res);
     },
     async stop() {
-      await Promise.all([address?.stop(), key?.stop()]);
+      await Promise.all([address?.stop(), key?.stop(), failures?.stop()]);
     },
   };
 }
 
+/** A limit as middleware; a per-address one counts a request once (`rateLimitCounted`). */
 function middleware(
   limiter: WindowLimiter | undefined,
   points: number,
   keyOf: (req: Request, res: Response) => string,
+  perAddress: boolean,
 ): RequestHandler {
   if (!limiter) return (_req, _res, next) => next();
   return (req, res, next) => {
-    if (req.rateLimitCounted) {
+    if (perAddress && req.rateLimitCounted) {
       next();
       return;
     }
+    if (perAddress) req.rateLimitCounted = true;
     next(decide(limiter.consume(keyOf(req, res)), points, res));
   };
 }

@@ -24,6 +24,7 @@ const options = (points: number): WindowLimiterOptions => ({
   keyPrefix: `test:${randomBytes(4).toString('hex')}:rl:`,
   syncMs: 1_000_000, // the tests call sync() themselves
   timeoutMs: 250,
+  maxKeys: 1000,
 });
 const NOW = 1_800_000_000_000; // a fixed instant, 0 ms into a 60 s window
 
@@ -86,5 +87,14 @@ describe('WindowLimiter', () => {
     await flaky.sync();
     const window = Math.floor(Date.now() / 86_400_000);
     expect(await redis.get(`${opts.keyPrefix}${window}:a`)).toBe('3');
+  });
+
+  it('keeps at most maxKeys clients in memory however many addresses come', () => {
+    const limiter = new WindowLimiter(undefined, { ...options(5), maxKeys: 100 });
+    for (let n = 0; n < 10_000; n += 1) limiter.consume(`client-${n}`, NOW);
+    expect(limiter.size).toBe(100);
+    // The most recent ones are still counted.
+    for (let n = 0; n < 4; n += 1) limiter.consume('client-9999', NOW);
+    expect(limiter.consume('client-9999', NOW).allowed).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { bounded, type RedisClient } from '@tp/redis';
+import { LRUCache } from 'lru-cache';
 
 export interface WindowLimiterOptions {
   /** Requests allowed per key and window. */
@@ -10,6 +11,11 @@ export interface WindowLimiterOptions {
   readonly syncMs: number;
   /** Longest wait for Redis; a slower sync is retried at the next one. */
   readonly timeoutMs: number;
+  /**
+   * Most keys counted at once in one window (least recently used first out). A key pushed out starts
+   * again at the count Redis has for it; what it had not sent yet is still sent.
+   */
+  readonly maxKeys: number;
 }
 
 export interface Decision {
@@ -42,7 +48,9 @@ interface Count {
 export class WindowLimiter {
   private readonly windowMs: number;
   private window = -1;
-  private counts = new Map<string, Count>();
+  private counts: LRUCache<string, Count>;
+  /** Counts pushed out of `counts` before they were sent: sent at the next sync. */
+  private evicted: [string, Count][] = [];
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
 
@@ -51,6 +59,28 @@ export class WindowLimiter {
     private readonly options: WindowLimiterOptions,
   ) {
     this.windowMs = options.windowSeconds * 1000;
+    this.counts = this.newCounts();
+  }
+
+  /** Keys counted in memory now (bounded by maxKeys). */
+  get size(): number {
+    return this.counts.size;
+  }
+
+  /** Whether `key` has reached the limit in this window, without counting anything. */
+  reached(key: string, now = Date.now()): boolean {
+    this.rollOver(now);
+    const count = this.counts.get(key);
+    return count !== undefined && count.global + count.pending >= this.options.points;
+  }
+
+  private newCounts(): LRUCache<string, Count> {
+    return new LRUCache<string, Count>({
+      max: this.options.maxKeys,
+      dispose: (count, key, reason) => {
+        if (reason === 'evict' && count.pending > 0) this.evicted.push([key, count]);
+      },
+    });
   }
 
   /** Counts one request for `key` unless the limit is reached. Synchronous: no I/O. */
@@ -91,7 +121,9 @@ export class WindowLimiter {
     const redis = this.redis;
     if (!redis?.isReady) return;
     const window = this.window;
-    const batch = [...this.counts].filter(([, count]) => count.pending > 0);
+    const batch = [...this.counts.entries(), ...this.evicted.splice(0)].filter(
+      ([, count]) => count.pending > 0,
+    );
     if (batch.length === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
@@ -122,7 +154,8 @@ export class WindowLimiter {
     const window = Math.floor(now / this.windowMs);
     if (window === this.window) return;
     this.window = window;
-    this.counts = new Map();
+    this.counts = this.newCounts();
+    this.evicted = [];
   }
 
   private ensureTimer(): void {

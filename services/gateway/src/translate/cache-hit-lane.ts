@@ -103,10 +103,12 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
 /** Only plain requests: the route, no browser Origin (CORS is Express's), UTF-8 JSON of a known size. */
 function takes(req: IncomingMessage, bodyLimitBytes: number): boolean {
   if (req.method !== 'POST' || req.url !== PATH || req.headers.origin !== undefined) return false;
+  // Keyed requests have a larger text limit, which needs the key looked up: Express takes them.
+  if (req.headers.authorization !== undefined) return false;
   if (req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
     return false;
   }
-  const type = req.headers['content-type']?.replace(/\s+/g, '').toLowerCase();
+  const type = req.headers['content-type']?.replace(/\s/g, '').toLowerCase();
   if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
   const length = Number(req.headers['content-length']);
   return length > 0 && length <= bodyLimitBytes;

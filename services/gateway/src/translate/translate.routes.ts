@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 import { assertTextLength, requestId } from '@tp/runtime';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, languageCode } from '@tp/translation';
@@ -104,10 +106,14 @@ export function cachedTranslation(hit: CachedTranslation, target: string, second
   };
 }
 
+/** The spec's limit for anonymous callers; a request with a valid API key may send up to MAX_TEXT_CHARS. */
+export const ANONYMOUS_MAX_TEXT_CHARS = 5000;
+
 export interface TranslateRouteOptions {
   readonly translator: TranslatorClient;
   readonly cache: HotCache;
-  readonly maxTextChars: number;
+  /** The limit for this request: MAX_TEXT_CHARS with a valid key, ANONYMOUS_MAX_TEXT_CHARS without. */
+  readonly maxTextChars: (req: IncomingMessage) => Promise<number>;
 }
 
 export function translateRoutes({ translator, cache, maxTextChars }: TranslateRouteOptions) {
@@ -116,7 +122,7 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
       method: 'post',
       path: '/api/v1/translate',
       summary: 'Translate text',
-      description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries; at most ${maxTextChars} characters per request. \`source: "auto"\` detects the language.`,
+      description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS. \`source: "auto"\` detects the language.`,
       tags: ['translation'],
       access: 'public',
       request: { body: translateBody },
@@ -131,7 +137,7 @@ export function translateRoutes({ translator, cache, maxTextChars }: TranslateRo
       handler: async (context) => {
         const { req } = context;
         const started = req.receivedAt ?? performance.now();
-        const body = translationRequest(context.body, maxTextChars);
+        const body = translationRequest(context.body, await maxTextChars(req));
         const seconds = () => Math.round(performance.now() - started) / 1000;
         // The translator also stores `auto` requests under `auto`, so those can hit here too. Most
         // hits never get here: the cache-hit lane answers them before Express (cache-hit-lane.ts).

@@ -4,6 +4,12 @@ export * from './pair-directory.js';
 export * from './served-pairs.js';
 export * from './unsupported-pair.error.js';
 export { checkOutput, UNCHANGED, type OutputCheckInput } from './output-checks.js';
-export { mask, restore, type MaskedText, type RestoredText } from './protected-spans.js';
+export {
+  mask,
+  restore,
+  withoutProtectedSpans,
+  type MaskedText,
+  type RestoredText,
+} from './protected-spans.js';
 export * from './resilience.js';
 export { splitSentences, splitText } from './splitter.js';

@@ -1,3 +1,5 @@
+import { codePoints, collapseWhitespace, countLetters, words as wordsOf } from '@tp/runtime';
+
 /**
  * Sanity checks on one engine answer. A failed check counts as that engine's failure, so the chain
  * tries the next engine instead of returning (and caching) garbage.
@@ -54,8 +56,8 @@ export function checkOutput(check: OutputCheckInput): string | undefined {
     }
   }
 
-  const inputLength = codePoints(input).length;
-  const outputLength = codePoints(output).length;
+  const inputLength = codePoints(input);
+  const outputLength = codePoints(output);
   if (outputLength > MAX_GROWTH * inputLength + GROWTH_SLACK) {
     return `output ${Math.round(outputLength / Math.max(inputLength, 1))} times longer than input`;
   }
@@ -74,15 +76,14 @@ function languagesDiffer(source: string, target: string): boolean {
 }
 
 function needsTranslation(text: string): boolean {
-  const words = text.split(/\s+/u).filter((word) => /\p{L}/u.test(word)).length;
+  let words = 0;
+  for (const word of wordsOf(text)) if (countLetters(word) > 0) words += 1;
   const unspaced = text.match(UNSPACED_SCRIPT)?.length ?? 0;
   return words >= MIN_WORDS || unspaced >= MIN_UNSPACED_LETTERS;
 }
 
 /** Case, spacing and Unicode normalisation differences do not make a translation. */
-const comparable = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim().toLowerCase();
-
-const codePoints = (text: string): string[] => Array.from(text);
+const comparable = (text: string): string => collapseWhitespace(text.normalize('NFC')).toLowerCase();
 
 interface Repeat {
   readonly unit: string;
@@ -95,7 +96,8 @@ interface Repeat {
  * equal to the one `period` earlier is a periodic stretch of text.
  */
 export function longestRepeat(text: string, minLength: number): Repeat | undefined {
-  const chars = codePoints(text);
+  // Code points in a typed array: the period scans compare numbers, not one-character strings.
+  const chars = Uint32Array.from(codePointsOf(text));
   let best: Repeat | undefined;
   for (let period = 1; period <= Math.min(MAX_PERIOD, chars.length >> 1); period += 1) {
     let run = 0;
@@ -107,11 +109,19 @@ export function longestRepeat(text: string, minLength: number): Repeat | undefin
       const covered = run + period;
       const count = Math.floor(covered / period);
       if (run > 0 && count >= 2 && covered >= minLength && count > (best?.count ?? 0)) {
-        const unit = chars.slice(i - covered, i - covered + period).join('');
+        const unit = String.fromCodePoint(...chars.subarray(i - covered, i - covered + period));
         if (unit.trim() !== '') best = { unit, count };
       }
       run = 0;
     }
   }
   return best;
+}
+
+function* codePointsOf(text: string): Generator<number> {
+  for (let i = 0; i < text.length;) {
+    const codePoint = text.codePointAt(i) as number;
+    yield codePoint;
+    i += codePoint > 0xffff ? 2 : 1;
+  }
 }

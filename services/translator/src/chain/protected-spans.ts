@@ -15,6 +15,10 @@
  * are made of, gets those masked too, so they can never be mistaken for ours.
  */
 
+import { isDecimalDigitCodePoint } from '@tp/runtime';
+
+import { protectedSpans, tokenAt } from './span-scanner.js';
+
 export interface MaskedText {
   /** The text with every protected span replaced by its token. */
   readonly text: string;
@@ -37,38 +41,6 @@ export interface RestoredText {
 const OPEN = '⟦';
 const CLOSE = '⟧';
 
-/** Printable ASCII except space, `"`, `<` and `>`. */
-const URL_CHAR = String.raw`[\x21\x23-\x3B\x3D\x3F-\x7E]`;
-
-/** One source per kind, tried in this order at each position (earlier wins on overlap). */
-const PATTERNS: readonly string[] = [
-  // Token-like text already in the input (see above), then any other of the brackets tokens are made
-  // of, so that no token-like text can form around our tokens either (`⟦7` + token + `⟧`).
-  String.raw`[⟦〚]\s*\p{Nd}+\s*[⟧〛]`,
-  '[⟦⟧〚〛]',
-  // HTML comments, then tags with attributes (quoted values may contain ">"), closing and self-closing.
-  String.raw`<!--[\s\S]*?-->`,
-  String.raw`<\/?[A-Za-z][A-Za-z0-9:-]*(?:"[^"]*"|'[^']*'|[^'">])*>`,
-  // Character references (&amp; &nbsp; &#169; &#x2014;): an engine would decode or translate them.
-  String.raw`&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});`,
-  // URLs: printable ASCII only, so a URL ends where CJK text or full-width punctuation follows it;
-  // trailing sentence punctuation is given back in spanLength().
-  String.raw`\b(?:https?|ftp):\/\/${URL_CHAR}+|\bwww\.[A-Za-z0-9-]+\.${URL_CHAR}+`,
-  // E-mail addresses, ASCII only so adjacent CJK text is not swallowed.
-  String.raw`\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}`,
-  // Mustache {{x}} and ${x}, then ICU-style {name} / {0} (no spaces or nested braces).
-  String.raw`\{\{[^{}]*\}\}`,
-  String.raw`\$\{[^{}]*\}`,
-  String.raw`\{[\p{L}\p{N}_.$-]*\}`,
-  // printf: %s %d %1$s %-5.2f %%, and Python's %(name)s. No space flag, so "50% of" stays text, and
-  // no letter may follow, so German "5%ige" does too (at the price of missing "%dx%d").
-  String.raw`%(?:\d+\$)?[-+0#]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?[diouxXeEfFgGaAcspn](?!\p{L})`,
-  '%%',
-  String.raw`%\([\w]+\)[sdifr]`,
-];
-const PROTECTED = new RegExp(PATTERNS.join('|'), 'gu');
-const TOKEN = /[⟦〚]\s*(\p{Nd}+)\s*[⟧〛]/gu;
-
 export const token = (index: number): string => `${OPEN}${index}${CLOSE}`;
 
 /** Replaces protected spans by tokens. Directly adjacent spans (`<b>{name}</b>`) become one token. */
@@ -76,9 +48,8 @@ export function mask(text: string): MaskedText {
   const spans: string[] = [];
   let masked = '';
   let cursor = 0;
-  for (const match of text.matchAll(PROTECTED)) {
-    const start = match.index;
-    const end = start + spanLength(match[0]);
+  for (const [start, matchEnd] of protectedSpans(text)) {
+    const end = start + spanLength(text.slice(start, matchEnd));
     const plain = text.slice(cursor, start);
     if (plain === '' && spans.length > 0) {
       spans[spans.length - 1] += text.slice(start, end);
@@ -91,35 +62,65 @@ export function mask(text: string): MaskedText {
   return { text: masked + text.slice(cursor), spans };
 }
 
-/** Length of a matched span; URLs give back sentence punctuation and unbalanced closing brackets. */
+/** The text with each protected span (adjacent ones together) replaced by one space: what is left to read. */
+export function withoutProtectedSpans(text: string): string {
+  let out = '';
+  let cursor = 0;
+  for (const [start, matchEnd] of protectedSpans(text)) {
+    const end = start + spanLength(text.slice(start, matchEnd));
+    if (start > cursor || out === '') out += `${text.slice(cursor, start)} `;
+    cursor = end;
+  }
+  return out + text.slice(cursor);
+}
+
+const URL_PREFIXES = ['http://', 'https://', 'ftp://', 'www.'];
+
+/**
+ * Length of a matched span; URLs give back sentence punctuation and unbalanced closing brackets. The
+ * brackets are counted once, then kept up to date as characters are given back.
+ */
 function spanLength(span: string): number {
-  if (!/^(?:https?|ftp):\/\/|^www\./iu.test(span)) return span.length;
+  const head = span.slice(0, 8).toLowerCase();
+  if (!URL_PREFIXES.some((prefix) => head.startsWith(prefix))) return span.length;
+  const counts = new Map<string, number>();
+  for (const ch of span) if ('()[]'.includes(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  const count = (ch: string) => counts.get(ch) ?? 0;
   let end = span.length;
   for (;;) {
     const last = span[end - 1] as string;
     if (".,;:!?'*".includes(last)) end -= 1;
-    else if (last === ')' && count(span, '(', end) < count(span, ')', end)) end -= 1;
-    else if (last === ']' && count(span, '[', end) < count(span, ']', end)) end -= 1;
-    else return end;
+    else if ((last === ')' && count('(') < count(')')) || (last === ']' && count('[') < count(']'))) {
+      counts.set(last, count(last) - 1);
+      end -= 1;
+    } else return end;
   }
 }
-
-const count = (text: string, ch: string, end: number): number => text.slice(0, end).split(ch).length - 1;
 
 /** Puts the original spans back in place of their tokens and reports what went missing or doubled. */
 export function restore(translated: string, spans: readonly string[]): RestoredText {
   const seen = new Array<number>(spans.length).fill(0);
   const unexpected: string[] = [];
-  const text = translated.replace(TOKEN, (whole: string, digits: string) => {
-    const index = digitsValue(digits);
+  let text = '';
+  let cursor = 0;
+  for (let i = 0; i < translated.length; i += 1) {
+    const found = tokenAt(translated, i);
+    if (!found) continue;
+    const whole = translated.slice(i, found.end);
+    const index = digitsValue(translated.slice(found.digitsStart, found.digitsEnd));
     const span = spans[index];
+    text += translated.slice(cursor, i);
     if (span === undefined) {
       unexpected.push(whole);
-      return whole;
+      text += whole;
+    } else {
+      seen[index] = (seen[index] ?? 0) + 1;
+      text += span;
     }
-    seen[index] = (seen[index] ?? 0) + 1;
-    return span;
-  });
+    cursor = found.end;
+    i = found.end - 1;
+  }
+  text += translated.slice(cursor);
   const lost = indexesWhere(seen, (times) => times === 0);
   const duplicated = indexesWhere(seen, (times) => times > 1);
   return {
@@ -141,12 +142,10 @@ function digitsValue(digits: string): number {
   return value;
 }
 
-const DECIMAL_DIGIT = /^\p{Nd}$/u;
-
 /** Unicode lays decimal digits out as runs of ten starting at zero, so the value is the offset in the run. */
 function digitValue(ch: string): number {
   const code = ch.codePointAt(0) as number;
   let offset = 0;
-  while (DECIMAL_DIGIT.test(String.fromCodePoint(code - offset - 1))) offset += 1;
+  while (isDecimalDigitCodePoint(code - offset - 1)) offset += 1;
   return offset % 10;
 }

@@ -1,3 +1,5 @@
+import { isWhitespaceCode } from '@tp/runtime';
+
 /**
  * Splits text into chunks an engine accepts (at most `maxChars` UTF-16 code units each) on sentence
  * boundaries. Every character, whitespace included, stays in exactly one chunk, so
@@ -17,7 +19,7 @@ const CLOSERS = new Set(['"', "'", '”', '’', '»', ')', ']', '）', '」', '
 const SPACED_CLAUSE_MARKS = new Set([',', ';', ':']);
 const UNSPACED_CLAUSE_MARKS = new Set(['，', '、', '；', '：', '،', '؛']);
 
-const isSpace = (ch: string | undefined): boolean => ch !== undefined && /\s/u.test(ch);
+const isSpace = (ch: string | undefined): boolean => ch !== undefined && isWhitespaceCode(ch.charCodeAt(0));
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 /** Splits text into sentences; each keeps its end mark, closing quotes and the whitespace after it. */
@@ -27,11 +29,11 @@ export function splitSentences(text: string): string[] {
   let i = 0;
   while (i < text.length) {
     const end = sentenceEndAt(text, i);
-    if (end === undefined) {
-      i += 1;
+    if (end.sentenceEnd === undefined) {
+      i = end.next;
       continue;
     }
-    let next = end;
+    let next = end.sentenceEnd;
     while (isSpace(text[next])) next += 1;
     sentences.push(text.slice(start, next));
     start = next;
@@ -41,18 +43,30 @@ export function splitSentences(text: string): string[] {
   return sentences;
 }
 
-/** Where the sentence ending at position `i` stops (before trailing whitespace), or undefined if none ends there. */
-function sentenceEndAt(text: string, i: number): number | undefined {
+interface EndAt {
+  /** Where the sentence ending here stops (before trailing whitespace), or undefined if none ends here. */
+  readonly sentenceEnd: number | undefined;
+  /** Where to look next when none ends here. */
+  readonly next: number;
+}
+
+/**
+ * Whether a sentence ends at position `i`. A run of end marks that is not followed by whitespace ends
+ * no sentence at any of its marks, so the search goes on after the run: each character is read once
+ * ("a" followed by 50,000 dots and a letter is one scan, not 50,000).
+ */
+function sentenceEndAt(text: string, i: number): EndAt {
   const ch = text[i] as string;
-  if (ch === '\n' || ch === '\r') return i + 1;
+  if (ch === '\n' || ch === '\r') return { sentenceEnd: i + 1, next: i + 1 };
   const spaced = SPACED_ENDS.has(ch);
-  if (!spaced && !UNSPACED_ENDS.has(ch)) return undefined;
+  if (!spaced && !UNSPACED_ENDS.has(ch)) return { sentenceEnd: undefined, next: i + 1 };
   const ends = spaced ? SPACED_ENDS : UNSPACED_ENDS;
   let j = i + 1;
   while (j < text.length && ends.has(text[j] as string)) j += 1;
+  const marksEnd = j;
   while (j < text.length && CLOSERS.has(text[j] as string)) j += 1;
-  if (spaced && j < text.length && !isSpace(text[j])) return undefined;
-  return j;
+  if (spaced && j < text.length && !isSpace(text[j])) return { sentenceEnd: undefined, next: marksEnd };
+  return { sentenceEnd: j, next: j };
 }
 
 /**
@@ -134,8 +148,9 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 /** Last grapheme boundary within the first maxChars; falls back to a code point boundary. */
 function lastGraphemeBreak(text: string, maxChars: number): number {
   let last = 0;
-  // The segment iterator is lazy, so this reads only a little past maxChars.
-  for (const { index } of graphemes.segment(text)) {
+  // A boundary depends on the characters before it and the one after, so maxChars + 1 are enough; the
+  // rest of a long text is never handed to the segmenter (it would copy it on every cut).
+  for (const { index } of graphemes.segment(text.slice(0, maxChars + 1))) {
     if (index > maxChars) break;
     last = index;
   }

@@ -70,6 +70,7 @@ export class EngineError extends Error {
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
+  // not user text: an engine's Retry-After header
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);

@@ -76,6 +76,7 @@ export function failureForStatus(
 
 /** `{base}{path}` without doubled slashes; the base may carry a path prefix (a proxy mount). */
 export function endpoint(baseUrl: string, path: string): string {
+  // not user text: a configured engine URL
   const base = new URL(baseUrl).href.replace(/\/+$/, '');
   return `${base}${path}`;
 }

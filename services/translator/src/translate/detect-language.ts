@@ -1,7 +1,8 @@
+import { countLetters } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
 import { eld } from 'eld';
 
-import { mask } from '../chain/index.js';
+import { withoutProtectedSpans } from '../chain/index.js';
 
 /**
  * Guesses the language of a text for `source: auto`, with eld (n-grams, no network). Returns our
@@ -17,10 +18,6 @@ export type DetectorSize = 'extrasmall' | 'small' | 'medium' | 'large';
 
 /** eld codes that normaliseLanguageTag reads otherwise: eld's Kurdish is the Arabic-script one. */
 const ELD_CODES: Readonly<Record<string, string>> = { ku: 'ckb' };
-
-/** Placeholders, URLs and tags are not language: an URL would make any text look English. */
-const TOKEN = /[⟦〚]\s*\p{Nd}+\s*[⟧〛]/gu;
-const LETTERS = /\p{L}/gu;
 
 /**
  * On short text eld's "reliable" is not enough: it calls "Hello, world!" Norwegian (0.710 against
@@ -50,8 +47,9 @@ export async function openLanguageDetector(size: DetectorSize = 'medium'): Promi
   await instance.load(size);
   return {
     detect(text) {
-      const words = mask(text).text.replace(TOKEN, ' ');
-      const letters = words.match(LETTERS)?.length ?? 0;
+      // Placeholders, URLs and tags are not language: an URL would make any text look English.
+      const words = withoutProtectedSpans(text);
+      const letters = countLetters(words);
       if (letters === 0) return undefined;
       const result = instance.detect(words);
       if (result.language === '') return undefined;

@@ -5,11 +5,12 @@ import type {
   PurgeOutcome,
   ReplayOutcome,
 } from '@tp/pipeline';
+import { collapseWhitespace } from '@tp/runtime';
 
 /** One line per entry: id, failure time, where it came from, who gave up, and why. */
 export function entryLine(entry: DeadLetterSummary): string {
   const origin = `${entry.originalTopic}[${entry.originalPartition}]@${entry.originalOffset}`;
-  const error = `${entry.errorCode}: ${entry.errorMessage.replace(/\s+/g, ' ').slice(0, 120)}`;
+  const error = `${entry.errorCode}: ${collapseWhitespace(entry.errorMessage).slice(0, 120)}`;
   return `${String(entry.id).padStart(6)}  ${entry.failedAt.toISOString()}  ${origin}  ${entry.consumerGroup}  ${error}`;
 }
 

@@ -49,6 +49,7 @@ export const NLI_MODEL_FILES = [
  */
 export const DEFAULT_NLI_REPO = 'MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7';
 
+// not user text: a repository name from the command line
 const REPO = /^[\w.-]+\/[\w.-]+$/;
 
 /**
@@ -56,7 +57,8 @@ const REPO = /^[\w.-]+\/[\w.-]+$/;
  * `nli` -> the NLI model (`repo`, default DEFAULT_NLI_REPO) into `nli/<repository name in lower case>`.
  */
 export function hubModelFor(name: string, repo?: string): HubModel {
-  if (repo !== undefined && !REPO.test(repo)) {
+  // `..` or `.` as owner or name would climb out of MODELS_DIR once the name becomes a folder.
+  if (repo !== undefined && (!REPO.test(repo) || repo.split('/').some((part) => part.startsWith('.')))) {
     throw new PullError('bad-repo', `"${repo}" is not a Hugging Face repository such as owner/name`);
   }
   if (name.toLowerCase() === 'nli') {
@@ -76,5 +78,6 @@ export function hubModelFor(name: string, repo?: string): HubModel {
 
 /** `{endpoint}/{repo}/resolve/main/{file}`: the hub answers with the file or a redirect to its CDN. */
 export function fileUrl(endpoint: string, repo: string, file: string): string {
+  // not user text: a configured hub URL
   return `${endpoint.replace(/\/+$/, '')}/${repo}/resolve/main/${file}`;
 }

@@ -193,6 +193,10 @@ describe('pullModel against a double of the hub', () => {
     expect((await failure(pullModel({ name: 'zh_en', modelsDir, endpoint: hub.url }))).kind).toBe('bad-pair');
     const repo = await failure(pullModel({ name: 'nli', repo: 'no-owner', modelsDir, endpoint: hub.url }));
     expect(repo.kind).toBe('bad-repo');
+    for (const climbing of ['../..', 'owner/..', '../name', '/etc/passwd', './x']) {
+      const err = await failure(pullModel({ name: 'nli', repo: climbing, modelsDir, endpoint: hub.url }));
+      expect(err.kind).toBe('bad-repo');
+    }
     expect(hub.requests).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ export interface TinyVocab {
   readonly translation: readonly number[];
 }
 
+// not user text: the tiny model's own lexicon
 const PUNCTUATION = /^\p{P}+$/u;
 
 /** The target token for a lexicon word: words get the word mark, punctuation stays bare. */

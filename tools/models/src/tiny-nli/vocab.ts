@@ -16,6 +16,7 @@ export interface NliVocab {
   readonly conceptOf: readonly number[];
 }
 
+// not user text: the tiny model's own lexicon
 const WORD = /^(?:[a-z]+|\p{Script=Han}|\p{P})$/u;
 
 export function buildNliVocab(concepts: readonly Concept[]): NliVocab {

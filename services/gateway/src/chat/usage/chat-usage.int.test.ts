@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../../test/harne
 import { noRateLimits, type OpenApiDoc } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 import { ApiKeyStore } from '../../auth/api-key.store.js';
+import { BudgetStore } from '../../keys/budgets/budget.store.js';
 import { mountRoutes } from '../../http/mount.js';
 import { buildOpenApiDocument } from '../../http/openapi.js';
 import type { AnyRoute } from '../../http/route.js';
@@ -92,7 +93,12 @@ beforeAll(async () => {
     metrics: createMetrics('gateway'),
     checks: [],
   });
-  mountRoutes(app, routes, { keys: apiKeys, limits: noLimits, bodyLimitKb: 64 });
+  mountRoutes(app, routes, {
+    keys: apiKeys,
+    budgets: new BudgetStore(orm),
+    limits: noLimits,
+    bodyLimitKb: 64,
+  });
   finishHttpApp(app);
   server = await listen(app, 0, '127.0.0.1', 'PORT');
   const address = server.address();

@@ -96,6 +96,7 @@ function deeplFailure(reply: HttpReply): EngineError {
   if (reply.status === 456) {
     return new EngineError('deepl', 'quota', message ?? 'quota for this billing period exceeded');
   }
+  // not user text: DeepL's own error message
   if (reply.status === 400 && message && /(source|target)_lang.*not supported/i.test(message)) {
     return new EngineError('deepl', 'unsupported', message);
   }

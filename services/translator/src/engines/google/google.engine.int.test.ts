@@ -46,12 +46,13 @@ describe('Google engine', () => {
   });
 
   describe('success', () => {
-    it('posts q, target, source and format text with the key in the query string', async () => {
+    it('posts q, target, source and format text with the key in the X-goog-api-key header, never the URL', async () => {
       const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
 
       expect(result).toEqual({ text: 'Guten Morgen', truncated: false });
       const [request] = double.requests;
-      expect(request).toMatchObject({ method: 'POST', path: '/language/translate/v2', query: { key: KEY } });
+      expect(request).toMatchObject({ method: 'POST', path: '/language/translate/v2', query: {} });
+      expect(request?.headers['x-goog-api-key']).toBe(KEY);
       expect(request?.body).toEqual({ q: ['Good morning'], target: 'de', source: 'en', format: 'text' });
     });
 

@@ -7,7 +7,10 @@ import { decodeHtmlEntities } from './google.entities.js';
 import { fromGoogleCode, toGoogleCode } from './google.languages.js';
 
 export interface GoogleOptions {
-  /** Cloud Translation API key, sent as the `key` query parameter. */
+  /**
+   * Cloud Translation API key, sent in the `X-goog-api-key` header: a `key=` query parameter would
+   * land in every proxy's and server's access log.
+   */
   readonly apiKey: string;
   /** Default `https://translation.googleapis.com`. */
   readonly baseUrl?: string;
@@ -40,14 +43,14 @@ const languagesReply = z.object({
  */
 export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
   const base = endpoint(options.baseUrl ?? 'https://translation.googleapis.com', '/language/translate/v2');
-  const key = new URLSearchParams({ key: options.apiKey });
-  const url = `${base}?${key}`;
+  const url = base;
+  const keyHeader = { 'x-goog-api-key': options.apiKey };
 
   return {
     name: 'google',
     maxChars: 5000,
     async languagePairs(signal): Promise<PairCoverage> {
-      const reply = await send('google', `${base}/languages?${key}`, { method: 'GET' }, signal);
+      const reply = await send('google', `${base}/languages`, { method: 'GET', headers: keyHeader }, signal);
       if (reply.status !== 200) throw googleFailure(reply);
       const parsed = languagesReply.safeParse(reply.json);
       if (!parsed.success) throw new EngineError('google', 'rejected', 'unexpected languages body');
@@ -71,7 +74,11 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
       const reply = await send(
         'google',
         url,
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...keyHeader },
+          body: JSON.stringify(body),
+        },
         signal,
       );
       if (reply.status !== 200) throw googleFailure(reply);

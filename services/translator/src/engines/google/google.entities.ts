@@ -14,7 +14,7 @@ const NAMED: Readonly<Record<string, string>> = {
 };
 
 export function decodeHtmlEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
+  return text.replace(/&(#x[0-9a-f]{1,8}|#\d{1,10}|[a-z]{1,32});/gi, (entity, name: string) => {
     if (name.startsWith('#')) {
       const hex = name[1] === 'x' || name[1] === 'X';
       const codePoint = Number.parseInt(name.slice(hex ? 2 : 1), hex ? 16 : 10);

@@ -84,9 +84,10 @@ const failure = (kind: 'quota' | 'unsupported' | 'rejected', message: string, re
 
 /** `NEXT AVAILABLE IN  23 HOURS 59 MINUTES 59 SECONDS` -> milliseconds. */
 function parseNextAvailable(text: string): number | undefined {
-  const match = /NEXT AVAILABLE IN\s+(?:(\d+) HOURS?)?\s*(?:(\d+) MINUTES?)?\s*(?:(\d+) SECONDS?)?/.exec(
-    text,
-  );
+  const match =
+    /NEXT AVAILABLE IN\s{1,8}(?:(\d{1,6}) HOURS?)?\s{0,8}(?:(\d{1,6}) MINUTES?)?\s{0,8}(?:(\d{1,6}) SECONDS?)?/.exec(
+      text,
+    );
   if (!match || match.slice(1).every((part) => part === undefined)) return undefined;
   const [hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0));
   return (((hours ?? 0) * 60 + (minutes ?? 0)) * 60 + (seconds ?? 0)) * 1000;

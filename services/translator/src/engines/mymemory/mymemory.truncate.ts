@@ -66,7 +66,8 @@ function codePointCut(text: string, maxBytes: number, maxChars: number): number 
   return end;
 }
 
-const SENTENCE_END = /[.!?…。！？]["'”’)\]」』）]*(?=\s|$)|[。！？]/gu;
+// At most 8 closing quotes or brackets after a sentence mark: a bounded quantifier keeps this linear.
+const SENTENCE_END = /[.!?…。！？]["'”’)\]」』）]{0,8}(?=\s|$)|[。！？]/gu;
 const WORD_BREAK = /[\s、，；,;]/gu;
 
 /** The head shortened to its last sentence end, or else its last word break, within the window. */

@@ -32,6 +32,7 @@ export function sameLanguage(a: string, b: string): boolean {
 }
 
 /** Tokens of the form `>>xxx<<` in a vocabulary. */
+// not user text: a model's own vocabulary
 export const isLanguageToken = (token: string) => /^>>[\w-]+<<$/.test(token);
 
 /**

@@ -12,6 +12,7 @@ export interface LanguagePair {
  * language groups (`opus-mt-en-mul`).
  */
 export function parseModelFolderName(name: string): LanguagePair | undefined {
+  // not user text: the names of installed model folders
   const match = /^opus-mt-(?:tc-big-)?([a-z]{2,3})-([a-z]{2,3})(?:-.+)?$/i.exec(name);
   if (!match) return undefined;
   const source = fromOpusCode(match[1] as string);

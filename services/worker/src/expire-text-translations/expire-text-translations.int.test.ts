@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectDatabase, type Orm } from '@tp/db';
+import { createLogger } from '@tp/runtime';
+
+import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { TextTranslationExpiry } from './expire-text-translations.js';
+
+let db: TestDatabase;
+let orm: Orm;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await db?.drop();
+});
+
+async function insert(entityType: string, entityId: string, updatedAt: Date): Promise<void> {
+  await orm.em
+    .getConnection()
+    .execute(
+      `insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at) values (?, ?, 'text', 'en', 'zh-CN', 'hello', ?, 1, 'offline', false, ?, ?, ?)`,
+      [entityType, entityId, 'a'.repeat(64), randomUUID(), updatedAt, updatedAt],
+    );
+}
+
+describe('TextTranslationExpiry', () => {
+  it('deletes free-text translations older than the retention and nothing else', async () => {
+    const now = new Date('2026-11-24T12:00:00Z');
+    const old = new Date(now.getTime() - 31 * 86_400_000);
+    const recent = new Date(now.getTime() - 29 * 86_400_000);
+    await insert('text', 'old-text', old);
+    await insert('text', 'recent-text', recent);
+    await insert('vendor', 'old-vendor', old);
+    const expiry = new TextTranslationExpiry({
+      orm,
+      logger: createLogger('test', 'silent'),
+      retentionDays: 30,
+      intervalMs: 3_600_000,
+    });
+    expect(await expiry.runOnce(now)).toBe(1);
+    const left = await orm.em
+      .getConnection()
+      .execute<{ entity_id: string }[]>('select entity_id from content_translations order by entity_id');
+    expect(left.map((row) => row.entity_id)).toEqual(['old-vendor', 'recent-text']);
+  });
+});

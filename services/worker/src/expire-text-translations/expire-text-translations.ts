@@ -1,0 +1,69 @@
+import type { Orm } from '@tp/db';
+import type { BackgroundTask } from '@tp/platform';
+import type { Logger } from '@tp/runtime';
+
+/** Free-text translations (POST /api/v1/translate) are stored under this entity type. */
+export const TEXT_ENTITY_TYPE = 'text';
+/** Rows deleted per statement, so one run never holds a long lock or a large transaction. */
+const BATCH = 1000;
+
+export interface ExpireTextOptions {
+  readonly orm: Orm;
+  readonly logger: Logger;
+  /** Rows older than this (by their last update) go; 0 keeps them for ever. */
+  readonly retentionDays: number;
+  readonly intervalMs: number;
+}
+
+/**
+ * Deletes stored translations of anonymous free text older than the retention: they were kept only so
+ * the store learns them (issue 16), and anyone can write them. Content translations of business
+ * entities are never touched.
+ */
+export class TextTranslationExpiry {
+  constructor(private readonly options: ExpireTextOptions) {}
+
+  /** Deletes expired rows in batches; returns how many went. */
+  async runOnce(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.options.retentionDays * 86_400_000);
+    const connection = this.options.orm.em.getConnection();
+    let deleted = 0;
+    for (;;) {
+      const result = await connection.execute<{ affectedRows?: number }>(
+        `delete from content_translations where id in (select id from content_translations where entity_type = ? and updated_at < ? limit ${BATCH})`,
+        [TEXT_ENTITY_TYPE, cutoff],
+        'run',
+      );
+      const count = Number(result.affectedRows ?? 0);
+      deleted += count;
+      if (count < BATCH) return deleted;
+    }
+  }
+
+  task(): BackgroundTask {
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<unknown> | undefined;
+    const tick = () => {
+      running ??= this.runOnce()
+        .then((deleted) => {
+          if (deleted > 0) this.options.logger.info({ deleted }, 'expired stored free-text translations');
+        })
+        .catch((err: unknown) => this.options.logger.warn({ err }, 'could not expire free-text translations'))
+        .finally(() => {
+          running = undefined;
+        });
+    };
+    return {
+      start: async () => {
+        if (this.options.retentionDays === 0) return;
+        tick();
+        timer = setInterval(tick, this.options.intervalMs);
+        timer.unref();
+      },
+      stop: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  }
+}
