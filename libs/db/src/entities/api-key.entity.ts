@@ -18,6 +18,8 @@ export const ApiKey = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
+    /** Modules the key may report and read (issue 16); null: every module. */
+    modules: p.array().nullable(),
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;

@@ -12,12 +12,16 @@ export interface ApiKeyView {
   readonly created_at: string;
   readonly last_used_at: string | null;
   readonly revoked_at: string | null;
+  /** The modules a scoped key may report and read; null: every module. */
+  readonly modules: string[] | null;
 }
 
 export interface Principal {
   readonly keyId: string;
   readonly name: string;
   readonly role: ApiKeyRole;
+  /** Set for a key scoped to modules (module-scope.ts); absent: every module. */
+  readonly modules?: readonly string[];
 }
 
 export type KeyLookup =
@@ -46,7 +50,15 @@ export class ApiKeyStore {
     private readonly rememberMs = 0,
   ) {}
 
-  async create(role: ApiKeyRole, name: string): Promise<ApiKeyView & { readonly key: string }> {
+  /** `modules`: a scope for a client key (already checked by keyModules); admin keys are never scoped. */
+  async create(
+    role: ApiKeyRole,
+    name: string,
+    modules?: readonly string[],
+  ): Promise<ApiKeyView & { readonly key: string }> {
+    if (modules && role !== 'client') {
+      throw new AppError('VALIDATION_FAILED', 'only client keys can be scoped to modules');
+    }
     const material = generateApiKey();
     const em = this.orm.em.fork();
     const entity = em.create(ApiKey, {
@@ -55,6 +67,7 @@ export class ApiKeyStore {
       role,
       keyHash: material.hash,
       keyPrefix: material.prefix,
+      modules: modules ? [...modules] : null,
     });
     await em.flush();
     return { ...view(entity), key: material.key };
@@ -104,15 +117,15 @@ export class ApiKeyStore {
   private async query(hash: string): Promise<KeyLookup> {
     const rows = await this.orm.em
       .getConnection()
-      .execute<{ id: string; name: string; role: ApiKeyRole; revoked_at: Date | null }[]>(
-        'select id, name, role, revoked_at from api_keys where key_hash = ?',
-        [hash],
-      );
+      .execute<
+        { id: string; name: string; role: ApiKeyRole; revoked_at: Date | null; modules: string[] | null }[]
+      >('select id, name, role, revoked_at, modules from api_keys where key_hash = ?', [hash]);
     const row = rows[0];
     if (!row) return { kind: 'unknown' };
     if (row.revoked_at) return { kind: 'revoked' };
     this.touch(row.id);
-    return { kind: 'valid', principal: { keyId: row.id, name: row.name, role: row.role } };
+    const principal = { keyId: row.id, name: row.name, role: row.role };
+    return { kind: 'valid', principal: row.modules ? { ...principal, modules: row.modules } : principal };
   }
 
   /** Records use in the background; a failed write only delays last_used_at. */
@@ -136,5 +149,6 @@ function view(entity: ApiKey): ApiKeyView {
     created_at: entity.createdAt.toISOString(),
     last_used_at: entity.lastUsedAt?.toISOString() ?? null,
     revoked_at: entity.revokedAt?.toISOString() ?? null,
+    modules: entity.modules ? [...entity.modules] : null,
   };
 }

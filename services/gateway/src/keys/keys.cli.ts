@@ -1,4 +1,4 @@
-// npm run --silent keys -- create --role admin|client [--name N]   prints only the new key on stdout
+// npm run --silent keys -- create --role admin|client [--name N] [--modules a,b]   prints only the new key on stdout
 // npm run --silent keys -- list [--json]
 // npm run --silent keys -- revoke <id>
 // Talks to Postgres directly (DATABASE_URL), so it also makes the first admin key of a fresh install.
@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 
 import { ApiKeyStore } from '../auth/api-key.store.js';
+import { keyModules } from '../auth/module-scope.js';
 
 const { DATABASE_URL: url } = parseEnv(
   z.object({
@@ -36,6 +37,15 @@ function role(value: string): ApiKeyRole {
   return value as ApiKeyRole;
 }
 
+/** `shop,cms` -> the checked scope; the same rule as the admin API's `modules`. */
+function modules(value: string): string[] {
+  const parsed = keyModules.safeParse(value.split(','));
+  if (!parsed.success) {
+    throw new InvalidArgumentError(parsed.error.issues.map((issue) => issue.message).join('; '));
+  }
+  return parsed.data;
+}
+
 const program = new Command('keys').description('Manage gateway API keys').showHelpAfterError();
 
 program
@@ -43,11 +53,16 @@ program
   .description('create a key and print it (only the key, on stdout); it is never shown again')
   .requiredOption('--role <role>', `role: ${API_KEY_ROLES.join(' | ')}`, role)
   .option('--name <name>', 'a label for people (at most 100 characters)')
-  .action(async (options: { role: ApiKeyRole; name?: string }) => {
+  .option('--modules <list>', 'client keys only: comma-separated modules the key may use', modules)
+  .action(async (options: { role: ApiKeyRole; name?: string; modules?: string[] }) => {
+    if (options.modules && options.role !== 'client') {
+      throw new Error('--modules: only client keys can be scoped to modules');
+    }
     const name = (options.name ?? `${options.role} key`).trim().slice(0, 100);
-    const created = await withStore((store) => store.create(options.role, name));
+    const created = await withStore((store) => store.create(options.role, name, options.modules));
     process.stdout.write(`${created.key}\n`);
-    process.stderr.write(`created ${created.role} key ${created.id} (${created.prefix}...)\n`);
+    const scope = created.modules ? ` for modules ${created.modules.join(',')}` : '';
+    process.stderr.write(`created ${created.role} key ${created.id} (${created.prefix}...)${scope}\n`);
   });
 
 program
@@ -63,7 +78,7 @@ program
     for (const key of keys) {
       const state = key.revoked_at ? `revoked ${key.revoked_at}` : 'active';
       process.stdout.write(
-        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  ${key.name}\n`,
+        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  modules ${key.modules?.join(',') ?? 'all'}  ${key.name}\n`,
       );
     }
   });

@@ -2,6 +2,7 @@ import { API_KEY_ROLES } from '@tp/db';
 import { z } from 'zod';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
+import { MAX_KEY_MODULES, keyModules } from '../auth/module-scope.js';
 import { defineRoute } from '../http/route.js';
 
 export const apiKeySchema = z
@@ -13,13 +14,24 @@ export const apiKeySchema = z
     created_at: z.iso.datetime(),
     last_used_at: z.iso.datetime().nullable(),
     revoked_at: z.iso.datetime().nullable(),
+    modules: z.array(z.string()).nullable().meta({
+      description: 'The modules a scoped client key may report and read; null: every module.',
+    }),
   })
   .meta({ id: 'ApiKey' });
 
-const createBody = z.strictObject({
-  role: z.enum(API_KEY_ROLES),
-  name: z.string().trim().min(1).max(100).optional(),
-});
+const createBody = z
+  .strictObject({
+    role: z.enum(API_KEY_ROLES),
+    name: z.string().trim().min(1).max(100).optional(),
+    modules: keyModules.optional().meta({
+      description: `Scope a client key to these modules (1-${MAX_KEY_MODULES}, each like the content routes' module): it may then report and read only their entities. Absent: every module. Admin keys cannot be scoped.`,
+    }),
+  })
+  .refine((body) => body.modules === undefined || body.role === 'client', {
+    message: 'only client keys can be scoped to modules',
+    path: ['modules'],
+  });
 
 /** Admin management of API keys; the CLI (keys.cli.ts) does the same against the database. */
 export function keyRoutes(store: ApiKeyStore) {
@@ -37,7 +49,7 @@ export function keyRoutes(store: ApiKeyStore) {
         description: 'The new key, shown once.',
         schema: apiKeySchema.extend({ key: z.string() }),
       },
-      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`),
+      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`, body.modules),
     }),
     defineRoute({
       method: 'get',
