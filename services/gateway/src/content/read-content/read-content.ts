@@ -58,10 +58,11 @@ export class ReadContent {
       const wanted: StoredField[] = [];
       for (const [id, fields] of stored) {
         const merged = mergeContent(type, id, fields, chain);
-        const entry = { view: merged.view, languages: merged.languages };
-        fresh.push(entry);
+        // Not cached either: a cache hit requests nothing, so an entry must come from a read that did.
         if (!visible(merged.view.module)) continue;
+        const entry = { view: merged.view, languages: merged.languages };
         views.set(id, entry);
+        fresh.push(entry);
         wanted.push(...merged.wanted);
       }
       await Promise.all([
