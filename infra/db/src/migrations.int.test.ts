@@ -34,6 +34,7 @@ describe('migrations', () => {
       'Migration20261121153039_moderation_terms',
       'Migration20261121165741_chat_usage',
       'Migration20261121190000_dead_letters_unique',
+      'Migration20261122170700_api_key_modules',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -84,6 +85,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
+    const modules = await client.query(
+      `select 1 from information_schema.columns where table_name = 'api_keys' and column_name = 'modules'`,
+    );
+    expect(modules.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121190000_dead_letters_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121165741_chat_usage']);
     expect(await tables()).not.toContain('chat_usage');
