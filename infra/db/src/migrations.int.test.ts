@@ -35,6 +35,7 @@ describe('migrations', () => {
       'Migration20261121165741_chat_usage',
       'Migration20261121190000_dead_letters_unique',
       'Migration20261122120000_key_budgets',
+      'Migration20261122170700_api_key_modules',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -86,6 +87,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
+    const modules = await client.query(
+      `select 1 from information_schema.columns where table_name = 'api_keys' and column_name = 'modules'`,
+    );
+    expect(modules.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122120000_key_budgets']);
     expect(await tables()).not.toContain('key_budget_usage');
     expect(await migrateDown(db.url)).toEqual(['Migration20261121190000_dead_letters_unique']);

@@ -50,6 +50,12 @@ export const ERROR_CATALOGUE = {
     status: 403,
     summary: 'The API key is valid but its role may not use the route.',
   },
+  MODULE_NOT_ALLOWED: {
+    code: 40302,
+    status: 403,
+    summary:
+      'The API key is scoped to modules and the module in the path is not one of them (`details.module`).',
+  },
   NOT_FOUND: { code: 40401, status: 404, summary: 'No such route, or no such resource.' },
   MODEL_NOT_FOUND: {
     code: 40402,

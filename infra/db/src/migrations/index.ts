@@ -5,6 +5,7 @@ import { Migration20261121153039_moderation_terms } from './Migration20261121153
 import { Migration20261121165741_chat_usage } from './Migration20261121165741_chat_usage.js';
 import { Migration20261121190000_dead_letters_unique } from './Migration20261121190000_dead_letters_unique.js';
 import { Migration20261122120000_key_budgets } from './Migration20261122120000_key_budgets.js';
+import { Migration20261122170700_api_key_modules } from './Migration20261122170700_api_key_modules.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
     class: Migration20261121190000_dead_letters_unique,
   },
   { name: 'Migration20261122120000_key_budgets', class: Migration20261122120000_key_budgets },
+  { name: 'Migration20261122170700_api_key_modules', class: Migration20261122170700_api_key_modules },
 ];

@@ -23,6 +23,8 @@ export const ApiKey = defineEntity({
     /** Chat tokens (the provider's total_tokens) per UTC day and per UTC calendar month. */
     tokensPerDay: p.bigint('number').nullable(),
     tokensPerMonth: p.bigint('number').nullable(),
+    /** Modules the key may report and read (issue 16); null: every module. */
+    modules: p.array().nullable(),
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;

@@ -16,6 +16,8 @@ export interface ApiKeyView {
   readonly requests_per_day: number | null;
   readonly tokens_per_day: number | null;
   readonly tokens_per_month: number | null;
+  /** The modules a scoped key may report and read; null: every module. */
+  readonly modules: string[] | null;
 }
 
 export interface Principal {
@@ -24,6 +26,8 @@ export interface Principal {
   readonly role: ApiKeyRole;
   /** As of the lookup, which a process may remember for API_KEY_CACHE_MS. */
   readonly limits: KeyLimits;
+  /** Set for a key scoped to modules (module-scope.ts); absent: every module. */
+  readonly modules?: readonly string[];
 }
 
 /** Limits to change; a field left out keeps its value, null removes the limit. */
@@ -55,11 +59,19 @@ export class ApiKeyStore {
     private readonly rememberMs = 0,
   ) {}
 
+  /**
+   * `limits`: budgets (absent ones: none). `modules`: a scope for a client key (already checked by
+   * keyModules); admin keys are never scoped.
+   */
   async create(
     role: ApiKeyRole,
     name: string,
-    limits: LimitsChange = {},
+    options: { readonly limits?: LimitsChange; readonly modules?: readonly string[] } = {},
   ): Promise<ApiKeyView & { readonly key: string }> {
+    const { limits = {}, modules } = options;
+    if (modules && role !== 'client') {
+      throw new AppError('VALIDATION_FAILED', 'only client keys can be scoped to modules');
+    }
     const material = generateApiKey();
     const em = this.orm.em.fork();
     const entity = em.create(ApiKey, {
@@ -70,6 +82,7 @@ export class ApiKeyStore {
       keyPrefix: material.prefix,
       ...NO_LIMITS,
       ...limits,
+      modules: modules ? [...modules] : null,
     });
     await em.flush();
     return { ...view(entity), key: material.key };
@@ -133,7 +146,7 @@ export class ApiKeyStore {
     const rows = await this.orm.em
       .getConnection()
       .execute<KeyRow[]>(
-        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month from api_keys where key_hash = ?',
+        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month, modules from api_keys where key_hash = ?',
         [hash],
       );
     const row = rows[0];
@@ -146,7 +159,8 @@ export class ApiKeyStore {
       tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
       tokensPerMonth: row.tokens_per_month === null ? null : Number(row.tokens_per_month),
     };
-    return { kind: 'valid', principal: { keyId: row.id, name: row.name, role: row.role, limits } };
+    const principal = { keyId: row.id, name: row.name, role: row.role, limits };
+    return { kind: 'valid', principal: row.modules ? { ...principal, modules: row.modules } : principal };
   }
 
   /** Records use in the background; a failed write only delays last_used_at. */
@@ -169,6 +183,7 @@ interface KeyRow {
   readonly requests_per_day: number | null;
   readonly tokens_per_day: string | null;
   readonly tokens_per_month: string | null;
+  readonly modules: string[] | null;
 }
 
 function view(entity: ApiKey): ApiKeyView {
@@ -183,5 +198,6 @@ function view(entity: ApiKey): ApiKeyView {
     requests_per_day: entity.requestsPerDay ?? null,
     tokens_per_day: entity.tokensPerDay ?? null,
     tokens_per_month: entity.tokensPerMonth ?? null,
+    modules: entity.modules ? [...entity.modules] : null,
   };
 }

@@ -109,6 +109,38 @@ describe('npm run keys', () => {
     expect(stderr).toContain('must be one of client, admin');
   });
 
+  it('create --modules makes a key scoped to those modules, shown by list', async () => {
+    const { code, stdout, stderr } = await keys('create', '--role', 'client', '--modules', 'shop,cms,shop');
+    expect(code).toBe(0);
+    expect(stderr).toContain('for modules cms,shop');
+    const key = stdout.trim();
+    expect(await new ApiKeyStore(orm).lookup(key)).toMatchObject({
+      kind: 'valid',
+      principal: { role: 'client', modules: ['cms', 'shop'] },
+    });
+    const listed = JSON.parse((await keys('list', '--json')).stdout) as {
+      prefix: string;
+      modules: string[] | null;
+    }[];
+    expect(listed.find((k) => key.startsWith(k.prefix))?.modules).toEqual(['cms', 'shop']);
+    expect((await keys('list')).stdout).toContain('modules cms,shop');
+  });
+
+  it('refuses malformed modules and a scoped admin key, creating nothing', async () => {
+    const before = await orm.em.getConnection().execute('select count(*)::int as n from api_keys');
+    for (const args of [
+      ['--role', 'client', '--modules', 'Shop'],
+      ['--role', 'client', '--modules', 'shop,,cms'],
+      ['--role', 'client', '--modules', ''],
+      ['--role', 'admin', '--modules', 'shop'],
+    ]) {
+      const { code, stdout, stderr } = await keys('create', ...args);
+      expect({ args, code, stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(stderr).toMatch(/modules|characters/);
+    }
+    expect(await orm.em.getConnection().execute('select count(*)::int as n from api_keys')).toEqual(before);
+  });
+
   it('reports an unknown key id on revoke', async () => {
     const { code, stderr } = await keys('revoke', '33333333-3333-4333-8333-333333333333');
     expect(code).toBe(1);

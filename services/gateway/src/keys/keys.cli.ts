@@ -1,4 +1,4 @@
-// npm run --silent keys -- create --role admin|client [--name N] [--requests-per-day N]
+// npm run --silent keys -- create --role admin|client [--name N] [--modules a,b] [--requests-per-day N]
 //     [--tokens-per-day N] [--tokens-per-month N]                   prints only the new key on stdout
 // npm run --silent keys -- limits <id> [--requests-per-day N|none] [--tokens-per-day N|none]
 //     [--tokens-per-month N|none]                                   changes only the limits given
@@ -11,6 +11,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 
 import { ApiKeyStore, type LimitsChange } from '../auth/api-key.store.js';
+import { keyModules } from '../auth/module-scope.js';
 import { MAX_REQUESTS_PER_DAY, MAX_TOKENS_LIMIT } from './keys.routes.js';
 
 const { DATABASE_URL: url } = parseEnv(
@@ -79,6 +80,15 @@ const budgets = (key: {
 }) =>
   `requests/day ${key.requests_per_day ?? 'none'}, tokens/day ${key.tokens_per_day ?? 'none'}, tokens/month ${key.tokens_per_month ?? 'none'}`;
 
+/** `shop,cms` -> the checked scope; the same rule as the admin API's `modules`. */
+function modules(value: string): string[] {
+  const parsed = keyModules.safeParse(value.split(','));
+  if (!parsed.success) {
+    throw new InvalidArgumentError(parsed.error.issues.map((issue) => issue.message).join('; '));
+  }
+  return parsed.data;
+}
+
 const program = new Command('keys').description('Manage gateway API keys').showHelpAfterError();
 
 withLimitOptions(
@@ -86,13 +96,23 @@ withLimitOptions(
     .command('create')
     .description('create a key and print it (only the key, on stdout); it is never shown again')
     .requiredOption('--role <role>', `role: ${API_KEY_ROLES.join(' | ')}`, role)
-    .option('--name <name>', 'a label for people (at most 100 characters)'),
-).action(async (options: LimitOptions & { role: ApiKeyRole; name?: string }) => {
+    .option('--name <name>', 'a label for people (at most 100 characters)')
+    .option('--modules <list>', 'client keys only: comma-separated modules the key may use', modules),
+).action(async (options: LimitOptions & { role: ApiKeyRole; name?: string; modules?: string[] }) => {
+  if (options.modules && options.role !== 'client') {
+    throw new Error('--modules: only client keys can be scoped to modules');
+  }
   const name = (options.name ?? `${options.role} key`).trim().slice(0, 100);
-  const created = await withStore((store) => store.create(options.role, name, limitsOf(options)));
+  const created = await withStore((store) =>
+    store.create(options.role, name, {
+      limits: limitsOf(options),
+      ...(options.modules ? { modules: options.modules } : {}),
+    }),
+  );
   process.stdout.write(`${created.key}\n`);
+  const scope = created.modules ? ` for modules ${created.modules.join(',')}` : '';
   process.stderr.write(
-    `created ${created.role} key ${created.id} (${created.prefix}...); ${budgets(created)}\n`,
+    `created ${created.role} key ${created.id} (${created.prefix}...)${scope}; ${budgets(created)}\n`,
   );
 });
 
@@ -120,7 +140,7 @@ program
     for (const key of keys) {
       const state = key.revoked_at ? `revoked ${key.revoked_at}` : 'active';
       process.stdout.write(
-        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  ${budgets(key)}  ${key.name}\n`,
+        `${key.id}  ${key.role.padEnd(6)}  ${key.prefix}...  ${state}  last used ${key.last_used_at ?? 'never'}  modules ${key.modules?.join(',') ?? 'all'}  ${budgets(key)}  ${key.name}\n`,
       );
     }
   });

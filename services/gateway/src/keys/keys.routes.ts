@@ -2,6 +2,7 @@ import { API_KEY_ROLES } from '@tp/db';
 import { z } from 'zod';
 
 import type { ApiKeyStore, LimitsChange } from '../auth/api-key.store.js';
+import { MAX_KEY_MODULES, keyModules } from '../auth/module-scope.js';
 import { defineRoute } from '../http/route.js';
 
 /** The largest limits: requests fit Postgres' int, tokens stay exact in a JavaScript number. */
@@ -51,13 +52,24 @@ export const apiKeySchema = z
     last_used_at: z.iso.datetime().nullable(),
     revoked_at: z.iso.datetime().nullable(),
     ...limitFields,
+    modules: z.array(z.string()).nullable().meta({
+      description: 'The modules a scoped client key may report and read; null: every module.',
+    }),
   })
   .meta({ id: 'ApiKey' });
 
-const createBody = limitsBody.extend({
-  role: z.enum(API_KEY_ROLES),
-  name: z.string().trim().min(1).max(100).optional(),
-});
+const createBody = limitsBody
+  .extend({
+    role: z.enum(API_KEY_ROLES),
+    name: z.string().trim().min(1).max(100).optional(),
+    modules: keyModules.optional().meta({
+      description: `Scope a client key to these modules (1-${MAX_KEY_MODULES}, each like the content routes' module): it may then report and read only their entities. Absent: every module. Admin keys cannot be scoped.`,
+    }),
+  })
+  .refine((body) => body.modules === undefined || body.role === 'client', {
+    message: 'only client keys can be scoped to modules',
+    path: ['modules'],
+  });
 
 /** Admin management of API keys; the CLI (keys.cli.ts) does the same against the database. */
 export function keyRoutes(store: ApiKeyStore) {
@@ -75,7 +87,11 @@ export function keyRoutes(store: ApiKeyStore) {
         description: 'The new key, shown once.',
         schema: apiKeySchema.extend({ key: z.string() }),
       },
-      handler: ({ body }) => store.create(body.role, body.name ?? `${body.role} key`, limitsChange(body)),
+      handler: ({ body }) =>
+        store.create(body.role, body.name ?? `${body.role} key`, {
+          limits: limitsChange(body),
+          ...(body.modules ? { modules: body.modules } : {}),
+        }),
     }),
     defineRoute({
       method: 'get',

@@ -23,7 +23,7 @@ export function whoamiRoute(budgets: BudgetStore) {
   return defineRoute({
     method: 'get',
     path: '/api/v1/me',
-    summary: 'Describe the calling API key and its budgets',
+    summary: 'Describe the calling API key, its module scope and its budgets',
     description:
       'This request itself counts against `requests_per_day`. Limits are as of the key lookup, which a gateway process may remember for `API_KEY_CACHE_MS`.',
     tags: ['keys'],
@@ -35,6 +35,9 @@ export function whoamiRoute(budgets: BudgetStore) {
         id: z.uuid(),
         name: z.string(),
         role: z.enum(API_KEY_ROLES),
+        modules: z.array(z.string()).nullable().meta({
+          description: 'The modules this key may report and read; null: every module.',
+        }),
         budgets: z.object({
           requests_per_day: budget,
           tokens_per_day: budget,
@@ -59,6 +62,7 @@ export function whoamiRoute(budgets: BudgetStore) {
         id: principal.keyId,
         name: principal.name,
         role: principal.role,
+        modules: principal.modules ? [...principal.modules] : null,
         budgets: {
           requests_per_day: entry(limits.requestsPerDay, spent.requestsToday, day),
           tokens_per_day: entry(limits.tokensPerDay, spent.tokensToday, day),

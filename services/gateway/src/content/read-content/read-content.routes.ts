@@ -2,6 +2,7 @@ import { AppError, requestId, requestLog } from '@tp/runtime';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 
+import type { Principal } from '../../auth/api-key.store.js';
 import { defineRoute } from '../../http/route.js';
 import { entityId, entitySegment, isEntityId } from '../entity-address.js';
 import { languageTagSchema } from '../language.js';
@@ -86,6 +87,15 @@ async function readOrUnavailable(req: Request, read: () => Promise<ReadResult>):
   });
 }
 
+/** Who reads: the request's correlation and logger, and the modules of a scoped key. */
+function readerOf(req: Request, principal: Principal | undefined) {
+  return {
+    correlationId: requestId(req),
+    log: () => requestLog(req),
+    ...(principal?.modules ? { modules: principal.modules } : {}),
+  };
+}
+
 /** The languages of every text in the answer, those asked first. */
 function setContentLanguage(
   res: Response,
@@ -109,10 +119,15 @@ const body = (view: ContentView) => ({
 
 /** GET /api/v1/content/{type}/{id}, GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=. */
 export function readContentRoutes(reader: ReadContent) {
-  const readOne = async (type: string, id: string, tag: string | undefined, req: Request, res: Response) => {
+  const readOne = async (
+    type: string,
+    id: string,
+    tag: string | undefined,
+    { req, res, principal }: { req: Request; res: Response; principal: Principal | undefined },
+  ) => {
     const chain = chainOf(tag);
     const result = await readOrUnavailable(req, () =>
-      reader.read({ type, ids: [id], chain, correlationId: requestId(req), log: () => requestLog(req) }),
+      reader.read({ type, ids: [id], chain, ...readerOf(req, principal) }),
     );
     const entry = result.found[0];
     if (!entry) {
@@ -142,10 +157,9 @@ export function readContentRoutes(reader: ReadContent) {
       path: '/api/v1/content/{type}/{id}',
       summary: 'Read one entity, translated by x-language',
       description:
-        'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes.',
+        'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
       request: { params: z.strictObject({ type: entitySegment, id: entityId }), headers },
-      handler: ({ params, headers: h, req, res }) =>
-        readOne(params.type, params.id, h['x-language'], req, res),
+      handler: ({ params, headers: h, ...call }) => readOne(params.type, params.id, h['x-language'], call),
     }),
     defineRoute({
       ...single,
@@ -155,14 +169,14 @@ export function readContentRoutes(reader: ReadContent) {
       description:
         'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
       request: { params: z.strictObject({ vendor_id: entityId }), headers },
-      handler: ({ params, headers: h, req, res }) =>
-        readOne('vendor', params.vendor_id, h['x-language'], req, res),
+      handler: ({ params, headers: h, ...call }) =>
+        readOne('vendor', params.vendor_id, h['x-language'], call),
     }),
     defineRoute({
       method: 'get',
       path: '/api/v1/content/{type}',
       summary: 'Read many entities of one type, translated by x-language',
-      description: `Any API key. Like GET /api/v1/content/{type}/{id} for up to ${MAX_READ_IDS} ids at once, at the cost of one read: the entities found, in the order asked (duplicates once), and the ids with no stored content in \`missing\`.`,
+      description: `Any API key. Like GET /api/v1/content/{type}/{id} for up to ${MAX_READ_IDS} ids at once, at the cost of one read: the entities found, in the order asked (duplicates once), and the ids with no stored content in \`missing\`. For a key scoped to modules, ids of other modules' entities are in \`missing\` too, as if absent.`,
       tags: ['content'],
       access: 'client',
       request: { params: z.strictObject({ type: entitySegment }), query: idsQuery, headers },
@@ -172,22 +186,18 @@ export function readContentRoutes(reader: ReadContent) {
         schema: z.object({
           type: z.string(),
           items: z.array(contentViewSchema),
-          missing: z.array(z.string()).meta({ description: 'Ids with no stored content.' }),
+          missing: z.array(z.string()).meta({
+            description: 'Ids with no stored content (or, for a scoped key, outside its modules).',
+          }),
         }),
         headers: responseHeaders,
       },
       errors: ['UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
-      handler: async ({ params, query, headers: h, req, res }) => {
+      handler: async ({ params, query, headers: h, req, res, principal }) => {
         const chain = chainOf(h['x-language']);
         const ids = [...new Set(query.ids.split(','))];
         const result = await readOrUnavailable(req, () =>
-          reader.read({
-            type: params.type,
-            ids,
-            chain,
-            correlationId: requestId(req),
-            log: () => requestLog(req),
-          }),
+          reader.read({ type: params.type, ids, chain, ...readerOf(req, principal) }),
         );
         setContentLanguage(res, result.found, chain);
         return {

@@ -14,6 +14,11 @@ export interface ReadRequest {
   /** Codes to look for, best first (languageChain); undefined asks for the source text. */
   readonly chain: readonly string[] | undefined;
   readonly correlationId: string;
+  /**
+   * Set for a key scoped to modules: entities of other modules are answered as if absent, and none of
+   * their fields is requested for translation on this key's behalf.
+   */
+  readonly modules?: readonly string[];
   /** The request's logger, made only if something is logged. */
   readonly log: () => Logger;
 }
@@ -37,13 +42,14 @@ export class ReadContent {
     private readonly requests: TranslationRequests,
   ) {}
 
-  async read({ type, ids, chain, correlationId, log }: ReadRequest): Promise<ReadResult> {
+  async read({ type, ids, chain, correlationId, modules, log }: ReadRequest): Promise<ReadResult> {
     const asked = chain?.join(',') ?? SOURCE;
+    const visible = (module: string) => modules === undefined || modules.includes(module);
     const cached = await this.cache.read(type, ids, asked);
     const views = new Map<string, CachedContent>();
     ids.forEach((id, i) => {
       const hit = cached[i];
-      if (hit) views.set(id, hit);
+      if (hit && visible(hit.view.module)) views.set(id, hit);
     });
     const misses = ids.filter((id) => !views.has(id));
     if (misses.length > 0) {
@@ -52,6 +58,8 @@ export class ReadContent {
       const wanted: StoredField[] = [];
       for (const [id, fields] of stored) {
         const merged = mergeContent(type, id, fields, chain);
+        // Not cached either: a cache hit requests nothing, so an entry must come from a read that did.
+        if (!visible(merged.view.module)) continue;
         const entry = { view: merged.view, languages: merged.languages };
         views.set(id, entry);
         fresh.push(entry);

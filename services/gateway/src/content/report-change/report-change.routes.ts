@@ -2,6 +2,7 @@ import { AppError, codePoints, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
 
+import { assertInScope, inScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
 import type { ContentCommandBus } from '../content-command-bus.js';
 import { entityId, entitySegment } from '../entity-address.js';
@@ -49,6 +50,12 @@ function reportBody(maxTextChars: number) {
   });
 }
 
+/** The module a MODULE_CONFLICT names as the type's owner (report-change.handler.ts). */
+function ownerOf(err: AppError): string {
+  const module = (err.details as { module?: unknown } | undefined)?.module;
+  return typeof module === 'string' ? module : '';
+}
+
 /** POST /api/v1/content/{module}/{type}/{id}: the command side of the content pipeline. */
 export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: number) {
   return defineRoute({
@@ -56,7 +63,7 @@ export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: num
     path: '/api/v1/content/{module}/{type}/{id}',
     summary: 'Report changed content of one entity',
     description:
-      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Read the result with GET /api/v1/content/{type}/{id}.',
+      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Read the result with GET /api/v1/content/{type}/{id}. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module (and a MODULE_CONFLICT that does not name a module outside its scope).',
     tags: ['content'],
     access: 'client',
     request: {
@@ -71,8 +78,9 @@ export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: num
         status: z.literal('accepted'),
       }),
     },
-    errors: ['MODULE_CONFLICT', 'UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
-    handler: async ({ params, body, req }) => {
+    errors: ['MODULE_NOT_ALLOWED', 'MODULE_CONFLICT', 'UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
+    handler: async ({ params, body, req, principal }) => {
+      assertInScope(principal, params.module);
       const command = new ReportContentChangeCommand(
         {
           module: params.module,
@@ -85,6 +93,12 @@ export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: num
         requestId(req),
       );
       const accepted = await commands.execute(command).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'MODULE_CONFLICT' && !inScope(principal, ownerOf(err))) {
+          // The type is taken, which the key must learn; by which module outside its scope, it must not.
+          throw new AppError('MODULE_CONFLICT', `entity type ${params.type} belongs to another module`, {
+            type: params.type,
+          });
+        }
         if (err instanceof AppError || err instanceof SchemaError) throw err;
         requestLog(req).error({ err }, 'could not write a content change to the outbox');
         throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot store the change right now; retry later');
