@@ -1,11 +1,12 @@
-import { requestId, requestLog } from '@tp/runtime';
+import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
-import { completeOnce, completeStream } from './complete-chat.js';
-import { readableText, type ChatGuardrail } from './guardrail.js';
+import { completeOnce, completeStream, type Completed, type StreamSettings } from './complete-chat.js';
+import { readableText, type ChatGuardrail, type ChatMessage } from './guardrail.js';
 import type { ProviderRegistry } from './providers.js';
 import type { ChatUsage } from './usage/chat-usage.store.js';
+import { estimatedTokens } from './usage/record-usage.js';
 
 const message = z
   .looseObject({
@@ -75,13 +76,42 @@ const modelList = z.object({
 export interface ChatRouteOptions {
   readonly registry: ProviderRegistry;
   readonly guardrail: ChatGuardrail;
-  /** Where token usage per key goes (Postgres); a failure to record is logged, never the client's. */
+  /** Where token usage per key goes (Postgres, retried); a failure to record is never the client's. */
   readonly usage: { record(usage: ChatUsage): Promise<void> };
+  readonly stream: StreamSettings;
+}
+
+/**
+ * What one completion is charged: the provider's usage when it sent one; else (a stream cut short
+ * before the provider's last chunk) an estimate of CHARS_PER_TOKEN characters a token, of every
+ * message's text for the prompt and of the answer text relayed to the client for the completion.
+ */
+export function usageRecord(
+  done: Completed,
+  body: { readonly model: string; readonly messages: readonly ChatMessage[]; readonly stream?: boolean },
+  keyId: string,
+  id: string,
+): ChatUsage {
+  const prompt =
+    done.usage?.prompt_tokens ??
+    estimatedTokens(body.messages.reduce((sum, m) => sum + readableText(m).length, 0));
+  const completion = done.usage?.completion_tokens ?? estimatedTokens(done.relayedChars);
+  return {
+    keyId,
+    requestId: id,
+    model: body.model,
+    upstreamModel: done.target.model,
+    provider: done.target.provider.name,
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: done.usage?.total_tokens ?? prompt + completion,
+    stream: body.stream === true,
+  };
 }
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
+export function chatRoutes({ registry, guardrail, usage, stream }: ChatRouteOptions) {
   return [
     defineRoute({
       method: 'post',
@@ -112,22 +142,11 @@ export function chatRoutes({ registry, guardrail, usage }: ChatRouteOptions) {
         await guardrail.check(body.messages, signal, requestId(req));
         const includeUsage = body.stream_options?.include_usage === true;
         const done = body.stream
-          ? await completeStream(targets, body, includeUsage, res, signal)
+          ? await completeStream(targets, body, includeUsage, res, signal, stream)
           : await completeOnce(targets, body, res, signal);
-        if (done?.usage && principal) {
-          usage
-            .record({
-              keyId: principal.keyId,
-              requestId: requestId(req),
-              model: body.model,
-              upstreamModel: done.target.model,
-              provider: done.target.provider.name,
-              promptTokens: done.usage.prompt_tokens,
-              completionTokens: done.usage.completion_tokens,
-              totalTokens: done.usage.total_tokens,
-              stream: body.stream === true,
-            })
-            .catch((err: unknown) => requestLog(req).error({ err }, 'could not record chat usage'));
+        if (done && principal) {
+          // Not awaited: the answer has gone out; the recorder retries and never rejects.
+          void usage.record(usageRecord(done, body, principal.keyId, requestId(req)));
         }
         // The answer has been written (or the client is gone).
         return undefined as never;
