@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+
 import {
   closeServer,
   createHttpApp,
@@ -51,7 +53,9 @@ export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> 
  */
 export async function startService<C extends CommonSettings & { PORT: number }>(
   definition: ServiceDefinition<C>,
-): Promise<RunningService & { readonly context: ServiceContext; readonly port: number }> {
+): Promise<
+  RunningService & { readonly context: ServiceContext; readonly port: number; readonly server: Server }
+> {
   const { name, config } = definition;
   const logger = createLogger(name, config.LOG_LEVEL);
   const metrics = createMetrics(name);
@@ -80,6 +84,8 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       logger,
       context,
       port,
+      /** The HTTP server, for tests that watch its connections. */
+      server,
       async stop() {
         await closeServer(server);
         for (const task of tasks.reverse()) {

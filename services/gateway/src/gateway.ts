@@ -21,6 +21,7 @@ import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
 import { nliRoutes } from './nli/nli.routes.js';
 import { chatRoutes } from './chat/chat.routes.js';
+import { ChatUsageRecorder } from './chat/usage/record-usage.js';
 import { resolveProviders } from './chat/chat-config.js';
 import { ChatGuardrail } from './chat/guardrail.js';
 import { ProviderRegistry } from './chat/providers.js';
@@ -94,9 +95,16 @@ export function gatewayRoutes(
     ...moderation.routes,
     ...chatRoutes({
       registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
-      guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate),
-      usage: chatUsage,
+      guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate, {
+        nliMaxChars: config.NLI_MAX_TEXT_CHARS,
+        nliConcurrency: config.CHAT_NLI_CONCURRENCY,
+      }),
+      usage: new ChatUsageRecorder(chatUsage, context.logger, context.metrics, {
+        attempts: config.CHAT_USAGE_WRITE_ATTEMPTS,
+        firstDelayMs: config.CHAT_USAGE_RETRY_MS,
+      }),
       budgets,
+      stream: { stallMs: config.CHAT_STREAM_STALL_MS },
     }),
     ...chatUsageRoutes(chatUsage),
     ...contentRoutes({

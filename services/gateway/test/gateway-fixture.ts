@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 
 import { ApiKeyStore } from '../src/auth/api-key.store.js';
 import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
@@ -14,6 +15,8 @@ export interface TestGateway {
   readonly keys: { readonly admin: string; readonly client: string; readonly revoked: string };
   /** The OpenAPI document the gateway serves. */
   readonly openapi: OpenApiDoc;
+  /** The gateway's HTTP server (to watch what it buffers per connection). */
+  readonly server: Server;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,7 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
     store,
     keys: { admin: admin.key, client: client.key, revoked: revoked.key },
     openapi,
+    server: service.server,
     async close() {
       await service.stop();
       await db.drop();

@@ -30,6 +30,23 @@ export const chatSettings = {
   ),
   /** What checks user messages before the call: nothing, the keyword terms, or keywords then NLI. */
   CHAT_GUARDRAIL: z.enum(['off', 'keyword', 'keyword+nli']).default('keyword'),
+  /**
+   * Longest wait, in ms, for a streaming client that reads nothing while the gateway has chunks for
+   * it; then its connection is closed and the provider call aborted (the gateway stops reading the
+   * provider while it waits, so it never buffers more than one read).
+   */
+  CHAT_STREAM_STALL_MS: env.positiveInt(30_000),
+  /** Tries to write one usage record (the first included) before it is logged in full as lost. */
+  CHAT_USAGE_WRITE_ATTEMPTS: env.positiveInt(5),
+  /** Wait before the second try of a usage write, in ms; doubled before each further one. */
+  CHAT_USAGE_RETRY_MS: env.positiveInt(200),
+  /** Most NLI calls one chat request has in flight at once (`keyword+nli`). */
+  CHAT_NLI_CONCURRENCY: env.positiveInt(4),
+  /**
+   * Longest text of one NLI call, in characters: the nli service's own NLI_MAX_TEXT_CHARS (same
+   * variable, so one setting serves both); longer chat messages are checked in pieces of this size.
+   */
+  NLI_MAX_TEXT_CHARS: env.positiveInt(2000),
 };
 
 export type ProviderSetting = z.output<typeof providerSetting>;

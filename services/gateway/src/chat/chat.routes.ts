@@ -1,13 +1,14 @@
-import { requestId, requestLog } from '@tp/runtime';
+import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
 import type { BudgetStore } from '../keys/budgets/budget.store.js';
 import { tokenEstimate, withTokenBudget } from '../keys/budgets/budgets.js';
-import { completeOnce, completeStream } from './complete-chat.js';
-import { readableText, type ChatGuardrail } from './guardrail.js';
+import { completeOnce, completeStream, type Completed, type StreamSettings } from './complete-chat.js';
+import { readableText, type ChatGuardrail, type ChatMessage } from './guardrail.js';
 import type { ProviderRegistry } from './providers.js';
 import type { ChatUsage } from './usage/chat-usage.store.js';
+import { estimatedTokens } from './usage/record-usage.js';
 
 const message = z
   .looseObject({
@@ -77,15 +78,44 @@ const modelList = z.object({
 export interface ChatRouteOptions {
   readonly registry: ProviderRegistry;
   readonly guardrail: ChatGuardrail;
-  /** Where token usage per key goes (Postgres); a failure to record is logged, never the client's. */
+  /** Where token usage per key goes (Postgres, retried); a failure to record is never the client's. */
   readonly usage: { record(usage: ChatUsage): Promise<void> };
   /** The key's chat-token budgets, reserved before a provider is called and settled after. */
   readonly budgets: BudgetStore;
+  readonly stream: StreamSettings;
+}
+
+/**
+ * What one completion is charged: the provider's usage when it sent one; else (a stream cut short
+ * before the provider's last chunk) an estimate of CHARS_PER_TOKEN characters a token, of every
+ * message's text for the prompt and of the answer text relayed to the client for the completion.
+ */
+export function usageRecord(
+  done: Completed,
+  body: { readonly model: string; readonly messages: readonly ChatMessage[]; readonly stream?: boolean },
+  keyId: string,
+  id: string,
+): ChatUsage {
+  const prompt =
+    done.usage?.prompt_tokens ??
+    estimatedTokens(body.messages.reduce((sum, m) => sum + readableText(m).length, 0));
+  const completion = done.usage?.completion_tokens ?? estimatedTokens(done.relayedChars);
+  return {
+    keyId,
+    requestId: id,
+    model: body.model,
+    upstreamModel: done.target.model,
+    provider: done.target.provider.name,
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: done.usage?.total_tokens ?? prompt + completion,
+    stream: body.stream === true,
+  };
 }
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOptions) {
+export function chatRoutes({ registry, guardrail, usage, budgets, stream }: ChatRouteOptions) {
   return [
     defineRoute({
       method: 'post',
@@ -118,6 +148,9 @@ export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOpt
         if (!principal) throw new Error('keyed route reached without a principal');
         const includeUsage = body.stream_options?.include_usage === true;
         const characters = body.messages.reduce((sum, m) => sum + readableText(m).length, 0);
+        const keyId = principal.keyId;
+        // One usage record per completion: what the budget is settled with is what chat_usage stores.
+        let record: ChatUsage | undefined;
         const done = await withTokenBudget(
           budgets,
           principal,
@@ -125,24 +158,16 @@ export function chatRoutes({ registry, guardrail, usage, budgets }: ChatRouteOpt
           req,
           () =>
             body.stream
-              ? completeStream(targets, body, includeUsage, res, signal)
+              ? completeStream(targets, body, includeUsage, res, signal, stream)
               : completeOnce(targets, body, res, signal),
-          (result) => result?.usage?.total_tokens ?? 0,
+          (result) => {
+            record = result ? usageRecord(result, body, keyId, requestId(req)) : undefined;
+            return record?.totalTokens ?? 0;
+          },
         );
-        if (done?.usage) {
-          usage
-            .record({
-              keyId: principal.keyId,
-              requestId: requestId(req),
-              model: body.model,
-              upstreamModel: done.target.model,
-              provider: done.target.provider.name,
-              promptTokens: done.usage.prompt_tokens,
-              completionTokens: done.usage.completion_tokens,
-              totalTokens: done.usage.total_tokens,
-              stream: body.stream === true,
-            })
-            .catch((err: unknown) => requestLog(req).error({ err }, 'could not record chat usage'));
+        if (done && record) {
+          // Not awaited: the answer has gone out; the recorder retries and never rejects.
+          void usage.record(record);
         }
         // The answer has been written (or the client is gone).
         return undefined as never;

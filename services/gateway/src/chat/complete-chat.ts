@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Response as ExpressResponse } from 'express';
 
+import { ClientStream, SlowReaderError } from './client-stream.js';
 import type { Target } from './providers.js';
 import {
   isSuccess,
@@ -16,7 +17,12 @@ import {
 
 export interface Completed {
   readonly target: Target;
+  /** The provider's usage, when it sent one. */
   readonly usage: Usage | undefined;
+  /** Characters of answer text relayed to the client (streams; 0 for a whole answer). */
+  readonly relayedChars: number;
+  /** The client left, or read too slowly, before the answer was complete. */
+  readonly cutShort: boolean;
 }
 
 /** A provider's own answer to a request it found faulty (400, 404, 422...), passed on as it came. */
@@ -51,7 +57,7 @@ export async function completeOnce(
           continue;
         }
         res.status(200).json(answer);
-        return { target, usage: usageOf(answer) };
+        return { target, usage: usageOf(answer), relayedChars: 0, cutShort: false };
       }
       if (fallsBack(response.status)) {
         attempts.push(statusAttempt(call, response));
@@ -69,12 +75,21 @@ export async function completeOnce(
   throw allFailed(attempts);
 }
 
+export interface StreamSettings {
+  /** Longest wait for a client that reads nothing while the gateway has frames for it, in ms. */
+  readonly stallMs: number;
+}
+
+/** One provider's part in a streamed request: an attempt to note before the next, or the end. */
+type StreamOutcome = { readonly attempt: Attempt } | { readonly completed: Completed | undefined };
+
 /**
  * The streamed form: the provider's chunks are relayed as they come. Until the first chunk has been
  * sent to the client, any failure (including an in-band error or a stream that breaks) moves on to
  * the next provider; after it, a failure is sent in-band as `data: {"error": ...}` and the stream
  * ends. Usage is always asked of the provider (for the usage records) and relayed only when the
- * client asked for it with `stream_options.include_usage`.
+ * client asked for it with `stream_options.include_usage`. A stream the client left, or read too
+ * slowly, is cut short and reported with what was relayed.
  */
 export async function completeStream(
   targets: readonly Target[],
@@ -82,113 +97,110 @@ export async function completeStream(
   includeUsage: boolean,
   res: ExpressResponse,
   signal: AbortSignal,
+  settings: StreamSettings,
 ): Promise<Completed | undefined> {
   const attempts: Attempt[] = [];
   const upstreamBody = { ...body, stream: true, stream_options: { include_usage: true } };
   for (const target of targets) {
     if (signal.aborted) return undefined;
-    const call = new UpstreamCall(target, signal);
-    let started = false;
-    let abandoned = false;
-    let usage: Usage | undefined;
-    const held: string[] = [];
-    try {
-      const response = await call.send(upstreamBody, true);
-      if (!isSuccess(response.status)) {
-        const answer = (await response.body.json().catch(() => undefined)) as unknown;
-        call.finished();
-        if (fallsBack(response.status)) {
-          attempts.push(statusAttempt(call, response));
-          continue;
-        }
-        passOn(res, { status: response.status, body: answer });
-        return undefined;
-      }
-      // Frames for the client, written once per read from the provider rather than one by one.
-      let out = '';
-      for await (const event of serverSentEvents(response)) {
-        call.touch();
-        if (event === END_OF_READ) {
-          if (started && out !== '') res.write(out);
-          out = '';
-          continue;
-        }
-        if (event.data === '[DONE]') {
-          call.finished();
-          if (!started) startStream(res);
-          res.end(`${started ? '' : held.join('')}${out}data: [DONE]\n\n`);
-          return { target, usage };
-        }
-        const chunk = parseChunk(event.data);
-        if (chunk === undefined || 'error' in chunk) {
-          const message = chunk ? errorMessage(chunk) : 'the provider sent a chunk that is not JSON';
-          if (!started) {
-            attempts.push({ ...call.where(), outcome: 'stream failed', message });
-            abandoned = true;
-            break;
-          }
-          if (out !== '') res.write(out);
-          endInBand(res, chunk ?? streamError(message));
-          return { target, usage };
-        }
-        usage = usageOf(chunk) ?? usage;
-        const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0 && usageOf(chunk);
-        if (!includeUsage && usageOnly) continue;
-        // Relayed as sent, unless the usage the client did not ask for has to come out.
-        const strip = !includeUsage && 'usage' in chunk;
-        if (strip) delete chunk.usage;
-        const frame = `data: ${strip ? JSON.stringify(chunk) : event.data}\n\n`;
-        if (!started && !substantive(chunk)) {
-          // The opening `{role: "assistant"}` chunk is held back with nothing else: a provider that
-          // fails before its first token can still be replaced without the client seeing it.
-          held.push(frame);
-          continue;
-        }
-        if (!started) {
-          startStream(res);
-          started = true;
-          out = held.join('');
-        }
-        out += frame;
-      }
-      if (abandoned) continue;
-      // The provider closed the stream without [DONE].
-      if (!started) {
-        attempts.push({
-          ...call.where(),
-          outcome: 'stream failed',
-          message: 'stream ended before any chunk',
-        });
-        continue;
-      }
-      endInBand(res, streamError('the provider ended the stream early'));
-      return { target, usage };
-    } catch (err) {
-      if (signal.aborted) return undefined;
-      if (!started) {
-        attempts.push(call.failure(err));
-        continue;
-      }
-      endInBand(
-        res,
-        streamError(call.timedOut ? 'the provider stopped sending' : 'the provider stream broke'),
-      );
-      return { target, usage };
-    } finally {
-      call.close();
-    }
+    const client = new ClientStream(res, includeUsage, settings.stallMs, signal);
+    const outcome = await streamFrom(target, upstreamBody, client, res, signal);
+    if ('completed' in outcome) return outcome.completed;
+    attempts.push(outcome.attempt);
   }
   throw allFailed(attempts);
 }
 
-/** A chunk the client must see before a fallback is no longer possible: content, a tool call, an end. */
-function substantive(chunk: Record<string, unknown>): boolean {
-  if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return true;
-  return (chunk.choices as { delta?: Record<string, unknown>; finish_reason?: unknown }[]).some((choice) => {
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined) return true;
-    const delta = choice.delta ?? {};
-    return Object.entries(delta).some(([name, value]) => name !== 'role' && value !== '' && value !== null);
-  });
+/** Phase 1: one provider's answer: a status to fall back on or pass on, or a stream to relay. */
+async function streamFrom(
+  target: Target,
+  body: Readonly<Record<string, unknown>>,
+  client: ClientStream,
+  res: ExpressResponse,
+  signal: AbortSignal,
+): Promise<StreamOutcome> {
+  const call = new UpstreamCall(target, signal);
+  let opened = false;
+  try {
+    const response = await call.send(body, true);
+    if (!isSuccess(response.status)) {
+      const answer = (await response.body.json().catch(() => undefined)) as unknown;
+      call.finished();
+      if (fallsBack(response.status)) return { attempt: statusAttempt(call, response) };
+      passOn(res, { status: response.status, body: answer });
+      return { completed: undefined };
+    }
+    opened = true;
+    return await relay(call, response, client);
+  } catch (err) {
+    if (signal.aborted && !(err instanceof SlowReaderError)) {
+      // The client left: charged for what was relayed once the provider had accepted the request.
+      return { completed: opened ? completed(call, client, true) : undefined };
+    }
+    return streamBroke(call, client, err);
+  } finally {
+    call.close();
+  }
+}
+
+/** Phase 2: the provider's events to the client, written once per read, until [DONE] or a failure. */
+async function relay(
+  call: UpstreamCall,
+  response: UpstreamResponse,
+  client: ClientStream,
+): Promise<StreamOutcome> {
+  for await (const event of serverSentEvents(response)) {
+    call.touch();
+    if (event === END_OF_READ) {
+      // The provider is not read while the client's socket drains: that silence is ours, not its.
+      call.pause();
+      await client.flush();
+      call.touch();
+      continue;
+    }
+    if (event.data === '[DONE]') {
+      call.finished();
+      client.finish();
+      return { completed: completed(call, client, false) };
+    }
+    const chunk = parseChunk(event.data);
+    if (chunk === undefined || 'error' in chunk) {
+      const message = chunk ? errorMessage(chunk) : 'the provider sent a chunk that is not JSON';
+      if (!client.started) return { attempt: { ...call.where(), outcome: 'stream failed', message } };
+      client.failInBand(chunk ?? streamError(message));
+      return { completed: completed(call, client, false) };
+    }
+    client.add(chunk, event.data);
+  }
+  // The provider closed the stream without [DONE].
+  if (!client.started) {
+    return {
+      attempt: { ...call.where(), outcome: 'stream failed', message: 'stream ended before any chunk' },
+    };
+  }
+  client.failInBand(streamError('the provider ended the stream early'));
+  return { completed: completed(call, client, false) };
+}
+
+/**
+ * Phase 3, on a failure thrown while the client is still there: a client too slow to read is let go
+ * (its connection closed, the provider call aborted); before the first chunk the next provider is
+ * tried; after it the failure goes in-band.
+ */
+function streamBroke(call: UpstreamCall, client: ClientStream, err: unknown): StreamOutcome {
+  if (err instanceof SlowReaderError) {
+    client.abandon();
+    return { completed: completed(call, client, true) };
+  }
+  if (!client.started) return { attempt: call.failure(err) };
+  client.failInBand(
+    streamError(call.timedOut ? 'the provider stopped sending' : 'the provider stream broke'),
+  );
+  return { completed: completed(call, client, false) };
+}
+
+function completed(call: UpstreamCall, client: ClientStream, cutShort: boolean): Completed {
+  return { target: call.target, usage: client.usage, relayedChars: client.relayedChars, cutShort };
 }
 
 const END_OF_READ = Symbol('end of read');
@@ -231,19 +243,6 @@ function passOn(res: ExpressResponse, fault: ClientFault): void {
     },
   };
   res.status(fault.status).json(body);
-}
-
-function startStream(res: ExpressResponse): void {
-  res.status(200);
-  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-  res.setHeader('cache-control', 'no-cache');
-  // Proxies such as nginx must not hold chunks back.
-  res.setHeader('x-accel-buffering', 'no');
-}
-
-function endInBand(res: ExpressResponse, error: object): void {
-  if (!res.headersSent) startStream(res);
-  res.end(`data: ${JSON.stringify(error)}\n\n`);
 }
 
 const streamError = (message: string) => ({

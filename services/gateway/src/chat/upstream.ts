@@ -82,6 +82,11 @@ export class UpstreamCall {
     }, this.target.provider.timeoutMs);
   }
 
+  /** Stops the silence timer while the gateway itself does not read (a client socket draining). */
+  pause(): void {
+    clearTimeout(this.timer);
+  }
+
   /** Marks the provider's answer as read to the end: closing then has nothing to abort. */
   finished(): void {
     this.complete = true;

@@ -28,7 +28,7 @@ export interface ModerationResult {
 }
 
 const nliVerdict = z.looseObject({ is_safe: z.boolean() });
-type NliVerdict = z.infer<typeof nliVerdict>;
+export type NliVerdict = z.infer<typeof nliVerdict>;
 
 export interface ModerateTextOptions {
   /** Absent until the gateway is wired to the nli service: hybrid calls then answer 503. */
@@ -54,11 +54,12 @@ export class ModerateText {
     if (input.mode === 'keyword' || matches.length > 0) {
       return { flagged: matches.length > 0, matches, mode: input.mode, duration_ms: elapsed() };
     }
-    const nli = await this.detect(input.text, signal, requestId);
+    const nli = await this.nliVerdict(input.text, signal, requestId);
     return { flagged: !nli.is_safe, matches, mode: input.mode, duration_ms: elapsed(), nli };
   }
 
-  private async detect(text: string, signal: AbortSignal, requestId?: string): Promise<NliVerdict> {
+  /** The NLI service's verdict on one text (at most its NLI_MAX_TEXT_CHARS), or the 503 it cannot give. */
+  async nliVerdict(text: string, signal: AbortSignal, requestId?: string): Promise<NliVerdict> {
     const { nliDetect, nliTimeoutMs } = this.options;
     if (!nliDetect) throw nliUnavailable('NLI moderation is not configured on this gateway');
     const timeout = AbortSignal.timeout(nliTimeoutMs);
