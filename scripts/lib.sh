@@ -11,9 +11,10 @@ ensure_node_modules() {
   if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
     # npm install, not npm ci: the registry reachable here lacks some other-platform builds of optional
     # native packages (e.g. @swc/core-darwin-*), so the lock cannot list them and npm ci would refuse.
-    # npm install still installs exactly the locked versions and leaves the lock unchanged.
+    # npm install still installs exactly the locked versions; --no-save keeps it from adding the entries
+    # of other platforms to the lock, so a fresh clone stays clean.
     say "installing node modules..."
-    npm install --no-audit --no-fund --loglevel=error
+    npm install --no-save --no-audit --no-fund --loglevel=error
   fi
   export PATH="$repo/node_modules/.bin:$PATH"
   say "node $(node --version)"
