@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 
 import { adversarialTexts, callsOverLimit } from '../../../../test/harness/event-loop-block.js';
 import { parseBearer } from '../auth/api-key.js';
-import { readableText, textOf } from '../chat/guardrail.js';
+import { readableText, textOf, type ChatMessage } from '../chat/guardrail.js';
 import { nliChunks } from '../chat/nli-chunks.js';
 import { listEntries } from './matching/term-lists.js';
 import { ModerateText } from './moderate/moderate-text.js';
@@ -27,6 +27,20 @@ const texts = adversarialTexts(
   ['a', '.', ' ', '\n', '\u200b', '\u0301', '5', '@', '🅰', '😀', '\u202e'],
 );
 
+/** A message with the text in every place the guardrail reads: name, parts, a tool result, call arguments. */
+function toolMessage(text: string): ChatMessage {
+  const message = {
+    role: 'tool',
+    name: text.slice(0, 64),
+    content: [
+      { type: 'text', text },
+      { type: 'tool_result', content: [{ type: 'text', text }] },
+    ],
+    tool_calls: [{ function: { name: 'f', arguments: text } }],
+  };
+  return message;
+}
+
 describe('gateway text handling on adversarial input', () => {
   it('folding, term matching, guardrail text, NLI pieces and the Bearer header block at most 50 ms each', async () => {
     const moderate = new ModerateText(new TermCatalogue(noCustomTerms, listEntries()), {
@@ -45,19 +59,7 @@ describe('gateway text handling on adversarial input', () => {
             { type: 'input_text', text },
           ]),
       ],
-      [
-        'readableText',
-        (text) =>
-          readableText({
-            role: 'tool',
-            name: text.slice(0, 64),
-            content: [
-              { type: 'text', text },
-              { type: 'tool_result', content: [{ type: 'text', text }] },
-            ],
-            tool_calls: [{ function: { name: 'f', arguments: text } }],
-          }),
-      ],
+      ['readableText', (text) => readableText(toolMessage(text))],
       ['nliChunks 2000', (text) => nliChunks(text, 2000)],
       ['nliChunks 50', (text) => nliChunks(text, 50)],
       ['parseBearer', (text) => parseBearer(`Bearer ${text}`)],
