@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { adversarialTexts, eventLoopBlockMs } from '../../../../test/harness/event-loop-block.js';
+import { adversarialTexts, callsOverLimit } from '../../../../test/harness/event-loop-block.js';
 import { parseBearer } from '../auth/api-key.js';
-import { textOf } from '../chat/guardrail.js';
+import { readableText, textOf, type ChatMessage } from '../chat/guardrail.js';
+import { nliChunks } from '../chat/nli-chunks.js';
 import { listEntries } from './matching/term-lists.js';
 import { ModerateText } from './moderate/moderate-text.js';
 import { normalise } from './normalise/normalise.js';
@@ -11,9 +12,10 @@ import { TermCatalogue } from './terms/term-catalogue.js';
 
 /**
  * The gateway's handling of user text (moderation folding and matching with the real term lists,
- * the chat guardrail's reading of messages, the Authorization header) on the strings that make
+ * the chat guardrail's reading of messages and its NLI pieces, the Authorization header) on the strings that make
  * backtracking patterns slow, at 50,000 characters: no call may hold the event loop more than 50 ms
- * (issue 16). Timed, so in the integration tier; the least of three tries counts.
+ * (issue 16). Timed, so in the integration tier; a call over the limit is measured again before it
+ * counts (see callsOverLimit).
  */
 const MAX = 50_000;
 const LIMIT_MS = 50;
@@ -21,12 +23,26 @@ const noCustomTerms: TermSource = { list: async () => [], revision: async () => 
 
 const texts = adversarialTexts(
   MAX,
-  ['f.u.c.k ', 'a55 ', 'ｆｕｃｋ', '🅰', 'Bearer tp_'],
-  ['a', '.', ' ', '\u200b', '\u0301', '5', '@', '🅰', '\u202e'],
+  ['f.u.c.k ', 'a55 ', 'ｆｕｃｋ', '🅰', 'Bearer tp_', '😀 '],
+  ['a', '.', ' ', '\n', '\u200b', '\u0301', '5', '@', '🅰', '😀', '\u202e'],
 );
 
+/** A message with the text in every place the guardrail reads: name, parts, a tool result, call arguments. */
+function toolMessage(text: string): ChatMessage {
+  const message = {
+    role: 'tool',
+    name: text.slice(0, 64),
+    content: [
+      { type: 'text', text },
+      { type: 'tool_result', content: [{ type: 'text', text }] },
+    ],
+    tool_calls: [{ function: { name: 'f', arguments: text } }],
+  };
+  return message;
+}
+
 describe('gateway text handling on adversarial input', () => {
-  it('folding, term matching, guardrail text and the Bearer header block at most 50 ms each', async () => {
+  it('folding, term matching, guardrail text, NLI pieces and the Bearer header block at most 50 ms each', async () => {
     const moderate = new ModerateText(new TermCatalogue(noCustomTerms, listEntries()), {
       nliTimeoutMs: 1000,
     });
@@ -43,15 +59,15 @@ describe('gateway text handling on adversarial input', () => {
             { type: 'input_text', text },
           ]),
       ],
+      ['readableText', (text) => readableText(toolMessage(text))],
+      ['nliChunks 2000', (text) => nliChunks(text, 2000)],
+      ['nliChunks 50', (text) => nliChunks(text, 50)],
       ['parseBearer', (text) => parseBearer(`Bearer ${text}`)],
     ];
     const slow: string[] = [];
     for (const [call, run] of calls) {
-      for (const [name, text] of texts) {
-        const ms = await eventLoopBlockMs(() => run(text));
-        if (ms > LIMIT_MS) slow.push(`${call} on ${name}: ${ms.toFixed(0)} ms`);
-      }
+      for (const line of await callsOverLimit(run, texts, LIMIT_MS)) slow.push(`${call} on ${line}`);
     }
     expect(slow).toEqual([]);
-  }, 300_000);
+  }, 120_000);
 });

@@ -81,6 +81,9 @@ const URL_PREFIXES = ['http://', 'https://', 'ftp://', 'www.'];
  * brackets are counted once, then kept up to date as characters are given back.
  */
 function spanLength(span: string): number {
+  // Only a span starting with h, f or w (any case) can be a URL; most spans are not read further.
+  const first = span.charCodeAt(0) | 0x20;
+  if (first !== 0x68 && first !== 0x66 && first !== 0x77) return span.length;
   const head = span.slice(0, 8).toLowerCase();
   if (!URL_PREFIXES.some((prefix) => head.startsWith(prefix))) return span.length;
   const counts = new Map<string, number>();
