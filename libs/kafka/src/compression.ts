@@ -15,7 +15,10 @@ export type CompressionPolicy = (topic: string) => CompressionTypes;
  */
 export function parseCompression(value: string): { default: CodecName; topics: Record<string, CodecName> } {
   const parsed = { default: 'none' as CodecName, topics: {} as Record<string, CodecName> };
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [topic, codec] = item.includes('=') ? item.split('=', 2).map((s) => s.trim()) : [undefined, item];
     if (!codec || !(codec in CODECS)) {
       throw new Error(`${JSON.stringify(item)}: the codec must be one of ${Object.keys(CODECS).join(', ')}`);

@@ -58,7 +58,11 @@ export class KafkaProducer implements MessageProducer {
     for (const message of messages) {
       const bytes = recordBytes(message);
       if (bytes > budget) {
-        throw new MessageTooLargeError(topic, bytes + RECORD_BATCH_OVERHEAD_BYTES, budget + RECORD_BATCH_OVERHEAD_BYTES);
+        throw new MessageTooLargeError(
+          topic,
+          bytes + RECORD_BATCH_OVERHEAD_BYTES,
+          budget + RECORD_BATCH_OVERHEAD_BYTES,
+        );
       }
     }
   }
@@ -101,7 +105,10 @@ export class KafkaProducer implements MessageProducer {
   }
 
   private async sendRequest(request: readonly TopicMessages[]): Promise<void> {
-    const topicMessages = request.map(({ topic, messages }) => ({ topic, messages: messages.map(toKafkaMessage) }));
+    const topicMessages = request.map(({ topic, messages }) => ({
+      topic,
+      messages: messages.map(toKafkaMessage),
+    }));
     const compression = this.defaults.compression(request[0]?.topic ?? '');
     for (let attempt = 0; ; attempt++) {
       await this.connect();
@@ -150,7 +157,12 @@ export interface KafkaProducerOptions {
  * Kafka's answers that refuse the records themselves (too large, invalid, corrupt): sending the same
  * records again gets the same answer, whatever the state of the cluster.
  */
-const RECORD_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
+const RECORD_REFUSALS = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_RECORD',
+  'CORRUPT_MESSAGE',
+]);
 
 /** Whether a send failed because of its records, not because of the cluster. */
 export function isRecordRefusal(err: unknown): boolean {

@@ -46,9 +46,7 @@ export class MessageTooLargeError extends Error {
     readonly bytes: number,
     readonly maxMessageBytes: number,
   ) {
-    super(
-      `a message of ${bytes} bytes does not fit ${topic}, whose max.message.bytes is ${maxMessageBytes}`,
-    );
+    super(`a message of ${bytes} bytes does not fit ${topic}, whose max.message.bytes is ${maxMessageBytes}`);
   }
 }
 
@@ -91,7 +89,11 @@ function slices({ topic, messages }: TopicMessages, budget: number): TopicMessag
   for (const message of messages) {
     const bytes = recordBytes(message);
     if (bytes > budget) {
-      throw new MessageTooLargeError(topic, bytes + RECORD_BATCH_OVERHEAD_BYTES, budget + RECORD_BATCH_OVERHEAD_BYTES);
+      throw new MessageTooLargeError(
+        topic,
+        bytes + RECORD_BATCH_OVERHEAD_BYTES,
+        budget + RECORD_BATCH_OVERHEAD_BYTES,
+      );
     }
     if (used + bytes > budget && current.length > 0) {
       result.push({ topic, messages: current });

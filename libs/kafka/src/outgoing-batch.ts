@@ -22,7 +22,9 @@ export class OutgoingBatch implements MessageProducer {
    * `checkFits` refuses (MessageTooLargeError) a message its topic can never take, at once: the
    * handler that made it fails alone (the dead-letter guard takes it), not the batch's send later.
    */
-  constructor(private readonly checkFits?: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>) {}
+  constructor(
+    private readonly checkFits?: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>,
+  ) {}
 
   async send(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     await this.checkFits?.(topic, messages);

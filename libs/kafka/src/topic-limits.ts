@@ -56,7 +56,9 @@ export class TopicLimits {
         includeSynonyms: false,
         resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
       });
-      const value = Number(resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue);
+      const value = Number(
+        resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue,
+      );
       if (!Number.isSafeInteger(value) || value <= 0) {
         throw new Error(`the cluster gave no max.message.bytes for ${topic}`);
       }

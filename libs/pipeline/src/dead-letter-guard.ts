@@ -85,7 +85,9 @@ export async function sendToDeadLetters(
   sent?: () => void,
 ): Promise<void> {
   try {
-    await options.producer.send(topic, [deadLetterMessage(options.codec, message, failure, options.consumerGroup)]);
+    await options.producer.send(topic, [
+      deadLetterMessage(options.codec, message, failure, options.consumerGroup),
+    ]);
   } catch (err) {
     if (!(err instanceof MessageTooLargeError)) throw err;
     // Never a stall: the dead letter goes without the original value, which stays readable at its

@@ -11,6 +11,11 @@ export const workerSettings = z.object({
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(100),
   /** Published outbox rows are deleted after this many hours. */
   OUTBOX_RETENTION_HOURS: env.positiveInt(24),
+  /**
+   * /ready reports the outbox as degraded (an optional check, down) once its oldest unpublished row
+   * is older than this: the relay is stalled or far behind.
+   */
+  OUTBOX_BACKLOG_DEGRADED_S: env.positiveInt(60),
   /** Entries the dead-letter index keeps (Postgres dead_letters); each new one beyond evicts the oldest. */
   DEAD_LETTER_MAX_ENTRIES: env.positiveInt(1000),
   /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */
