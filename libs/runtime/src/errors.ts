@@ -27,6 +27,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'The chat guardrail blocked a user message (moderation terms, or the NLI check found it unsafe); `details` says which message and why.',
   },
+  ENTITY_TYPE_RESERVED: {
+    code: 40006,
+    status: 400,
+    summary:
+      'The entity type is reserved by the platform (`text` files the results of POST /api/v1/translate); report content under another type.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,
@@ -86,6 +92,12 @@ export const ERROR_CATALOGUE = {
     code: 41302,
     status: 413,
     summary: 'The text is longer than the hard maximum for one request (see the route).',
+  },
+  CONTENT_TOO_LARGE: {
+    code: 41303,
+    status: 413,
+    summary:
+      "The reported content could not travel through the pipeline: the change, or one field's translation messages, would be larger than the Kafka topic takes (counted in UTF-8 bytes); `details` names the field, the bytes and the limit.",
   },
   UNSUPPORTED_MEDIA_TYPE: {
     code: 41501,

@@ -1,3 +1,4 @@
+import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
 import { appTracker } from '@tp/runtime';
@@ -5,6 +6,7 @@ import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import cors from 'cors';
 import type { Express } from 'express';
+import type { Kafka } from 'kafkajs';
 
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
 import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
@@ -95,6 +97,7 @@ export function gatewayRoutes(config: GatewayConfig, context: ServiceContext, ke
       maxTextChars: config.MAX_TEXT_CHARS,
       readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
       requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+      ...(context.deps.kafka ? { topicLimit: topicLimitOf(context.deps.kafka) } : {}),
     }),
     whoamiRoute,
     ...keyRoutes(keys),
@@ -152,6 +155,12 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   });
   return { lane, limits };
 }
+
+/** The max.message.bytes of a topic, read through the client's shared TopicLimits. */
+const topicLimitOf = (kafka: Kafka) => {
+  const { limits } = producerDefaultsOf(kafka);
+  return (topic: string) => limits.maxMessageBytes(topic);
+};
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>
   new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);
