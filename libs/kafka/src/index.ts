@@ -8,3 +8,4 @@ export * from './outgoing-batch.js';
 export * from './compression.js';
 export * from './message-size.js';
 export * from './topic-limits.js';
+export * from './consumer-lag.js';
