@@ -34,6 +34,7 @@ describe('migrations', () => {
       'Migration20261121153039_moderation_terms',
       'Migration20261121165741_chat_usage',
       'Migration20261121190000_dead_letters_unique',
+      'Migration20261124180000_translation_requested_at',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -84,6 +85,7 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121190000_dead_letters_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261121165741_chat_usage']);
     expect(await tables()).not.toContain('chat_usage');

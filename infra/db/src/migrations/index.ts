@@ -4,6 +4,7 @@ import { Migration20261121000000_initial } from './Migration20261121000000_initi
 import { Migration20261121153039_moderation_terms } from './Migration20261121153039_moderation_terms.js';
 import { Migration20261121165741_chat_usage } from './Migration20261121165741_chat_usage.js';
 import { Migration20261121190000_dead_letters_unique } from './Migration20261121190000_dead_letters_unique.js';
+import { Migration20261124180000_translation_requested_at } from './Migration20261124180000_translation_requested_at.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -16,5 +17,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261121190000_dead_letters_unique',
     class: Migration20261121190000_dead_letters_unique,
+  },
+  {
+    name: 'Migration20261124180000_translation_requested_at',
+    class: Migration20261124180000_translation_requested_at,
   },
 ];
