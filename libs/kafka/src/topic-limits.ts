@@ -1,4 +1,4 @@
-import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import kafkajs, { type Kafka } from 'kafkajs';
 
 export interface TopicLimitsOptions {
   /** How long a topic's value is trusted before it is read again. Default one minute. */
@@ -54,7 +54,7 @@ export class TopicLimits {
     try {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+        resources: [{ type: kafkajs.ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
       });
       const value = Number(
         resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue,

@@ -1,5 +1,5 @@
 import type { TopicSpec } from '@tp/contracts';
-import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 
 import { DEFAULT_MAX_MESSAGE_BYTES } from './message-size.js';
 
@@ -97,7 +97,7 @@ async function clusterMaxMessageBytes(admin: Admin): Promise<number> {
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
     resources: [
-      { type: ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['message.max.bytes'] },
+      { type: kafkajs.ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['message.max.bytes'] },
     ],
   });
   const value = Number(resources[0]?.configEntries[0]?.configValue);
