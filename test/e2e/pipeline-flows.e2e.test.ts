@@ -20,7 +20,7 @@ import { waitFor } from '../harness/wait.js';
 const prefix = uniquePrefix('flows');
 const SMALL_TOPIC_BYTES = 256 * 1024;
 /** Target languages the double translates English into. */
-const TARGETS = ['de', 'fr', 'es', 'it', 'ja', 'pt', 'zh-CN', 'zh-TW', 'pt-BR'];
+const TARGETS = ['de', 'fr', 'es', 'it', 'ja', 'pt', 'zh-CN', 'zh-TW'];
 let libre: LibreTranslateDouble;
 let stack: PipelineStack;
 let regressions: () => Promise<string[]>;
@@ -56,7 +56,7 @@ beforeAll(async () => {
   const config = await stack.call('PUT', '/api/admin/translate/config', stack.adminKey, {
     target_languages: TARGETS,
   });
-  expect(config.status).toBe(200);
+  expect(config).toMatchObject({ status: 200 });
 }, 180_000);
 
 afterAll(async () => {
@@ -106,7 +106,7 @@ const deadLetters = async () =>
   );
 
 describe('the pipeline keeps flowing', () => {
-  it('delivers a report far larger than a topic batch: 10 fields of 45,000 characters into 9 languages', async () => {
+  it('delivers a report far larger than a topic batch: 10 fields of 45,000 characters into 8 languages', async () => {
     const big = Object.fromEntries(
       Array.from({ length: 10 }, (_, i) => [`f${i}`, `field ${i} `.repeat(4500).slice(0, 45_000)]),
     );
