@@ -1,5 +1,10 @@
 import kafkajs, { type Kafka } from 'kafkajs';
 
+import { DEFAULT_MAX_MESSAGE_BYTES } from './message-size.js';
+
+/** After a failed read, how long the value in hand is used before the cluster is asked again. */
+const RETRY_READ_MS = 10_000;
+
 export interface TopicLimitsOptions {
   /** How long a topic's value is trusted before it is read again. Default one minute. */
   readonly ttlMs?: number;
@@ -10,7 +15,7 @@ export interface TopicLimitsOptions {
  * Each topic's `max.message.bytes` as the cluster answers it (describeConfigs gives the effective
  * value: the topic's own, or the broker's `message.max.bytes`), read when first needed and again after
  * `ttlMs`, so a changed limit applies without a restart. When the cluster cannot be asked, the last
- * value read is used; a topic never read then fails (the send would fail anyway).
+ * value read is used, or Kafka's default for a topic never read.
  */
 export class TopicLimits {
   private readonly known = new Map<string, { readonly bytes: number; readonly at: number }>();
@@ -37,9 +42,14 @@ export class TopicLimits {
     }
     try {
       return await reading;
-    } catch (err) {
-      if (known) return known.bytes;
-      throw err;
+    } catch {
+      // Asked again in a little while, not at every send: the cluster may be down, or may refuse
+      // DescribeConfigs to this client (ACLs) while it takes produce requests. Until a value is
+      // read, Kafka's default stands in; a broker that refuses a batch as too large makes it read
+      // again (forget).
+      const bytes = known?.bytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+      this.known.set(topic, { bytes, at: this.now() - this.ttlMs + RETRY_READ_MS });
+      return bytes;
     }
   }
 
@@ -54,7 +64,9 @@ export class TopicLimits {
     try {
       const { resources } = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: kafkajs.ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+        resources: [
+          { type: kafkajs.ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] },
+        ],
       });
       const value = Number(
         resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue,

@@ -97,7 +97,11 @@ async function clusterMaxMessageBytes(admin: Admin): Promise<number> {
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
     resources: [
-      { type: kafkajs.ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['message.max.bytes'] },
+      {
+        type: kafkajs.ConfigResourceTypes.BROKER,
+        name: String(broker.nodeId),
+        configNames: ['message.max.bytes'],
+      },
     ],
   });
   const value = Number(resources[0]?.configEntries[0]?.configValue);
