@@ -67,6 +67,8 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
       },
       libreTranslateUrl: options.libreTranslateUrl,
     }),
+    // Five processes start at once on a busy machine beside other test files: connecting may be slow.
+    CONNECT_TIMEOUT_MS: '30000',
     ...options.env,
   };
   const processes = new Map<string, ServiceProcess>();
@@ -83,8 +85,11 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
     for (const proc of processes.values()) {
       await waitFor(
         `${proc.url} /health`,
-        async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-        60_000,
+        async () => {
+          if (proc.child.exitCode !== null) throw new Error(`exited with ${proc.child.exitCode}`);
+          return (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true;
+        },
+        120_000,
       );
     }
   } catch (err) {

@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/harness/
 import { testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
 import { silentLogger } from '../../../../test/harness/logger.js';
 import { waitFor } from '../../../../test/harness/wait.js';
+import { outboxBacklogCheck } from './outbox-backlog.js';
 import { OutboxRelay, type RelayProducer } from './outbox-relay.js';
 
 const codec = new EventCodec();
@@ -335,5 +336,21 @@ describe('outbox relay: nothing stalls it', () => {
     } finally {
       other.release();
     }
+  });
+});
+
+describe('outbox backlog', () => {
+  it('is up on /ready while rows leave in time, and degraded once the oldest waits past the threshold', async () => {
+    await sql.query('delete from outbox');
+    const check = outboxBacklogCheck(orm, 60);
+    await expect(check.check()).resolves.toBeUndefined();
+    expect(check.required).toBe(false);
+    await insertRow(smallTopic, 'k-fresh', value('fresh', 10));
+    await expect(check.check()).resolves.toBeUndefined();
+    await sql.query(`update outbox set created_at = now() - interval '5 minutes'`);
+    await expect(check.check()).rejects.toThrow(/degraded: 1 outbox rows unpublished, the oldest for 30\d s/);
+    // The relay publishes it: the backlog is gone and the check is up again.
+    expect(await new OutboxRelay(orm, producer, relayOptions()).relayOnce()).toBe(1);
+    await expect(check.check()).resolves.toBeUndefined();
   });
 });
