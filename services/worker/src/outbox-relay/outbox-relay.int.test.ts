@@ -10,7 +10,7 @@ import {
 } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { EventCodec, newEvent } from '@tp/schemas';
-import type { Kafka } from 'kafkajs';
+import kafkajs, { type Kafka } from 'kafkajs';
 import pg from 'pg';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
@@ -40,12 +40,18 @@ beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, ALL_TOPICS, prefix);
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [
+  // ensureTopics waits for the leaders (kafkajs's own wait gives up on a fresh KRaft topic).
+  await ensureTopics(
+    admin,
+    [{ name: 'small', partitions: 3, retentionMs: 3_600_000, events: [], description: '' }],
+    prefix,
+  );
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
       {
-        topic: smallTopic,
-        numPartitions: 3,
+        type: kafkajs.ConfigResourceTypes.TOPIC,
+        name: smallTopic,
         configEntries: [{ name: 'max.message.bytes', value: String(SMALL_LIMIT) }],
       },
     ],
