@@ -132,7 +132,16 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
         500,
       );
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n${stack.logs()}`, { cause: err });
+      // What the pipeline was doing when the wait ran out, for the failure message.
+      const outbox = await stack.sql.query(
+        `select topic, count(*) as n, max(attempts) as attempts, max(last_error) as error
+         from outbox where published_at is null group by topic`,
+      );
+      const stored = (await stack.translations('store')).length;
+      throw new Error(
+        `${(err as Error).message}: ${stored} stored; unpublished outbox ${JSON.stringify(outbox.rows)}\n${stack.logs()}`,
+        { cause: err },
+      );
     }
     // Exactly the expected rows (none missing, none extra, every text right) and no service died.
     expect(await stack.translations('store')).toEqual(expected);
