@@ -6,6 +6,12 @@ export interface TopicSpec {
   readonly name: string;
   readonly partitions: number;
   readonly retentionMs: number;
+  /**
+   * Bytes the topic takes beyond the cluster's `message.max.bytes` (its `max.message.bytes` is set to
+   * the sum when it is created). The dead-letter topic needs it: a dead letter wraps a message that
+   * was as large as its own topic allowed.
+   */
+  readonly extraMessageBytes?: number;
   /** Event types that may appear on the topic. */
   readonly events: readonly EventType[];
   readonly description: string;
@@ -46,6 +52,7 @@ export const TOPICS = {
     name: 'translation.dlq.v1',
     partitions: 1,
     retentionMs: 30 * DAY_MS,
+    extraMessageBytes: 64 * 1024,
     events: ['DeadLetter'],
     description: 'Permanently failed messages, byte for byte, for operators to replay.',
   },

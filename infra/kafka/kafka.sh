@@ -5,10 +5,17 @@
 #                                 wait until the broker logs "Kafka Server started"; reuses a running broker
 #   infra/kafka/kafka.sh stop     stop the broker this script started (SIGTERM, then SIGKILL after a timeout)
 #   infra/kafka/kafka.sh status   print whether a broker answers and whether this script started it
+#   infra/kafka/kafka.sh kill     SIGKILL the broker this script started (a crash, for tests)
+#   infra/kafka/kafka.sh fetch    fetch the jars if missing (before starting several nodes at once)
 #
 # Settings (environment): KAFKA_RUN_DIR (data, pid and log; default <repo>/.run/kafka),
 # KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default 9093), KAFKA_HEAP_OPTS,
 # KAFKA_START_TIMEOUT (s, default 90), KAFKA_STOP_TIMEOUT (s, default 8).
+#
+# A node of a cluster (each node a broker and a controller; one KAFKA_RUN_DIR per node):
+# KAFKA_NODE_ID (default 1), KAFKA_QUORUM_VOTERS (every controller, `1@127.0.0.1:9093,2@...`; default
+# this node alone), KAFKA_CLUSTER_ID (the same for every node; default a new one at the first start),
+# KAFKA_INTERNAL_REPLICATION (copies of the internal topics and default.replication.factor; default 1).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,6 +29,10 @@ log_file="$run_dir/kafka.log"
 start_timeout="${KAFKA_START_TIMEOUT:-90}"
 stop_timeout="${KAFKA_STOP_TIMEOUT:-8}"
 heap_opts="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+node_id="${KAFKA_NODE_ID:-1}"
+voters="${KAFKA_QUORUM_VOTERS:-$node_id@127.0.0.1:$controller_port}"
+internal_rf="${KAFKA_INTERNAL_REPLICATION:-1}"
+internal_isr=$(( internal_rf > 1 ? 2 : 1 ))
 
 log() { echo "[kafka] $*" >&2; }
 
@@ -43,25 +54,36 @@ ensure_jars() {
   touch "$stamp"
 }
 
+# The settings of this node on top of server.properties, one `key=value` a line.
+settings() {
+  cat <<EOS
+log.dirs=$data_dir
+node.id=$node_id
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.quorum.voters=$voters
+default.replication.factor=$internal_rf
+offsets.topic.replication.factor=$internal_rf
+transaction.state.log.replication.factor=$internal_rf
+transaction.state.log.min.isr=$internal_isr
+share.coordinator.state.topic.replication.factor=$internal_rf
+share.coordinator.state.topic.min.isr=$internal_isr
+EOS
+}
+
 overrides() {
-  echo --override "log.dirs=$data_dir" \
-    --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port" \
-    --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
-    --override "controller.quorum.voters=1@127.0.0.1:$controller_port"
+  local line
+  while IFS= read -r line; do printf -- '--override\n%s\n' "$line"; done < <(settings)
 }
 
 format_storage() {
   [[ -f "$data_dir/meta.properties" ]] && return 0
   mkdir -p "$data_dir"
   local props="$run_dir/server.properties"
-  # StorageTool reads the same settings as the broker; write the effective file once.
-  sed -e "s#^log.dirs=.*#log.dirs=$data_dir#" \
-    -e "s#^listeners=.*#listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port#" \
-    -e "s#^advertised.listeners=.*#advertised.listeners=PLAINTEXT://127.0.0.1:$port#" \
-    -e "s#^controller.quorum.voters=.*#controller.quorum.voters=1@127.0.0.1:$controller_port#" \
-    "$here/server.properties" >"$props"
-  local cluster_id
-  cluster_id="$(java -cp "$here/lib/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
+  # StorageTool reads the same settings as the broker; write the effective file once (later keys win).
+  { cat "$here/server.properties"; settings; } >"$props"
+  local cluster_id="${KAFKA_CLUSTER_ID:-}"
+  [[ -n "$cluster_id" ]] || cluster_id="$(java -cp "$here/lib/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
   log "formatting storage in $data_dir (cluster $cluster_id)"
   java -cp "$here/lib/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$props" >/dev/null
 }
@@ -112,6 +134,15 @@ stop() {
   log "stopped"
 }
 
+kill_broker() {
+  local pid
+  if ! pid="$(our_pid)"; then log "not running (no broker started by this script)"; return 0; fi
+  kill -KILL "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  rm -f "$pid_file"
+  log "killed (SIGKILL) pid $pid"
+}
+
 status() {
   local pid
   if pid="$(our_pid)"; then echo "running (pid $pid, started by this script) on 127.0.0.1:$port"
@@ -123,5 +154,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  kill) kill_broker ;;
+  fetch) ensure_jars ;;
+  *) echo "usage: $0 start|stop|status|kill|fetch" >&2; exit 2 ;;
 esac

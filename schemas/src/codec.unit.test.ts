@@ -22,6 +22,7 @@ const completed = () =>
       engine: 'offline',
       truncated: true,
       detectedSourceLang: null,
+      requestedAt: 1_700_000_000_000,
     },
     { correlationId: 'corr-1', causationId: 'cause-1' },
   );
@@ -37,7 +38,7 @@ describe('EventCodec', () => {
     expect(headers[HEADERS.correlationId]).toBe('corr-1');
     expect(headers[HEADERS.causationId]).toBe('cause-1');
     const decoded = codec.decode(value, headers) as TranslationCompleted;
-    expect(decoded).toEqual({ ...event, eventVersion: 2 });
+    expect(decoded).toEqual({ ...event, eventVersion: 3 });
   });
 
   it('accepts header values as Buffers, as kafkajs delivers them', () => {
@@ -46,12 +47,15 @@ describe('EventCodec', () => {
     expect(codec.decode(value, asBuffers).eventType).toBe('TranslationCompleted');
   });
 
-  it('reads a v1 message with the v2 reader, filling the new fields with their defaults', () => {
+  it('reads a v1 message with the latest reader, filling the new fields with their defaults', () => {
     const v1 = codec.registry.versions('TranslationCompleted')[0]!;
-    const { truncated: _t, detectedSourceLang: _d, ...v1Data } = completed().data;
+    const { truncated: _t, detectedSourceLang: _d, requestedAt: _r, ...v1Data } = completed().data;
     const record = { ...completed(), eventVersion: 1, data: v1Data };
     const decoded = codec.decode(v1.type.toBuffer(record), { [HEADERS.schemaFingerprint]: v1.fingerprint });
-    expect(decoded).toEqual({ ...record, data: { ...v1Data, truncated: false, detectedSourceLang: null } });
+    expect(decoded).toEqual({
+      ...record,
+      data: { ...v1Data, truncated: false, detectedSourceLang: null, requestedAt: 0 },
+    });
   });
 
   it('rejects a message without the schema header', () => {

@@ -119,7 +119,8 @@ beforeAll(async () => {
   };
   for (const name of SERVICES) processes.set(name, runService(name, env, ports[name]));
   for (const proc of processes.values()) {
-    await waitFor(`${proc.url} /health`, () => healthy(proc));
+    // Generous: other e2e files start processes (or brokers) of their own at the same time.
+    await waitFor(`${proc.url} /health`, () => healthy(proc), 90_000);
   }
   [adminKey, clientKey] = await Promise.all([createKey('admin'), createKey('client')]);
 }, 120_000);

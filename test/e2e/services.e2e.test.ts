@@ -23,7 +23,7 @@ const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
   gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
   translator: ['engine-consumers', 'kafka', 'postgres', 'redis'],
   nli: ['model', 'postgres', 'redis'],
-  worker: ['consumers', 'kafka', 'postgres', 'redis'],
+  worker: ['consumers', 'kafka', 'outbox-backlog', 'postgres', 'redis'],
 };
 
 let db: TestDatabase;

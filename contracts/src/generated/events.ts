@@ -100,6 +100,8 @@ export interface TranslationCompletedData {
   readonly truncated: boolean;
   /** v2: language the engine detected when the source was auto. */
   readonly detectedSourceLang: null | string;
+  /** v3: occurredAt (epoch ms) of the TranslationRequested this answers; 0 when unknown. Orders results of the same source version: a retranslation's result wins over a late older one. */
+  readonly requestedAt: number;
 }
 
 /** One field of one entity needs a translation into one language. Topic translation.requested.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
@@ -141,6 +143,6 @@ export const EVENT_TYPES = ['ContentChanged', 'DeadLetter', 'TranslationComplete
 export const LATEST_SCHEMA_VERSION = {
   ContentChanged: 1,
   DeadLetter: 1,
-  TranslationCompleted: 2,
+  TranslationCompleted: 3,
   TranslationRequested: 1,
 } as const satisfies Record<EventType, number>;

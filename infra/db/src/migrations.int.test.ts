@@ -36,6 +36,7 @@ describe('migrations', () => {
       'Migration20261121190000_dead_letters_unique',
       'Migration20261122120000_key_budgets',
       'Migration20261122170700_api_key_modules',
+      'Migration20261124180000_translation_requested_at',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -87,6 +88,7 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
     const modules = await client.query(
       `select 1 from information_schema.columns where table_name = 'api_keys' and column_name = 'modules'`,

@@ -54,3 +54,27 @@ export async function insertIntoOutbox(
     'run',
   );
 }
+
+export interface OutboxBacklog {
+  /** Rows not yet published. */
+  readonly rows: number;
+  /** Age of the oldest unpublished row in seconds; 0 when there is none. */
+  readonly oldestAgeSeconds: number;
+}
+
+/**
+ * What waits in the outbox. The oldest row is the smallest unpublished id (the partial index finds
+ * it at once); the count walks that index, which stays small while the relay keeps up.
+ */
+export async function outboxBacklog(orm: Orm): Promise<OutboxBacklog> {
+  const connection = orm.em.getConnection();
+  const [oldest] = await connection.execute<{ age: number | null }[]>(
+    'select extract(epoch from now() - created_at)::float8 as age from outbox ' +
+      'where published_at is null order by id limit 1',
+  );
+  if (!oldest) return { rows: 0, oldestAgeSeconds: 0 };
+  const [count] = await connection.execute<{ rows: string }[]>(
+    'select count(*) as rows from outbox where published_at is null',
+  );
+  return { rows: Number(count?.rows ?? 0), oldestAgeSeconds: Math.max(0, Number(oldest.age ?? 0)) };
+}

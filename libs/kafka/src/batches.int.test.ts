@@ -123,6 +123,7 @@ describe('publishingBatchHandler', () => {
         sends += 1;
         return sends === 1 ? Promise.reject(new Error('broker gone')) : producer.sendBatch(batches);
       },
+      checkFits: producer.checkFits.bind(producer),
     };
     const batchHandler = publishingBatchHandler(
       (out) => async (message) => {

@@ -10,6 +10,10 @@ const settings = parseEnv(
   z.object({
     KAFKA_BROKERS: env.brokers('127.0.0.1:9092'),
     KAFKA_TOPIC_PREFIX: env.string(''),
+    /** Copies of each partition; -1 leaves it to the broker's default.replication.factor. */
+    KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(-1).default(-1),
+    /** Copies that must hold a message before it is acknowledged (0: the broker's min.insync.replicas). */
+    KAFKA_MIN_INSYNC_REPLICAS: env.nonNegativeInt(0),
   }),
 );
 const kafka = createKafka({
@@ -20,7 +24,12 @@ const kafka = createKafka({
 const admin = kafka.admin();
 try {
   await admin.connect();
-  const result = await ensureTopics(admin, ALL_TOPICS, settings.KAFKA_TOPIC_PREFIX);
+  const result = await ensureTopics(admin, ALL_TOPICS, settings.KAFKA_TOPIC_PREFIX, 30_000, {
+    replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
+    ...(settings.KAFKA_MIN_INSYNC_REPLICAS > 0
+      ? { minInsyncReplicas: settings.KAFKA_MIN_INSYNC_REPLICAS }
+      : {}),
+  });
   for (const t of result.created) console.log(`created ${t}`);
   for (const t of result.existing) console.log(`exists  ${t}`);
 } catch (err) {

@@ -5,3 +5,7 @@ export * from './kafka-producer.js';
 export * from './port.js';
 export * from './topics.js';
 export * from './outgoing-batch.js';
+export * from './compression.js';
+export * from './message-size.js';
+export * from './topic-limits.js';
+export * from './consumer-lag.js';

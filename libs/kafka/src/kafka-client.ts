@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import type { DependencyCheck, Logger } from '@tp/runtime';
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 
+import { compressionPolicy, type CompressionPolicy } from './compression.js';
+import { TopicLimits } from './topic-limits.js';
+
 /**
  * Messages of the Kafka protocol errors kafkajs itself retries (e.g. "The coordinator is loading..."
  * right after a broker starts). kafkajs logs each failed response at error level even when the retry
@@ -24,6 +27,31 @@ export interface KafkaOptions {
   readonly logger: Logger;
   /** Per-connection timeout in ms. */
   readonly connectionTimeoutMs?: number;
+  /** KAFKA_COMPRESSION: the codec of each topic for every KafkaProducer of this client. */
+  readonly compression?: string;
+  /** Prefix of the topic names, so `compression` can name topics without it. */
+  readonly topicPrefix?: string;
+}
+
+/** What every producer made from one client shares: its topics' limits and codecs. */
+export interface ProducerDefaults {
+  readonly limits: TopicLimits;
+  readonly compression: CompressionPolicy;
+}
+
+const producerDefaults = new WeakMap<Kafka, ProducerDefaults>();
+
+/**
+ * The limits and codecs of the client's producers. One TopicLimits per client, so every producer of
+ * a process reads a topic's limit once a minute, not each on its own.
+ */
+export function producerDefaultsOf(kafka: Kafka): ProducerDefaults {
+  let defaults = producerDefaults.get(kafka);
+  if (!defaults) {
+    defaults = { limits: new TopicLimits(kafka), compression: compressionPolicy('') };
+    producerDefaults.set(kafka, defaults);
+  }
+  return defaults;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -39,10 +67,11 @@ export function kafkaLogLevel(level: logLevel, error: unknown): 'error' | 'warn'
   return LEVELS[level] ?? 'info';
 }
 
-export function createKafka({ brokers, clientId, logger, connectionTimeoutMs = 3000 }: KafkaOptions): Kafka {
+export function createKafka(options: KafkaOptions): Kafka {
+  const { brokers, clientId, logger, connectionTimeoutMs = 3000 } = options;
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
   const log = logger.child({ component: 'kafkajs' });
-  return new Kafka({
+  const kafka = new Kafka({
     clientId,
     brokers: [...brokers],
     connectionTimeout: connectionTimeoutMs,
@@ -54,6 +83,11 @@ export function createKafka({ brokers, clientId, logger, connectionTimeoutMs = 3
         log[kafkaLogLevel(level, entry.error)](rest, message);
       },
   });
+  producerDefaults.set(kafka, {
+    limits: new TopicLimits(kafka),
+    compression: compressionPolicy(options.compression ?? '', options.topicPrefix),
+  });
+  return kafka;
 }
 
 /** Ready when the cluster answers a metadata request. */

@@ -1,5 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { Kafka, Producer } from 'kafkajs';
 
+import { producerDefaultsOf, type ProducerDefaults } from './kafka-client.js';
+import {
+  MessageTooLargeError,
+  RECORD_BATCH_OVERHEAD_BYTES,
+  recordBudget,
+  recordBytes,
+  splitIntoRequests,
+} from './message-size.js';
 import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js';
 
 /**
@@ -15,9 +25,18 @@ import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js'
 export class KafkaProducer implements MessageProducer {
   private producer: Producer;
   private connected: Promise<void> | undefined;
+  private readonly defaults: ProducerDefaults;
+  private readonly resendAttempts: number;
+  private readonly resendPauseMs: number;
 
-  constructor(private readonly kafka: Kafka) {
+  constructor(
+    private readonly kafka: Kafka,
+    options: KafkaProducerOptions = {},
+  ) {
     this.producer = this.create();
+    this.defaults = producerDefaultsOf(kafka);
+    this.resendAttempts = options.resendAttempts ?? 2;
+    this.resendPauseMs = options.resendPauseMs ?? 500;
   }
 
   /** Connects once; a failed attempt is forgotten so the next send tries again. */
@@ -33,26 +52,81 @@ export class KafkaProducer implements MessageProducer {
     await this.sendBatch([{ topic, messages }]);
   }
 
-  /** Messages for several topics in one produce request; resolves once all are acknowledged. */
-  async sendBatch(batches: readonly TopicMessages[]): Promise<void> {
-    const topicMessages = batches
-      .filter((b) => b.messages.length > 0)
-      .map(({ topic, messages }) => ({ topic, messages: messages.map(toKafkaMessage) }));
-    if (topicMessages.length === 0) return;
-    await this.connect();
-    const producer = this.producer;
-    try {
-      await producer.sendBatch({ acks: -1, topicMessages });
-    } catch (err) {
-      if (producer === this.producer) this.replace();
-      throw err;
+  /** Throws MessageTooLargeError when one of the messages can never be sent to `topic`. */
+  async checkFits(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    const budget = recordBudget(await this.defaults.limits.maxMessageBytes(topic));
+    for (const message of messages) {
+      const bytes = recordBytes(message);
+      if (bytes > budget) {
+        throw new MessageTooLargeError(
+          topic,
+          bytes + RECORD_BATCH_OVERHEAD_BYTES,
+          budget + RECORD_BATCH_OVERHEAD_BYTES,
+        );
+      }
     }
+  }
+
+  /**
+   * Messages for several topics; resolves once all are acknowledged. They go in as few produce
+   * requests as the topics' `max.message.bytes` allow (splitIntoRequests), one after another, so a
+   * key's messages keep their order. A request that fails is sent again (up to `resendAttempts`
+   * times) before the error is thrown, and the requests already acknowledged are not sent again:
+   * `acknowledged` hears of each, so a caller whose send failed knows which messages did go out.
+   */
+  async sendBatch(
+    batches: readonly TopicMessages[],
+    acknowledged?: (request: readonly TopicMessages[]) => void,
+  ): Promise<void> {
+    const requests = await this.plan(batches);
+    if (requests.length === 0) return;
+    for (const request of requests) {
+      await this.sendRequest(request);
+      acknowledged?.(request);
+    }
+  }
+
+  /** The produce requests `batches` go out in; throws MessageTooLargeError as splitIntoRequests does. */
+  async plan(batches: readonly TopicMessages[]): Promise<TopicMessages[][]> {
+    const topics = [...new Set(batches.filter((b) => b.messages.length > 0).map((b) => b.topic))];
+    const limits = new Map<string, number>();
+    for (const topic of topics) limits.set(topic, await this.defaults.limits.maxMessageBytes(topic));
+    return splitIntoRequests(
+      batches,
+      (topic) => recordBudget(limits.get(topic) ?? 0),
+      this.defaults.compression,
+    );
   }
 
   async disconnect(): Promise<void> {
     if (!this.connected) return;
     this.connected = undefined;
     await this.producer.disconnect();
+  }
+
+  private async sendRequest(request: readonly TopicMessages[]): Promise<void> {
+    const topicMessages = request.map(({ topic, messages }) => ({
+      topic,
+      messages: messages.map(toKafkaMessage),
+    }));
+    const compression = this.defaults.compression(request[0]?.topic ?? '');
+    for (let attempt = 0; ; attempt++) {
+      await this.connect();
+      const producer = this.producer;
+      try {
+        await producer.sendBatch({ acks: -1, topicMessages, compression });
+        return;
+      } catch (err) {
+        if (producer === this.producer) this.replace();
+        if (isRecordRefusal(err)) {
+          // The limit may have changed since it was read: read it again before the next plan.
+          for (const { topic } of request) this.defaults.limits.forget(topic);
+          throw err;
+        }
+        if (attempt >= this.resendAttempts) throw err;
+        await sleep(this.resendPauseMs * 2 ** attempt);
+      }
+    }
   }
 
   private create(): Producer {
@@ -70,6 +144,36 @@ export class KafkaProducer implements MessageProducer {
     this.connected = undefined;
     void old.disconnect().catch(() => undefined);
   }
+}
+
+export interface KafkaProducerOptions {
+  /** Times a failed produce request is sent again before the send fails. Default 2. */
+  readonly resendAttempts?: number;
+  /** Pause before the first resend; doubles with each. Default 500 ms. */
+  readonly resendPauseMs?: number;
+}
+
+/**
+ * Kafka's answers that refuse the records themselves (too large, invalid, corrupt): sending the same
+ * records again gets the same answer, whatever the state of the cluster.
+ */
+const RECORD_REFUSALS = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_RECORD',
+  'CORRUPT_MESSAGE',
+]);
+
+/** Whether a send failed because of its records, not because of the cluster. */
+export function isRecordRefusal(err: unknown): boolean {
+  let e: unknown = err;
+  // kafkajs wraps the broker's answer in `cause` (e.g. KafkaJSNumberOfRetriesExceeded); a few levels do.
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) {
+    if (e instanceof MessageTooLargeError || RECORD_REFUSALS.has((e as { type?: string }).type ?? '')) {
+      return true;
+    }
+  }
+  return false;
 }
 
 const toKafkaMessage = (m: OutgoingMessage) => ({ key: m.key, value: m.value, headers: { ...m.headers } });

@@ -18,11 +18,19 @@ export class OutgoingBatch implements MessageProducer {
   private readonly byTopic = new Map<string, OutgoingMessage[]>();
   private readonly effects: (() => void)[] = [];
 
-  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+  /**
+   * `checkFits` refuses (MessageTooLargeError) a message its topic can never take, at once: the
+   * handler that made it fails alone (the dead-letter guard takes it), not the batch's send later.
+   */
+  constructor(
+    private readonly checkFits?: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>,
+  ) {}
+
+  async send(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    await this.checkFits?.(topic, messages);
     const list = this.byTopic.get(topic) ?? [];
     list.push(...messages);
     this.byTopic.set(topic, list);
-    return Promise.resolve();
   }
 
   disconnect(): Promise<void> {
@@ -60,6 +68,14 @@ export function onceAcknowledged(producer: MessageProducer, effect: () => void):
   else effect();
 }
 
+/** What publishingBatchHandler needs of a producer (KafkaProducer). */
+export interface BatchSender {
+  /** Sends in requests that fit the topics' limits; a request already acknowledged is not sent again. */
+  sendBatch(batches: readonly TopicMessages[]): Promise<void>;
+  /** Throws MessageTooLargeError for a message the topic can never take. */
+  checkFits(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+}
+
 export interface PublishingBatchOptions {
   /** Messages handled at once; messages with the same key are always handled one after another. */
   readonly concurrency: number;
@@ -68,19 +84,23 @@ export interface PublishingBatchOptions {
 /**
  * Turns a per-message handler into a batch handler: the messages of the batch are handled at once
  * (up to `concurrency`, in order for each key, so one entity's messages never overtake each other),
- * each handler publishing into the batch's OutgoingBatch; then everything is sent in one request,
- * acknowledged before the consumer commits. A handler error, or a failed send, fails the whole batch:
- * it comes again, and handlers must be idempotent (they are, under at-least-once delivery).
+ * each handler publishing into the batch's OutgoingBatch; then everything is sent in as few requests
+ * as the topics' limits allow, acknowledged before the consumer commits. A message too large for its
+ * topic fails its own handler at once (see OutgoingBatch), so the guard dead-letters that message
+ * alone. A handler error, or a send that failed even after the producer sent its failed request
+ * again, fails the whole batch: it comes again, and handlers must be idempotent (they are, under
+ * at-least-once delivery; the results a partly acknowledged send had published come twice, and the
+ * consumers ignore the copies).
  *
  * `makeHandler` is called once per batch with the batch's OutgoingBatch.
  */
 export function publishingBatchHandler(
   makeHandler: (out: MessageProducer) => MessageHandler,
-  producer: { sendBatch(batches: readonly TopicMessages[]): Promise<void> },
+  producer: BatchSender,
   options: PublishingBatchOptions,
 ): BatchHandler {
   return async (messages) => {
-    const out = new OutgoingBatch();
+    const out = new OutgoingBatch((topic, outgoing) => producer.checkFits(topic, outgoing));
     const handle = makeHandler(out);
     const limit = pLimit(options.concurrency);
     // Every handler ends before the batch does, even after a failure: none runs on when the batch

@@ -1,4 +1,10 @@
-import { onceAcknowledged, type IncomingMessage, type MessageHandler, type MessageProducer } from '@tp/kafka';
+import {
+  MessageTooLargeError,
+  onceAcknowledged,
+  type IncomingMessage,
+  type MessageHandler,
+  type MessageProducer,
+} from '@tp/kafka';
 import type { Logger } from '@tp/runtime';
 import { SchemaError, type EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
@@ -16,7 +22,8 @@ export interface DeadLetterGuardOptions {
 }
 
 const counters = new WeakMap<Registry, Counter<'group' | 'code'>>();
-function deadLetterCounter(registry: Registry): Counter<'group' | 'code'> {
+/** pipeline_dead_letters_total, once per registry (the guard's, and the outbox relay's). */
+export function deadLetterCounter(registry: Registry): Counter<'group' | 'code'> {
   let counter = counters.get(registry);
   if (!counter) {
     counter = new Counter({
@@ -34,6 +41,8 @@ function deadLetterCounter(registry: Registry): Counter<'group' | 'code'> {
 export function permanentFailure(err: unknown): Failure | undefined {
   if (err instanceof PermanentError) return { code: err.code, message: err.message, attempts: err.attempts };
   if (err instanceof SchemaError) return { code: err.code, message: err.message, attempts: 1 };
+  // What the message made (a result, a retry) can never be sent: the message goes to the dead letters.
+  if (err instanceof MessageTooLargeError) return { code: err.code, message: err.message, attempts: 1 };
   return undefined;
 }
 
@@ -75,9 +84,21 @@ export async function sendToDeadLetters(
   failure: Failure,
   sent?: () => void,
 ): Promise<void> {
-  await options.producer.send(topic, [
-    deadLetterMessage(options.codec, message, failure, options.consumerGroup),
-  ]);
+  try {
+    await options.producer.send(topic, [
+      deadLetterMessage(options.codec, message, failure, options.consumerGroup),
+    ]);
+  } catch (err) {
+    if (!(err instanceof MessageTooLargeError)) throw err;
+    // Never a stall: the dead letter goes without the original value, which stays readable at its
+    // topic, partition and offset until the topic's retention ends (the entry says where).
+    const bytes = message.value?.length ?? 0;
+    const note = `[original value of ${bytes} bytes not kept: the dead letter would exceed ${err.maxMessageBytes} bytes; read it at ${message.topic}/${message.partition}@${message.offset}] ${failure.message}`;
+    const valueless = { ...message, value: Buffer.alloc(0) };
+    await options.producer.send(topic, [
+      deadLetterMessage(options.codec, valueless, { ...failure, message: note }, options.consumerGroup),
+    ]);
+  }
   onceAcknowledged(options.producer, () => {
     sent?.();
     logDeadLetter(options.logger, message, failure);

@@ -67,6 +67,8 @@ export async function connectDependencies(
         clientId: service,
         logger,
         connectionTimeoutMs: timeout,
+        compression: settings.KAFKA_COMPRESSION,
+        topicPrefix: settings.KAFKA_TOPIC_PREFIX,
       });
       await assertKafkaReachable(kafka, settings, timeout);
       const check = kafkaCheck(kafka);

@@ -33,6 +33,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'Both language codes are listed, but no configured engine translates between them, directly or through one intermediate language; GET /api/v1/translate/pairs lists the pairs served now.',
   },
+  ENTITY_TYPE_RESERVED: {
+    code: 40007,
+    status: 400,
+    summary:
+      'The entity type is reserved by the platform (`text` files the results of POST /api/v1/translate); report content under another type.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,
@@ -98,6 +104,12 @@ export const ERROR_CATALOGUE = {
     code: 41302,
     status: 413,
     summary: 'The text is longer than the hard maximum for one request (see the route).',
+  },
+  CONTENT_TOO_LARGE: {
+    code: 41303,
+    status: 413,
+    summary:
+      "The reported content could not travel through the pipeline: the change, or one field's translation messages, would be larger than the Kafka topic takes (counted in UTF-8 bytes); `details` names the field, the bytes and the limit.",
   },
   UNSUPPORTED_MEDIA_TYPE: {
     code: 41501,

@@ -1,3 +1,4 @@
+import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
 import { appTracker } from '@tp/runtime';
@@ -8,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import cors from 'cors';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
+import type { Kafka } from 'kafkajs';
 
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
 import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
@@ -115,6 +117,7 @@ export function gatewayRoutes(
       maxTextChars: config.MAX_TEXT_CHARS,
       readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
       requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+      ...(context.deps.kafka ? { topicLimit: topicLimitOf(context.deps.kafka) } : {}),
     }),
     whoamiRoute(budgets),
     ...keyRoutes(keys),
@@ -203,6 +206,12 @@ function keyedTextLimit(keys: ApiKeyStore, max: number): (req: IncomingMessage) 
     return found?.kind === 'valid' ? max : anonymous;
   };
 }
+
+/** The max.message.bytes of a topic, read through the client's shared TopicLimits. */
+const topicLimitOf = (kafka: Kafka) => {
+  const { limits } = producerDefaultsOf(kafka);
+  return (topic: string) => limits.maxMessageBytes(topic);
+};
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>
   new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);

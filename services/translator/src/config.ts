@@ -101,16 +101,18 @@ export const translatorSettings = z
     REDIS_KEY_PREFIX: env.string('tp:'),
     /**
      * Engine consumer: how many times a TranslationRequested is tried while every engine fails
-     * (the first try included) before it goes to the dead letters with TRANSLATION_FAILED.
+     * (the first try included) before it goes to the dead letters with TRANSLATION_FAILED. With the
+     * default backoff, 40 tries span at least 79 minutes (every wait at its jitter's lowest), so an
+     * outage of every engine for an hour dead-letters nothing.
      */
-    TRANSLATION_MAX_ATTEMPTS: env.positiveInt(5),
+    TRANSLATION_MAX_ATTEMPTS: env.positiveInt(40),
     /**
      * Wait before the second try of a failed request; it doubles with each attempt (with jitter)
      * up to TRANSLATION_RETRY_MAX_BACKOFF_MS. The request waits on the retry topic meanwhile.
      */
     TRANSLATION_RETRY_BACKOFF_MS: env.positiveInt(1000),
-    /** Longest wait between two tries of a failed request. */
-    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(60_000),
+    /** Longest wait between two tries of a failed request (5 minutes). */
+    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(300_000),
     /**
      * Requests the engine consumer translates at once, from a batch of the request topic (one result
      * send and one commit per batch); also the retry topic's partitions waited on in parallel.

@@ -16,6 +16,11 @@ export const workerSettings = z.object({
    * is kept after its last update; 0 keeps them for ever. Checked every hour.
    */
   TEXT_TRANSLATION_RETENTION_DAYS: env.nonNegativeInt(30),
+  /**
+   * /ready reports the outbox as degraded (an optional check, down) once its oldest unpublished row
+   * is older than this: the relay is stalled or far behind.
+   */
+  OUTBOX_BACKLOG_DEGRADED_S: env.positiveInt(60),
   /** Entries the dead-letter index keeps (Postgres dead_letters); each new one beyond evicts the oldest. */
   DEAD_LETTER_MAX_ENTRIES: env.positiveInt(1000),
   /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */

@@ -1,11 +1,13 @@
 import { consumersCheck, consumersGauge, KafkaProducer, type HealthReporting } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { startService, type BackgroundTask } from '@tp/platform';
+import type { DependencyCheck } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 
 import type { WorkerConfig } from './config.js';
 import { deadLetterIndexer } from './index-dead-letters/index-dead-letters.js';
 import { TextTranslationExpiry } from './expire-text-translations/expire-text-translations.js';
+import { outboxBacklogCheck, outboxBacklogGauges } from './outbox-relay/outbox-backlog.js';
 import { OutboxRelay } from './outbox-relay/outbox-relay.js';
 import { plannerTask } from './plan-translations/planner.task.js';
 import { projectionTask } from './project-translations/projection.task.js';
@@ -17,20 +19,29 @@ import { projectionTask } from './project-translations/projection.task.js';
  */
 export function startWorker(config: WorkerConfig) {
   const consuming: HealthReporting[] = [];
+  // Made once Postgres is connected; until then the check has nothing to report.
+  let backlog: DependencyCheck = { name: 'outbox-backlog', required: false, check: async () => undefined };
   return startService({
     name: 'worker',
     config,
     needs: { postgres: true, redis: true, kafka: true },
     // Besides the outbox relay, consuming is what the worker is for: not ready while a consumer is not.
-    extraChecks: [consumersCheck('consumers', true, () => consuming)],
+    extraChecks: [
+      consumersCheck('consumers', true, () => consuming),
+      { name: 'outbox-backlog', required: false, check: () => backlog.check() },
+    ],
     background: ({ deps, logger, metrics }) => {
       if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');
+      backlog = outboxBacklogCheck(deps.orm, config.OUTBOX_BACKLOG_DEGRADED_S);
+      outboxBacklogGauges(deps.orm, metrics);
       const producer = new KafkaProducer(deps.kafka);
+      const index = new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES });
       const relay = new OutboxRelay(deps.orm, producer, {
         batchSize: config.OUTBOX_BATCH_SIZE,
         pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
         retentionMs: config.OUTBOX_RETENTION_HOURS * 3_600_000,
         logger: logger.child({ component: 'outbox-relay' }),
+        deadLetters: index,
         metrics,
       });
       const relayTask: BackgroundTask = {
@@ -45,7 +56,7 @@ export function startWorker(config: WorkerConfig) {
       };
       const deadLetters = deadLetterIndexer({
         kafka: deps.kafka,
-        index: new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES }),
+        index,
         codec: new EventCodec(),
         logger: logger.child({ component: 'dead-letter-index' }),
         metrics,

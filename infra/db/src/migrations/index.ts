@@ -6,6 +6,7 @@ import { Migration20261121165741_chat_usage } from './Migration20261121165741_ch
 import { Migration20261121190000_dead_letters_unique } from './Migration20261121190000_dead_letters_unique.js';
 import { Migration20261122120000_key_budgets } from './Migration20261122120000_key_budgets.js';
 import { Migration20261122170700_api_key_modules } from './Migration20261122170700_api_key_modules.js';
+import { Migration20261124180000_translation_requested_at } from './Migration20261124180000_translation_requested_at.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -21,4 +22,8 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   },
   { name: 'Migration20261122120000_key_budgets', class: Migration20261122120000_key_budgets },
   { name: 'Migration20261122170700_api_key_modules', class: Migration20261122170700_api_key_modules },
+  {
+    name: 'Migration20261124180000_translation_requested_at',
+    class: Migration20261124180000_translation_requested_at,
+  },
 ];

@@ -15,6 +15,11 @@ export const ContentTranslation = defineEntity({
     sourceHash: p.string().length(64),
     /** Source version the translation was made from; an older one never overwrites a newer one. */
     sourceVersion: p.bigint('number'),
+    /**
+     * When the request behind this translation was made (epoch ms; TranslationCompleted v3): of two
+     * results of the same source version, the later request's wins.
+     */
+    requestedAt: p.bigint('number').default(0),
     engine: p.string().length(50),
     truncated: p.boolean().default(false),
     /** The TranslationCompleted event last applied, for tracing and idempotence. */

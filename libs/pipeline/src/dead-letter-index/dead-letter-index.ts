@@ -81,36 +81,42 @@ export class DeadLetterIndex {
    * dead letter), then evicts the oldest entries beyond the limit, in one transaction.
    */
   async add(entry: NewDeadLetterEntry): Promise<{ readonly added: boolean; readonly evicted: number }> {
-    return this.orm.em.fork().transactional(async (em) => {
-      const inserted = await em.execute<QueryResult>(
-        `insert into dead_letters (event_id, original_topic, original_partition, original_offset, message_key,
-           payload, headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-         on conflict (consumer_group, original_topic, original_partition, original_offset) do nothing`,
-        [
-          entry.eventId,
-          entry.originalTopic,
-          entry.originalPartition,
-          entry.originalOffset,
-          entry.messageKey,
-          entry.payload,
-          JSON.stringify(entry.headers),
-          entry.consumerGroup,
-          entry.errorCode,
-          entry.errorMessage,
-          entry.attempts,
-          entry.failedAt,
-        ],
-        'run',
-      );
-      // Ids grow with indexing order, so the oldest entries are the smallest ids.
-      const evicted = await em.execute<QueryResult>(
-        `delete from dead_letters where id in (select id from dead_letters order by id desc offset ?)`,
-        [this.maxEntries],
-        'run',
-      );
-      return { added: inserted.affectedRows > 0, evicted: evicted.affectedRows };
-    });
+    return this.orm.em.fork().transactional((em) => this.addWithin(em, entry));
+  }
+
+  /** add() on the caller's transaction (the outbox relay moves a poison row and indexes it at once). */
+  async addWithin(
+    em: Orm['em'],
+    entry: NewDeadLetterEntry,
+  ): Promise<{ readonly added: boolean; readonly evicted: number }> {
+    const inserted = await em.execute<QueryResult>(
+      `insert into dead_letters (event_id, original_topic, original_partition, original_offset, message_key,
+         payload, headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+       on conflict (consumer_group, original_topic, original_partition, original_offset) do nothing`,
+      [
+        entry.eventId,
+        entry.originalTopic,
+        entry.originalPartition,
+        entry.originalOffset,
+        entry.messageKey,
+        entry.payload,
+        JSON.stringify(entry.headers),
+        entry.consumerGroup,
+        entry.errorCode,
+        entry.errorMessage,
+        entry.attempts,
+        entry.failedAt,
+      ],
+      'run',
+    );
+    // Ids grow with indexing order, so the oldest entries are the smallest ids.
+    const evicted = await em.execute<QueryResult>(
+      `delete from dead_letters where id in (select id from dead_letters order by id desc offset ?)`,
+      [this.maxEntries],
+      'run',
+    );
+    return { added: inserted.affectedRows > 0, evicted: evicted.affectedRows };
   }
 
   async count(): Promise<number> {

@@ -9,6 +9,7 @@ import { ContentReadCache } from './read-content/content-read-cache.js';
 import { ReadContent } from './read-content/read-content.js';
 import { readContentRoutes } from './read-content/read-content.routes.js';
 import { TranslationRequests } from './read-content/translation-requests.js';
+import type { TopicLimit } from './report-change/deliverable-size.js';
 import { reportChangeRoute } from './report-change/report-change.routes.js';
 
 export interface ContentDeps {
@@ -23,12 +24,19 @@ export interface ContentDeps {
   readonly readCacheTtlSeconds: number;
   /** How long a field read untranslated is not requested again, in seconds. */
   readonly requestThrottleSeconds: number;
+  /** The topics' max.message.bytes, for refusing reports that could not travel. */
+  readonly topicLimit?: TopicLimit;
 }
 
 /** The content pipeline's edge: the command (report a change) and the query (read merged content). */
 export function contentRoutes(deps: ContentDeps): AnyRoute[] {
   const codec = deps.codec ?? new EventCodec();
-  const commands = new ContentCommandBus({ orm: deps.orm, codec, topicPrefix: deps.topicPrefix });
+  const commands = new ContentCommandBus({
+    orm: deps.orm,
+    codec,
+    topicPrefix: deps.topicPrefix,
+    ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
+  });
   const reader = new ReadContent(
     new ContentStore(deps.orm),
     new ContentReadCache(deps.redis, deps.keyPrefix, deps.readCacheTtlSeconds),

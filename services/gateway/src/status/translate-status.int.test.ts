@@ -13,7 +13,7 @@ import {
 import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
-import { consumerLag } from './consumer-lag.js';
+import { consumerLag } from '@tp/kafka';
 import type { translateStatusSchema } from './translate-status.routes.js';
 import type { z } from 'zod';
 
@@ -86,8 +86,17 @@ describe('GET /api/admin/translate/status', () => {
     expect(data.engines.error).toBeUndefined();
   });
 
-  it('shows the queue length as the lag of the engine consumers on the request topic', async () => {
-    expect((await status()).data.queue).toEqual({ topic, consumer_group: group, lag: 0 });
+  it('shows the queue length: unpublished outbox rows plus the lag on the request and retry topics', async () => {
+    expect((await status()).data.queue).toEqual({
+      length: 0,
+      outbox: { unpublished: 0, oldest_age_seconds: 0 },
+      requested: { topic, consumer_group: group, lag: 0 },
+      retry: {
+        topic: topicName('translationRequestedRetry', prefix),
+        consumer_group: consumerGroup('enginesRetry', prefix),
+        lag: 0,
+      },
+    });
 
     const producer = kafka.producer();
     await producer.connect();
@@ -100,14 +109,33 @@ describe('GET /api/admin/translate/status', () => {
     });
     await producer.disconnect();
     // No consumer has committed anything: everything kept is waiting.
-    expect((await status()).data.queue.lag).toBe(5);
+    expect((await status()).data.queue.requested.lag).toBe(5);
 
     // The group committed 2 of partition 0: 1 + 2 left.
     const admin = kafka.admin();
     await admin.connect();
     await admin.setOffsets({ groupId: group, topic, partitions: [{ partition: 0, offset: '2' }] });
     await admin.disconnect();
-    expect((await status()).data.queue.lag).toBe(3);
+    expect((await status()).data.queue.requested.lag).toBe(3);
+
+    // Requests waiting on the retry topic, and rows the relay has not published, count too.
+    const retryProducer = kafka.producer();
+    await retryProducer.connect();
+    await retryProducer.send({
+      topic: topicName('translationRequestedRetry', prefix),
+      messages: [{ value: 'r1' }, { value: 'r2' }],
+    });
+    await retryProducer.disconnect();
+    await orm.em.getConnection().execute(
+      `insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts)
+       values (gen_random_uuid(), 'Raw', 'x', null, '\\x00', '{}', now() - interval '90 seconds', 0)`,
+    );
+    const { queue } = (await status()).data;
+    expect(queue.retry.lag).toBe(2);
+    expect(queue.outbox.unpublished).toBe(1);
+    expect(queue.outbox.oldest_age_seconds).toBeGreaterThanOrEqual(90);
+    expect(queue.length).toBe(3 + 2 + 1);
+    await orm.em.getConnection().execute('delete from outbox');
   });
 
   it('shows the dead-letter count and the five newest entries, newest first', async () => {
@@ -161,7 +189,7 @@ describe('GET /api/admin/translate/status', () => {
       const { data } = body;
       expect(data.translator.online).toBe(false);
       expect(data.engines).toEqual({ slots: [], offline_models: [], error: expect.any(String) });
-      expect(data.queue.lag).toBe(3);
+      expect(data.queue.requested.lag).toBe(3);
       expect(data.dead_letters).toEqual({ count: 0, latest: [] });
     } finally {
       await other.close();

@@ -1,4 +1,3 @@
-import { consumerGroup, topicName } from '@tp/contracts';
 import type { Orm } from '@tp/db';
 import type { Dependencies } from '@tp/platform';
 import { checkReadiness, requestId, type DependencyCheck } from '@tp/runtime';
@@ -6,7 +5,7 @@ import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
 import type { TranslatorClient } from '../translate/translator-client.js';
-import { consumerLag, queueSchema } from './consumer-lag.js';
+import { queueLength, queueSchema } from './queue-length.js';
 import { deadLetterSummary, deadLettersSchema } from './dead-letter-summary.js';
 import { engineStatus, enginesSchema } from './engine-status.js';
 
@@ -65,14 +64,12 @@ type ProcessStatus = z.infer<typeof processSchema>;
  */
 export function translateStatusRoute(options: TranslateStatusOptions) {
   const { checks, probes, translator, kafka, orm, topicPrefix } = options;
-  const topic = topicName('translationRequested', topicPrefix);
-  const group = consumerGroup('engines', topicPrefix);
   return defineRoute({
     method: 'get',
     path: '/api/admin/translate/status',
     summary: 'Translation service health',
     description:
-      "Online state of the translator and of each process the gateway can see, with their dependencies; each engine's health and breaker state; the queue length (consumer lag of the engine consumers on the request topic); the dead-letter count and newest entries. A part that cannot be read says why instead of failing the page.",
+      "Online state of the translator and of each process the gateway can see, with their dependencies; each engine's health and breaker state; the queue length (unpublished outbox rows, plus the consumer lag of the engine consumers on the request topic and on the retry topic); the dead-letter count and newest entries. A part that cannot be read says why instead of failing the page.",
     tags: ['admin: translation'],
     access: 'admin',
     response: { status: 200, description: 'Health of the processes.', schema: translateStatusSchema },
@@ -82,7 +79,7 @@ export function translateStatusRoute(options: TranslateStatusOptions) {
         checkReadiness(checks).then((report): ProcessStatus => ({ online: true, ...report })),
         Promise.all(probes.map((probe) => probeProcess(probe, signal))),
         engineStatus(translator, id, signal, PROBE_TIMEOUT_MS),
-        consumerLag(kafka, topic, group, PROBE_TIMEOUT_MS),
+        queueLength(orm, kafka, topicPrefix, PROBE_TIMEOUT_MS),
         deadLetterSummary(orm, LATEST_DEAD_LETTERS),
       ]);
       const processes: Record<string, ProcessStatus> = { gateway };

@@ -158,7 +158,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     const completed = completedFor(event)!;
     expect(seen.find((s) => s.event === completed)?.key).toBe(key);
     expect(completed).toMatchObject({
-      eventVersion: 2,
+      eventVersion: 3,
       correlationId: event.correlationId,
       causationId: event.eventId,
       data: {
@@ -173,6 +173,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
         engine: 'libretranslate',
         truncated: false,
         detectedSourceLang: null,
+        requestedAt: event.occurredAt,
       },
     });
     // The consumer publishes the result itself; nothing is kept as free text through the outbox.

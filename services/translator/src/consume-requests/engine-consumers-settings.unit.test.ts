@@ -4,11 +4,11 @@ import { ConfigError } from '@tp/runtime';
 import { loadTranslatorConfig } from '../config.js';
 
 describe('engine consumer settings', () => {
-  it('defaults: 5 attempts, backoff from 1 s up to 60 s, 16 requests at once', () => {
+  it('defaults: 40 attempts, backoff from 1 s up to 5 minutes, 16 requests at once', () => {
     expect(loadTranslatorConfig({})).toMatchObject({
-      TRANSLATION_MAX_ATTEMPTS: 5,
+      TRANSLATION_MAX_ATTEMPTS: 40,
       TRANSLATION_RETRY_BACKOFF_MS: 1000,
-      TRANSLATION_RETRY_MAX_BACKOFF_MS: 60_000,
+      TRANSLATION_RETRY_MAX_BACKOFF_MS: 300_000,
       TRANSLATION_CONSUMER_CONCURRENCY: 16,
     });
   });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { consumerGroup, topicName } from '@tp/contracts';
 import {
+  consumerLagGauge,
   consumersCheck,
   consumersGauge,
   KafkaConsumer,
@@ -62,8 +63,18 @@ export class EngineConsumers implements BackgroundTask {
 
   constructor(private readonly options: EngineConsumersOptions) {
     this.producer = new KafkaProducer(options.kafka);
-    if (options.metrics) consumersGauge(options.metrics, () => this.consumers);
     const prefix = options.settings.KAFKA_TOPIC_PREFIX;
+    if (options.metrics) {
+      consumersGauge(options.metrics, () => this.consumers);
+      // The retry topic's lag is how many requests wait for an engine to come back.
+      consumerLagGauge(options.metrics, options.kafka, [
+        { group: consumerGroup('engines', prefix), topic: topicName('translationRequested', prefix) },
+        {
+          group: consumerGroup('enginesRetry', prefix),
+          topic: topicName('translationRequestedRetry', prefix),
+        },
+      ]);
+    }
     this.topics = [
       topicName('translationRequested', prefix),
       topicName('translationRequestedRetry', prefix),

@@ -33,3 +33,22 @@ describe('retry backoff', () => {
     }
   });
 });
+
+describe('the default retry schedule', () => {
+  it('rides out an outage of every engine for an hour, even with every wait at its shortest', async () => {
+    const { loadTranslatorConfig } = await import('../config.js');
+    const config = loadTranslatorConfig({});
+    const backoff = {
+      baseMs: config.TRANSLATION_RETRY_BACKOFF_MS,
+      maxMs: config.TRANSLATION_RETRY_MAX_BACKOFF_MS,
+    };
+    let shortestTotal = 0;
+    // Attempt n fails, then waits before attempt n + 1; the last attempt's failure dead-letters.
+    for (let failed = 1; failed < config.TRANSLATION_MAX_ATTEMPTS; failed++) {
+      shortestTotal += retryDelayMs(failed, backoff, lowest);
+    }
+    expect(shortestTotal).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    // And no single wait is longer than the cap: a recovered engine is tried again within 5 minutes.
+    expect(retryDelayMs(config.TRANSLATION_MAX_ATTEMPTS, backoff, highest)).toBeLessThanOrEqual(300_000);
+  });
+});

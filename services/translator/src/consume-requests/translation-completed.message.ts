@@ -30,6 +30,8 @@ export function translationCompletedMessage(
       engine: result.engine,
       truncated: result.truncated,
       detectedSourceLang: result.detectedSource ?? null,
+      // Orders the results of one source version: a retranslation's (a later request) wins.
+      requestedAt: request.occurredAt,
     },
     { correlationId: request.correlationId, causationId: request.eventId },
   );

@@ -104,7 +104,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     expect(row?.messageKey).toBe(`text:${hash}:text:fr`);
     expect(row?.event).toMatchObject({
       eventType: 'TranslationCompleted',
-      eventVersion: 2,
+      eventVersion: 3,
       correlationId: 'corr-outbox-1',
       causationId: 'req-outbox-1',
       data: {
@@ -119,6 +119,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
         engine: 'deepl',
         truncated: false,
         detectedSourceLang: null,
+        requestedAt: expect.any(Number),
       },
     });
 

@@ -54,6 +54,8 @@ export function translationCompletedEntry(
       engine: completed.engine,
       truncated: completed.truncated,
       detectedSourceLang: completed.detectedSource ?? null,
+      // No request precedes a free text's result: the latest result for a text is the one kept.
+      requestedAt: Date.now(),
     },
     origin,
   );

@@ -157,6 +157,7 @@ describe('dead-letter indexer', () => {
       pollIntervalMs: 20,
       retentionMs: 60_000,
       logger: silentLogger(),
+      deadLetters: index,
     });
     expect(await relay.relayOnce()).toBe(1);
     await waitFor('the replayed message', () => received.length === 1);

@@ -5,17 +5,20 @@ import {
   ensureTopics,
   KafkaConsumer,
   KafkaProducer,
-  type MessageProducer,
-  type OutgoingMessage,
+  type IncomingMessage,
+  type TopicMessages,
 } from '@tp/kafka';
+import { DeadLetterIndex } from '@tp/pipeline';
 import { EventCodec, newEvent } from '@tp/schemas';
-import type { Kafka } from 'kafkajs';
+import kafkajs, { type Kafka } from 'kafkajs';
+import pg from 'pg';
 
 import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
 import { testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
 import { silentLogger } from '../../../../test/harness/logger.js';
 import { waitFor } from '../../../../test/harness/wait.js';
-import { OutboxRelay } from './outbox-relay.js';
+import { outboxBacklogCheck } from './outbox-backlog.js';
+import { OutboxRelay, type RelayProducer } from './outbox-relay.js';
 
 const codec = new EventCodec();
 const prefix = uniquePrefix('outbox');
@@ -24,25 +27,91 @@ let db: TestDatabase;
 let orm: Orm;
 let kafka: Kafka;
 let producer: KafkaProducer;
+let sql: pg.Pool;
+/** A topic that takes messages of at most SMALL_LIMIT bytes (max.message.bytes), as a cluster may. */
+const smallTopic = `${prefix}small`;
+const SMALL_LIMIT = 16 * 1024;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   orm = await connectDatabase({ url: db.url, poolMax: 4 });
+  sql = new pg.Pool({ connectionString: db.url, max: 2 });
   kafka = testKafka('outbox-int');
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, ALL_TOPICS, prefix);
+  // ensureTopics waits for the leaders (kafkajs's own wait gives up on a fresh KRaft topic).
+  await ensureTopics(
+    admin,
+    [{ name: 'small', partitions: 3, retentionMs: 3_600_000, events: [], description: '' }],
+    prefix,
+  );
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      {
+        type: kafkajs.ConfigResourceTypes.TOPIC,
+        name: smallTopic,
+        configEntries: [{ name: 'max.message.bytes', value: String(SMALL_LIMIT) }],
+      },
+    ],
+  });
   await admin.disconnect();
   producer = new KafkaProducer(kafka);
 });
 
 afterAll(async () => {
   await producer.disconnect();
+  await sql.end();
   await orm.close(true);
   await db.drop();
 });
 
-const relayOptions = { batchSize: 3, pollIntervalMs: 20, retentionMs: 60_000, logger: silentLogger() };
+const relayOptions = () => ({
+  batchSize: 3,
+  pollIntervalMs: 20,
+  retentionMs: 60_000,
+  logger: silentLogger(),
+  deadLetters: new DeadLetterIndex(orm),
+});
+
+/** An outbox row written as the outbox writers would not: any topic, payload and headers. */
+async function insertRow(
+  rowTopic: string,
+  key: string,
+  payload: Buffer,
+  headers: unknown = {},
+): Promise<string> {
+  const { rows } = await sql.query<{ id: string }>(
+    `insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts)
+     values (gen_random_uuid(), 'Raw', $1, $2, $3, $4, now(), 0) returning id`,
+    [rowTopic, key, payload, JSON.stringify(headers)],
+  );
+  return rows[0]!.id;
+}
+
+/** The messages on `topic` whose key starts with `keys`, as `key=value` (ASCII here), until stop(). */
+async function collect(groupId: string, topic: string, keys: string) {
+  const seen: string[] = [];
+  const consumer = new KafkaConsumer(kafka, { groupId, topics: [topic], logger: silentLogger() });
+  await consumer.start(async (m: IncomingMessage) => {
+    const key = m.key?.toString() ?? '';
+    if (key.startsWith(keys)) seen.push(`${key}=${m.value?.toString().slice(0, 12)}`);
+  });
+  return { seen, stop: () => consumer.stop() };
+}
+
+async function outboxState() {
+  const { rows } = await sql.query<{
+    id: string;
+    published: boolean;
+    attempts: number;
+    last_error: string | null;
+  }>('select id, published_at is not null as published, attempts, last_error from outbox order by id');
+  return rows;
+}
+
+const value = (label: string, bytes: number) => Buffer.from(label.padEnd(bytes, '.'));
 
 /** A command: stores source content and its ContentChanged event in one transaction. */
 async function storeContent(entityId: string, fail = false): Promise<ContentChanged> {
@@ -86,13 +155,13 @@ async function consumeAll(groupId: string): Promise<{ ids: string[]; stop: () =>
 }
 
 /** Publishes for real, then dies before the relay can mark the rows: the crash window of the pattern. */
-class CrashAfterSend implements MessageProducer {
-  constructor(private readonly inner: MessageProducer) {}
-  async send(t: string, messages: readonly OutgoingMessage[]): Promise<void> {
-    await this.inner.send(t, messages);
+class CrashAfterSend implements RelayProducer {
+  constructor(private readonly inner: KafkaProducer) {}
+  async sendBatch(batches: readonly TopicMessages[]): Promise<void> {
+    await this.inner.sendBatch(batches);
     throw new Error('relay process died after publishing');
   }
-  disconnect = () => Promise.resolve();
+  checkFits: RelayProducer['checkFits'] = (t, m) => this.inner.checkFits(t, m);
 }
 
 describe('outbox relay', () => {
@@ -106,12 +175,12 @@ describe('outbox relay', () => {
     expect(await em.count(SourceContent, { entityId: 'v-rolled-back' })).toBe(0);
 
     // First relay: publishes the first batch, then crashes before marking it.
-    const crashing = new OutboxRelay(orm, new CrashAfterSend(producer), relayOptions);
+    const crashing = new OutboxRelay(orm, new CrashAfterSend(producer), relayOptions());
     await expect(crashing.relayOnce()).rejects.toThrow('relay process died');
     expect(await orm.em.fork().count(OutboxMessage, { publishedAt: null })).toBe(4);
 
     // A new relay takes over and publishes everything, the crashed batch again included.
-    const relay = new OutboxRelay(orm, producer, relayOptions);
+    const relay = new OutboxRelay(orm, producer, relayOptions());
     await relay.start();
     await waitFor(
       'all rows published',
@@ -126,16 +195,168 @@ describe('outbox relay', () => {
 
     expect(new Set(consumed.ids)).toEqual(new Set(committedIds));
     // Only the batch in flight at the crash is duplicated (batch size 3).
-    expect(consumed.ids.length).toBe(committedIds.length + relayOptions.batchSize);
+    expect(consumed.ids.length).toBe(committedIds.length + relayOptions().batchSize);
   });
 
   it('deletes published rows only after the retention period', async () => {
     await storeContent('v-old');
-    const relay = new OutboxRelay(orm, producer, relayOptions);
+    const relay = new OutboxRelay(orm, producer, relayOptions());
     while ((await relay.relayOnce()) > 0);
     expect(await relay.purgePublished(Date.now())).toBe(0);
     const purged = await relay.purgePublished(Date.now() + 61_000);
     expect(purged).toBeGreaterThan(0);
     expect(await orm.em.fork().count(OutboxMessage, {})).toBe(0);
+  });
+});
+
+describe('outbox relay: nothing stalls it', () => {
+  const options = () => ({ ...relayOptions(), batchSize: 50 });
+
+  it('splits a batch larger than the topic takes into requests that fit, in key order', async () => {
+    await sql.query('delete from outbox');
+    // 12 rows of 6 KB each for one key: 72 KB, in a topic that takes 16 KB per message batch.
+    for (let i = 0; i < 12; i++)
+      await insertRow(smallTopic, 'k-split', value(`split-${String(i).padStart(2, '0')}`, 6000));
+    const consumed = await collect(`${prefix}split`, smallTopic, 'k-split');
+    // Counts the relay's sends and the produce requests acknowledged: one send, in requests that fit.
+    let sends = 0;
+    let requests = 0;
+    const counting: RelayProducer = {
+      checkFits: (t, m) => producer.checkFits(t, m),
+      sendBatch: (batches, acknowledged) => {
+        sends += 1;
+        return producer.sendBatch(batches, (request) => {
+          requests += 1;
+          acknowledged?.(request);
+        });
+      },
+    };
+    const relay = new OutboxRelay(orm, counting, options());
+    expect(await relay.relayOnce()).toBe(12);
+    expect({ sends, requests }).toEqual({ sends: 1, requests: 6 });
+    await waitFor('the 12 rows', () => consumed.seen.length >= 12);
+    await consumed.stop();
+    expect(consumed.seen).toEqual(
+      Array.from({ length: 12 }, (_, i) => `k-split=split-${String(i).padStart(2, '0')}....`),
+    );
+  });
+
+  it('moves rows that can never be published to the dead letters and publishes the rows behind them', async () => {
+    await sql.query('delete from outbox');
+    const index = new DeadLetterIndex(orm);
+    await index.purge({ all: true });
+    const before = await insertRow(smallTopic, 'k-poison', value('before', 100));
+    const tooLarge = await insertRow(smallTopic, 'k-poison', value('too-large', SMALL_LIMIT + 1));
+    const badHeaders = await insertRow(smallTopic, 'k-poison', value('bad-headers', 100), {
+      'tp-event-id': 7,
+    });
+    const after = await insertRow(smallTopic, 'k-poison', value('after', 100));
+    const consumed = await collect(`${prefix}poison`, smallTopic, 'k-poison');
+
+    const relay = new OutboxRelay(orm, producer, options());
+    expect(await relay.relayOnce()).toBe(2);
+    await waitFor('the rows around the poison', () => consumed.seen.length >= 2);
+
+    const letters = await index.list({ limit: 10 });
+    expect(
+      letters.map((l) => [l.originalOffset, l.errorCode, l.consumerGroup, l.originalPartition]).sort(),
+    ).toEqual(
+      [
+        [Number(badHeaders), 'OUTBOX_ROW_INVALID', 'worker.outbox-relay', -1],
+        [Number(tooLarge), 'OUTBOX_MESSAGE_TOO_LARGE', 'worker.outbox-relay', -1],
+      ].sort(),
+    );
+    const large = await index.get(letters.find((l) => l.errorCode === 'OUTBOX_MESSAGE_TOO_LARGE')!.id);
+    expect(large!.payload.length).toBe(SMALL_LIMIT + 1);
+    expect((await outboxState()).map((r) => [r.id, r.published])).toEqual([
+      [before, true],
+      [after, true],
+    ]);
+
+    // Later traffic still flows.
+    await insertRow(smallTopic, 'k-poison', value('later', 100));
+    expect(await relay.relayOnce()).toBe(1);
+    await waitFor('the later row', () => consumed.seen.length >= 3);
+    await consumed.stop();
+    expect(consumed.seen).toEqual([
+      'k-poison=before......',
+      'k-poison=after.......',
+      'k-poison=later.......',
+    ]);
+  });
+
+  it('marks what a failed send had published, records the failure on the rest, and never sends a row twice', async () => {
+    await sql.query('delete from outbox');
+    for (let i = 0; i < 8; i++) await insertRow(smallTopic, `k-p${i % 2}`, value(`part-${i}`, 6000));
+    // The cluster is lost after the first request was acknowledged (48 KB go in several requests).
+    let failNext = true;
+    const losing: RelayProducer = {
+      checkFits: (t, m) => producer.checkFits(t, m),
+      sendBatch: (batches, acknowledged) =>
+        producer.sendBatch(batches, (request) => {
+          acknowledged?.(request);
+          if (failNext) {
+            failNext = false;
+            throw new Error('broker lost');
+          }
+        }),
+    };
+    const consumed = await collect(`${prefix}partial`, smallTopic, 'k-p');
+    const relay = new OutboxRelay(orm, losing, options());
+    await expect(relay.relayOnce()).rejects.toThrow('broker lost');
+
+    const state = await outboxState();
+    const published = state.filter((r) => r.published);
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.length).toBeLessThan(8);
+    expect(published.every((r) => r.attempts === 0 && r.last_error === null)).toBe(true);
+    const waiting = state.filter((r) => !r.published);
+    expect(waiting.every((r) => r.attempts === 1 && r.last_error === 'Error: broker lost')).toBe(true);
+
+    expect(await relay.relayOnce()).toBe(waiting.length);
+    await waitFor('every row', () => consumed.seen.length >= 8);
+    // A bounded window after the last expected message: no copy arrives.
+    await insertRow(smallTopic, 'k-pend', value('end', 10));
+    await relay.relayOnce();
+    await waitFor('the marker row', () => consumed.seen.some((s) => s.startsWith('k-pend')));
+    await consumed.stop();
+    const parts = consumed.seen.filter((s) => s.startsWith('k-p0') || s.startsWith('k-p1'));
+    expect(parts).toHaveLength(8);
+    for (const key of ['k-p0', 'k-p1']) {
+      const ofKey = parts.filter((s) => s.startsWith(`${key}=`)).map((s) => Number(s.split('part-')[1]![0]));
+      expect(ofKey).toEqual([...ofKey].sort());
+    }
+  });
+
+  it('stands by while another relay holds the lock, then takes over', async () => {
+    await sql.query('delete from outbox');
+    await insertRow(smallTopic, 'k-lock', value('locked', 10));
+    const other = await sql.connect();
+    try {
+      await other.query('begin');
+      await other.query(`select pg_advisory_xact_lock(hashtextextended('tp.outbox-relay', 0))`);
+      const relay = new OutboxRelay(orm, producer, options());
+      expect(await relay.relayOnce()).toBe(0);
+      await other.query('commit');
+      expect(await relay.relayOnce()).toBe(1);
+    } finally {
+      other.release();
+    }
+  });
+});
+
+describe('outbox backlog', () => {
+  it('is up on /ready while rows leave in time, and degraded once the oldest waits past the threshold', async () => {
+    await sql.query('delete from outbox');
+    const check = outboxBacklogCheck(orm, 60);
+    await expect(check.check()).resolves.toBeUndefined();
+    expect(check.required).toBe(false);
+    await insertRow(smallTopic, 'k-fresh', value('fresh', 10));
+    await expect(check.check()).resolves.toBeUndefined();
+    await sql.query(`update outbox set created_at = now() - interval '5 minutes'`);
+    await expect(check.check()).rejects.toThrow(/degraded: 1 outbox rows unpublished, the oldest for 30\d s/);
+    // The relay publishes it: the backlog is gone and the check is up again.
+    expect(await new OutboxRelay(orm, producer, relayOptions()).relayOnce()).toBe(1);
+    await expect(check.check()).resolves.toBeUndefined();
   });
 });

@@ -1,26 +1,68 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { OutboxMessage, type Orm } from '@tp/db';
-import type { MessageProducer, OutgoingMessage } from '@tp/kafka';
+import {
+  isRecordRefusal,
+  MessageTooLargeError,
+  type KafkaProducer,
+  type OutgoingMessage,
+  type TopicMessages,
+} from '@tp/kafka';
+import { deadLetterCounter, type DeadLetterIndex } from '@tp/pipeline';
 import type { Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
+
+import {
+  byTopic,
+  RELAY_DEAD_LETTER_GROUP,
+  rowDeadLetter,
+  rowMessage,
+  type OutboxRow,
+  type RowFailure,
+} from './outbox-rows.js';
 
 export interface OutboxRelayOptions {
   readonly batchSize: number;
   readonly pollIntervalMs: number;
   readonly retentionMs: number;
   readonly logger: Logger;
+  /** Where rows that can never be published go (the dead-letter index, in the relay's transaction). */
+  readonly deadLetters: DeadLetterIndex;
   readonly metrics?: Registry;
 }
 
+/** What the relay needs of a producer (KafkaProducer). */
+export type RelayProducer = Pick<KafkaProducer, 'sendBatch' | 'checkFits'>;
+
 const MAX_BACKOFF_MS = 5000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** One relay at a time per database: every worker tries for this lock at each batch. */
+const RELAY_LOCK = 'tp.outbox-relay';
+
+interface Sendable {
+  readonly row: OutboxRow;
+  readonly message: OutgoingMessage;
+}
+
+/** What one batch did: rows published, rows moved to the dead letters, rows that wait for a retry. */
+interface BatchOutcome {
+  published: string[];
+  poison: { row: OutboxRow; failure: RowFailure }[];
+  waiting?: { rows: OutboxRow[]; error: unknown };
+}
 
 /**
  * Publishes outbox rows in id order and marks them published, in one transaction per batch: rows are
  * locked (FOR UPDATE SKIP LOCKED), sent with the idempotent producer, then marked. A crash between send
  * and commit leaves the rows unpublished, so they are sent again: duplicates are possible, loss is not.
  * Consumers are idempotent (event ids, version-guarded upserts).
+ *
+ * Only one relay publishes at a time (a transaction-scoped advisory lock, tried at each batch): with
+ * several workers, the others stand by, so one key's rows are never sent by two relays at once and
+ * out of order. A row that can never be published (headers that are no message, a message larger than
+ * its topic takes, or one the broker refuses) is moved to the dead letters, and the rows behind it go
+ * on. A failed send marks the rows it acknowledged, writes `attempts` and `last_error` on the rest and
+ * backs off; those wait, in order, for the next batch.
  */
 export class OutboxRelay {
   private running = false;
@@ -28,11 +70,12 @@ export class OutboxRelay {
   private readonly wake = new AbortController();
   private readonly published?: Counter;
   private readonly failures?: Counter;
+  private readonly deadLettered?: Counter<'group' | 'code'>;
   private lastPurge = 0;
 
   constructor(
     private readonly orm: Orm,
-    private readonly producer: MessageProducer,
+    private readonly producer: RelayProducer,
     private readonly options: OutboxRelayOptions,
   ) {
     if (options.metrics) {
@@ -46,31 +89,44 @@ export class OutboxRelay {
         help: 'Relay batches that failed and will be retried',
         registers: [options.metrics],
       });
+      this.deadLettered = deadLetterCounter(options.metrics);
     }
   }
 
-  /** Publishes one batch; returns how many rows it published. */
+  /**
+   * Publishes one batch; returns how many rows it published (0 also while another relay holds the
+   * lock). Throws, after recording it on the rows, when a send failed.
+   */
   async relayOnce(): Promise<number> {
-    const em = this.orm.em.fork();
-    // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
-    const count = await em.transactional(async (tx) => {
+    const outcome = await this.orm.em.fork().transactional(async (tx) => {
+      const [lock] = await tx.execute<{ held: boolean }[]>(
+        'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as held',
+        [RELAY_LOCK],
+      );
+      if (!lock?.held) return undefined;
+      // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
       const rows = await tx.execute<OutboxRow[]>(
-        'select id, topic, message_key, payload, headers from outbox where published_at is null ' +
-          'order by id limit ? for update skip locked',
+        'select id, event_id, topic, message_key, payload, headers, attempts from outbox ' +
+          'where published_at is null order by id limit ? for update skip locked',
         [this.options.batchSize],
       );
-      if (rows.length === 0) return 0;
-      for (const [topic, messages] of byTopic(rows)) await this.producer.send(topic, messages);
-      // The ids as one array literal (they are digits): the driver would spread an array parameter.
-      await tx.execute('update outbox set published_at = now() where id = any(?::bigint[])', [
-        `{${rows.map((r) => r.id).join(',')}}`,
-      ]);
-      return rows.length;
+      if (rows.length === 0) return undefined;
+      const result = await this.publish(rows);
+      await this.record(tx, result);
+      return result;
     });
-    this.published?.inc(count);
-    return count;
+    if (!outcome) return 0;
+    this.published?.inc(outcome.published.length);
+    for (const { row, failure } of outcome.poison) {
+      this.deadLettered?.inc({ group: RELAY_DEAD_LETTER_GROUP, code: failure.code });
+      this.options.logger.warn(
+        { outbox_id: row.id, topic: row.topic, code: failure.code, err: failure.message },
+        'outbox row moved to the dead letters',
+      );
+    }
+    if (outcome.waiting) throw outcome.waiting.error;
+    return outcome.published.length;
   }
-
   /** Deletes published rows older than the retention; returns how many. */
   async purgePublished(now = Date.now()): Promise<number> {
     const cutoff = new Date(now - this.options.retentionMs);
@@ -88,6 +144,104 @@ export class OutboxRelay {
     this.running = false;
     this.wake.abort();
     await this.loop;
+  }
+
+  /**
+   * Sends the rows that make messages that fit; says what became of each row. A row whose topic's
+   * limit cannot be read (the cluster is unreachable, the topic missing) waits, with every row after it.
+   */
+  private async publish(rows: readonly OutboxRow[]): Promise<BatchOutcome> {
+    const outcome: BatchOutcome = { published: [], poison: [] };
+    const sendable: Sendable[] = [];
+    let held: { rows: OutboxRow[]; error: unknown } | undefined;
+    for (const [i, row] of rows.entries()) {
+      const checked = await this.unpublishable(row).catch((error: unknown) => ({ error }));
+      if (checked && 'error' in checked) {
+        held = { rows: rows.slice(i), error: checked.error };
+        break;
+      }
+      if (checked) outcome.poison.push({ row, failure: checked });
+      else sendable.push({ row, message: rowMessage(row) as OutgoingMessage });
+    }
+    await this.send(sendable, outcome);
+    if (held) {
+      outcome.waiting = {
+        rows: [...(outcome.waiting?.rows ?? []), ...held.rows],
+        error: outcome.waiting?.error ?? held.error,
+      };
+    }
+    return outcome;
+  }
+
+  private async send(sendable: readonly Sendable[], outcome: BatchOutcome): Promise<void> {
+    const rowOf = new Map(sendable.map((s) => [s.message, s.row]));
+    const acknowledged = (request: readonly TopicMessages[]) => {
+      for (const { messages } of request) for (const m of messages) outcome.published.push(rowOf.get(m)!.id);
+    };
+    try {
+      await this.producer.sendBatch(byTopic(sendable), acknowledged);
+    } catch (err) {
+      const done = new Set(outcome.published);
+      const rest = sendable.filter((s) => !done.has(s.row.id));
+      if (!isRecordRefusal(err)) outcome.waiting = { rows: rest.map((s) => s.row), error: err };
+      // The broker refused records of the batch: find which, row by row.
+      else await this.oneByOne(rest, outcome, acknowledged);
+    }
+  }
+
+  private async oneByOne(
+    rows: readonly Sendable[],
+    outcome: BatchOutcome,
+    acknowledged: (request: readonly TopicMessages[]) => void,
+  ): Promise<void> {
+    for (const [i, { row, message }] of rows.entries()) {
+      try {
+        await this.producer.sendBatch([{ topic: row.topic, messages: [message] }], acknowledged);
+      } catch (err) {
+        if (isRecordRefusal(err)) {
+          const code =
+            err instanceof MessageTooLargeError ? 'OUTBOX_MESSAGE_TOO_LARGE' : 'OUTBOX_MESSAGE_REFUSED';
+          outcome.poison.push({ row, failure: { code, message: errorText(err) } });
+          continue;
+        }
+        outcome.waiting = { rows: rows.slice(i).map((s) => s.row), error: err };
+        return;
+      }
+    }
+  }
+
+  /** Why the row can never be published, or undefined; a topic whose limit is unknown throws (transient). */
+  private async unpublishable(row: OutboxRow): Promise<RowFailure | undefined> {
+    const message = rowMessage(row);
+    if (!('value' in message)) return message;
+    try {
+      await this.producer.checkFits(row.topic, [message]);
+      return undefined;
+    } catch (err) {
+      if (err instanceof MessageTooLargeError)
+        return { code: 'OUTBOX_MESSAGE_TOO_LARGE', message: err.message };
+      throw err;
+    }
+  }
+
+  /** Marks what was published, moves the poison rows to the dead letters, notes the failure on the rest. */
+  private async record(tx: Orm['em'], { published, poison, waiting }: BatchOutcome): Promise<void> {
+    if (published.length > 0) {
+      // The ids as one array literal (they are digits): the driver would spread an array parameter.
+      await tx.execute('update outbox set published_at = now() where id = any(?::bigint[])', [
+        `{${published.join(',')}}`,
+      ]);
+    }
+    for (const { row, failure } of poison) {
+      await this.options.deadLetters.addWithin(tx, rowDeadLetter(row, failure));
+      await tx.execute('delete from outbox where id = ?', [row.id]);
+    }
+    if (waiting && waiting.rows.length > 0) {
+      await tx.execute(
+        'update outbox set attempts = attempts + 1, last_error = ? where id = any(?::bigint[])',
+        [errorText(waiting.error).slice(0, 2000), `{${waiting.rows.map((r) => r.id).join(',')}}`],
+      );
+    }
   }
 
   private async run(): Promise<void> {
@@ -115,20 +269,6 @@ export class OutboxRelay {
   }
 }
 
-interface OutboxRow {
-  readonly id: string;
-  readonly topic: string;
-  readonly message_key: string | null;
-  readonly payload: Buffer;
-  readonly headers: Record<string, string>;
-}
-
-function byTopic(rows: readonly OutboxRow[]): Map<string, OutgoingMessage[]> {
-  const groups = new Map<string, OutgoingMessage[]>();
-  for (const row of rows) {
-    const list = groups.get(row.topic) ?? [];
-    list.push({ key: row.message_key, value: row.payload, headers: row.headers });
-    groups.set(row.topic, list);
-  }
-  return groups;
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

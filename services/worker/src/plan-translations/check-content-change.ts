@@ -1,9 +1,6 @@
-import type { ContentChangedData } from '@tp/contracts';
+import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData } from '@tp/contracts';
 import { PermanentError } from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
-
-/** Entity type under which the translator files free text (POST /api/v1/translate); no module owns it. */
-export const FREE_TEXT_ENTITY_TYPE = 'text';
 
 /** Longest values the source_contents columns take, in characters. */
 const MAX_CHARS = { module: 100, entityType: 100, entityId: 200, field: 100 } as const;

@@ -70,6 +70,7 @@ function completed(
       engine: 'offline',
       truncated: false,
       detectedSourceLang: null,
+      requestedAt: 1_000 + sourceVersion,
       ...over,
     },
     { correlationId: `corr-${entityId}` },
@@ -131,13 +132,44 @@ describe('projection', () => {
     await projectionCaughtUp();
     expect((await rows('v-newer')).map((r) => r.translatedText)).toEqual(['Hello v2']);
 
-    const retranslated = completed('v-newer', 2, { translatedText: 'Hi', engine: 'deepl' });
+    const retranslated = completed('v-newer', 2, {
+      translatedText: 'Hi',
+      engine: 'deepl',
+      requestedAt: 5000,
+    });
     await send(retranslated);
     await projectionCaughtUp();
     expect(await rows('v-newer')).toMatchObject([
       { translatedText: 'Hi', engine: 'deepl', sourceVersion: 2, lastEventId: retranslated.eventId },
     ]);
     expect((await counter('projection_rows_written_total')) - writtenBefore).toBe(3);
+  });
+
+  it('keeps a retranslation when a late or replayed result of the same version from an earlier request arrives', async () => {
+    const first = completed('v-late', 4, { translatedText: 'first', requestedAt: 1000 });
+    const retranslated = completed('v-late', 4, { translatedText: 'retranslated', requestedAt: 2000 });
+    await send(retranslated);
+    await projectionCaughtUp();
+    // The first request's result comes late (a slow retry), then again (replayed from the dead letters).
+    await send(first);
+    await send(first);
+    await projectionCaughtUp();
+    expect(await rows('v-late')).toMatchObject([
+      {
+        translatedText: 'retranslated',
+        sourceVersion: 4,
+        requestedAt: 2000,
+        lastEventId: retranslated.eventId,
+      },
+    ]);
+    // A second result of the retranslation's own request (its batch was translated again) changes nothing.
+    await send(completed('v-late', 4, { translatedText: 'again', requestedAt: 2000 }));
+    await projectionCaughtUp();
+    expect((await rows('v-late'))[0]?.translatedText).toBe('retranslated');
+    // Later traffic still flows: a newer version replaces it.
+    await send(completed('v-late', 5, { requestedAt: 1500 }));
+    await projectionCaughtUp();
+    expect((await rows('v-late'))[0]).toMatchObject({ sourceVersion: 5, translatedText: 'Hello v5' });
   });
 
   it('leaves one unchanged row when the same event arrives twice', async () => {

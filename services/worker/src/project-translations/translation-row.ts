@@ -14,6 +14,8 @@ export interface TranslationRow {
   readonly translatedText: string;
   readonly sourceHash: string;
   readonly sourceVersion: number;
+  /** Epoch ms of the request this answers (0 when the event is older than v3). */
+  readonly requestedAt: number;
   readonly engine: string;
   readonly truncated: boolean;
   readonly lastEventId: string;
@@ -78,6 +80,7 @@ export function translationRow(event: TranslationCompleted): TranslationRow {
     translatedText: data.translatedText,
     sourceHash: data.sourceHash,
     sourceVersion: data.sourceVersion,
+    requestedAt: Number.isSafeInteger(data.requestedAt) && data.requestedAt > 0 ? data.requestedAt : 0,
     engine: data.engine,
     truncated: data.truncated,
     lastEventId: event.eventId,

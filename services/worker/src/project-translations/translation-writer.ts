@@ -10,17 +10,18 @@ export type WriteOutcome = 'written' | 'ignored';
 
 const INSERT =
   'insert into content_translations as t (entity_type, entity_id, field, target_lang, source_lang, ' +
-  'translated_text, source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at) values ';
-const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())';
-// The version guard: an older source version never overwrites a newer one; the same version is
-// applied again only from another event (a retranslation), so a redelivered event writes nothing.
+  'translated_text, source_hash, source_version, requested_at, engine, truncated, last_event_id, created_at, ' +
+  'updated_at) values ';
+const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())';
+// The version guard: an older source version never overwrites a newer one; of the same version,
+// only a result of a later request does (a retranslation), so a redelivered event, a second result
+// of the same request, or a late or replayed result from before a retranslation writes nothing.
 const UPSERT =
   ' on conflict (entity_type, entity_id, field, target_lang) do update set source_lang = excluded.source_lang, ' +
   'translated_text = excluded.translated_text, source_hash = excluded.source_hash, ' +
-  'source_version = excluded.source_version, engine = excluded.engine, truncated = excluded.truncated, ' +
-  'last_event_id = excluded.last_event_id, updated_at = excluded.updated_at ' +
-  'where t.source_version < excluded.source_version ' +
-  'or (t.source_version = excluded.source_version and t.last_event_id <> excluded.last_event_id) ' +
+  'source_version = excluded.source_version, requested_at = excluded.requested_at, engine = excluded.engine, ' +
+  'truncated = excluded.truncated, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at ' +
+  'where (t.source_version, t.requested_at) < (excluded.source_version, excluded.requested_at) ' +
   'returning t.entity_type, t.entity_id, t.field, t.target_lang';
 
 interface KeyColumns {
@@ -75,7 +76,7 @@ export class TranslationWriter {
     for (const row of rows) {
       const key = rowKey(row);
       const current = winners.get(key);
-      if (!current || row.sourceVersion >= current.sourceVersion) winners.set(key, row);
+      if (!current || order(row, current) >= 0) winners.set(key, row);
     }
     // Key order, so that concurrent writers (other worker processes) lock rows in the same order.
     const keys = [...winners.keys()].sort();
@@ -91,6 +92,7 @@ export class TranslationWriter {
         r.translatedText,
         r.sourceHash,
         r.sourceVersion,
+        r.requestedAt,
         r.engine,
         r.truncated,
         r.lastEventId,
@@ -108,6 +110,10 @@ export class TranslationWriter {
     });
   }
 }
+
+/** The guard's order of two results of one row: source version, then request time. */
+const order = (a: TranslationRow, b: TranslationRow): number =>
+  a.sourceVersion - b.sourceVersion || a.requestedAt - b.requestedAt;
 
 /** SQLSTATE class 22 (data exception) fails the same way on every retry. */
 function asPermanent(err: unknown): unknown {

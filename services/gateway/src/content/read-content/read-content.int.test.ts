@@ -122,6 +122,10 @@ beforeAll(async () => {
   await source('product', 'p-1', { title: 'Phone', blurb: 'A phone.' }, 'en', 2);
   await translation('product', 'p-1', 'title', 'zh-CN', '手机', 'Phone');
   await translation('product', 'p-1', 'blurb', 'zh-CN', '一部手机。', 'A phone.');
+  // Reads request translations only into configured target languages.
+  await orm.em
+    .getConnection()
+    .execute(`update translation_config set target_languages = '{en,ja,ko,fr}' where id = 1`);
 });
 
 beforeEach(async () => {
@@ -218,11 +222,26 @@ describe('reading content', () => {
     expect(await requests()).toHaveLength(after.length);
   });
 
+  it('requests nothing in a language that is not a configured target language', async () => {
+    const before = (await requests()).length;
+    const res = await read('/api/v1/content/product/p-1', 'de');
+    expect(res.body.data).toMatchObject({ untranslated: ['blurb', 'title'] });
+    expect(await requests()).toHaveLength(before);
+    // Later traffic still flows: a configured language is still requested.
+    await read('/api/v1/content/product/p-1', 'ko');
+    expect(
+      (await requests())
+        .slice(before)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['product:p-1:blurb:ko', 'product:p-1:title:ko']);
+  });
+
   it('requests nothing when translation is disabled', async () => {
     await orm.em.getConnection().execute('update translation_config set enabled = false where id = 1');
     try {
       const before = (await requests()).length;
-      const res = await read('/api/v1/content/product/p-1', 'ko');
+      const res = await read('/api/v1/content/product/p-1', 'fr');
       expect(res.body.data).toMatchObject({ untranslated: ['blurb', 'title'] });
       expect(await requests()).toHaveLength(before);
     } finally {

@@ -4,6 +4,7 @@ import { topicName } from '@tp/contracts';
 import { addToOutbox, type Orm, type OutboxEntry } from '@tp/db';
 import { bounded, type RedisClient } from '@tp/redis';
 import { newEvent, type EventCodec } from '@tp/schemas';
+import { normaliseLanguageTag } from '@tp/translation';
 
 import type { StoredField } from './merge-content.js';
 
@@ -24,7 +25,8 @@ export interface TranslationRequestsDeps {
  * outbox, like the planner's. Each (entity, field, language, text) is requested at most once per
  * throttle window (Redis SET NX EX), so a popular untranslated entity does not flood the queue; the
  * window also lets a lost request be made again later. Without Redis nothing is requested: better
- * a later read asks than every read does. Nothing is requested when translation is disabled.
+ * a later read asks than every read does. Nothing is requested when translation is disabled, or in a
+ * language that is not one of the configured target languages.
  */
 export class TranslationRequests {
   constructor(private readonly deps: TranslationRequestsDeps) {}
@@ -38,7 +40,7 @@ export class TranslationRequests {
   ): Promise<number> {
     const redis = this.deps.redis;
     if (fields.length === 0 || !redis?.isReady) return 0;
-    if (!(await this.enabled())) return 0;
+    if (!(await this.configuredTarget(targetLang))) return 0;
     const timeoutMs = this.deps.timeoutMs ?? 250;
     const keys = fields.map((f) => this.throttleKey(type, f, targetLang));
     const multi = redis.multi();
@@ -80,11 +82,18 @@ export class TranslationRequests {
     return due.length;
   }
 
-  private async enabled(): Promise<boolean> {
-    const rows = await this.deps.orm.em
+  /**
+   * Whether translation is enabled and `targetLang` is one of its target languages: a client's
+   * x-language asks for a language, it does not add one to what the platform translates into.
+   */
+  private async configuredTarget(targetLang: string): Promise<boolean> {
+    const [config] = await this.deps.orm.em
       .getConnection()
-      .execute<{ enabled: boolean }[]>('select enabled from translation_config where id = 1');
-    return rows[0]?.enabled ?? false;
+      .execute<{ enabled: boolean; target_languages: string[] }[]>(
+        'select enabled, target_languages from translation_config where id = 1',
+      );
+    if (!config?.enabled) return false;
+    return config.target_languages.some((tag) => normaliseLanguageTag(tag) === targetLang);
   }
 
   /** Fixed length whatever the ids: a hash of the parts, joined by U+0000, which none contains. */

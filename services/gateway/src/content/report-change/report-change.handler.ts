@@ -4,23 +4,30 @@ import { AppError } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
 import { contentChangedEntry } from './content-changed.event.js';
+import { assertDeliverable, type TopicLimit } from './deliverable-size.js';
 import { ReportContentChangeCommand, type ChangeAccepted } from './report-change.command.js';
 
 export interface ReportChangeDeps {
   readonly orm: Orm;
   readonly codec: EventCodec;
   readonly topicPrefix: string;
+  /** The topics' max.message.bytes; a change that could not travel is refused (deliverable-size.ts). */
+  readonly topicLimit?: TopicLimit;
 }
 
 /**
- * Checks that the entity type belongs to the reporting module and writes ContentChanged to the
- * outbox, in one transaction; the worker's relay publishes it and the planner stores the source.
+ * Checks that the change can travel through the pipeline (413 CONTENT_TOO_LARGE otherwise) and that
+ * the entity type belongs to the reporting module, and writes ContentChanged to the outbox, in one
+ * transaction; the worker's relay publishes it and the planner stores the source.
  */
 export class ReportContentChangeHandler implements ICommandHandler<ReportContentChangeCommand> {
   constructor(private readonly deps: ReportChangeDeps) {}
 
   async execute({ change, correlationId }: ReportContentChangeCommand): Promise<ChangeAccepted> {
     const entry = contentChangedEntry(change, correlationId, this.deps.topicPrefix);
+    if (this.deps.topicLimit) {
+      await assertDeliverable(change, entry, this.deps.codec, this.deps.topicPrefix, this.deps.topicLimit);
+    }
     // Plain SQL, as on the planner's path: the unit of work cost more than these two statements.
     await this.deps.orm.em.fork().transactional(async (em) => {
       // One type belongs to one module (docs/pipeline.md), so any stored row of the type names its

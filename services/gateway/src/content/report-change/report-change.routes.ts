@@ -1,3 +1,4 @@
+import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import { AppError, codePoints, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
@@ -63,7 +64,7 @@ export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: num
     path: '/api/v1/content/{module}/{type}/{id}',
     summary: 'Report changed content of one entity',
     description:
-      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Read the result with GET /api/v1/content/{type}/{id}. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module (and a MODULE_CONFLICT that does not name a module outside its scope).',
+      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Type `text` is reserved (400 ENTITY_TYPE_RESERVED). A change that could not travel through Kafka is refused before it is accepted (413 CONTENT_TOO_LARGE, counted in UTF-8 bytes: the change against the max.message.bytes of the content topic, the translation messages of each field against theirs, the result at 4 bytes per source byte). Read the result with GET /api/v1/content/{type}/{id}. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module (and a MODULE_CONFLICT that does not name a module outside its scope).',
     tags: ['content'],
     access: 'client',
     request: {
@@ -78,9 +79,23 @@ export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: num
         status: z.literal('accepted'),
       }),
     },
-    errors: ['MODULE_NOT_ALLOWED', 'MODULE_CONFLICT', 'UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
+    errors: [
+      'MODULE_NOT_ALLOWED',
+      'MODULE_CONFLICT',
+      'UNSUPPORTED_LANGUAGE',
+      'ENTITY_TYPE_RESERVED',
+      'CONTENT_TOO_LARGE',
+      'DEPENDENCY_UNAVAILABLE',
+    ],
     handler: async ({ params, body, req, principal }) => {
       assertInScope(principal, params.module);
+      if (params.type === FREE_TEXT_ENTITY_TYPE) {
+        throw new AppError(
+          'ENTITY_TYPE_RESERVED',
+          `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for the results of POST /api/v1/translate`,
+          { type: params.type },
+        );
+      }
       const command = new ReportContentChangeCommand(
         {
           module: params.module,

@@ -1,20 +1,15 @@
-import type { Dependencies } from '@tp/platform';
 import { withTimeout } from '@tp/runtime';
-import { z } from 'zod';
+import type { Kafka } from 'kafkajs';
+import { Gauge, type Registry } from 'prom-client';
 
-export const queueSchema = z
-  .object({
-    topic: z.string(),
-    consumer_group: z.string(),
-    lag: z.int().nullable().meta({
-      description:
-        'Requests not yet handled: end offsets minus the committed offsets of the engine consumers. null when Kafka could not be asked.',
-    }),
-    error: z.string().optional(),
-  })
-  .meta({ description: 'Length of the translation queue.' });
-
-export type ConsumerLag = z.input<typeof queueSchema>;
+/** How far a consumer group is behind on a topic. */
+export interface ConsumerLag {
+  readonly topic: string;
+  readonly consumer_group: string;
+  /** Messages not yet handled; null when Kafka could not be asked (then `error` says why). */
+  readonly lag: number | null;
+  readonly error?: string;
+}
 
 /**
  * The queue length as Kafka sees it: per partition, the end offset minus the group's committed
@@ -23,7 +18,7 @@ export type ConsumerLag = z.input<typeof queueSchema>;
  * unreachable broker or an unknown topic gives `lag: null` and the reason.
  */
 export async function consumerLag(
-  kafka: Dependencies['kafka'],
+  kafka: Kafka | undefined,
   topic: string,
   group: string,
   timeoutMs: number,
@@ -60,4 +55,31 @@ export async function consumerLag(
   } finally {
     if (over) await closed;
   }
+}
+
+/**
+ * kafka_consumer_lag{group, topic}: each (group, topic) pair's lag, asked of Kafka at each scrape
+ * (bounded by `timeoutMs`; an unanswered pair is left out of that scrape).
+ */
+export function consumerLagGauge(
+  registry: Registry,
+  kafka: Kafka,
+  pairs: readonly { readonly group: string; readonly topic: string }[],
+  timeoutMs = 2000,
+): void {
+  new Gauge({
+    name: 'kafka_consumer_lag',
+    help: 'Messages of a topic its consumer group has not handled yet (end offsets minus committed offsets)',
+    labelNames: ['group', 'topic'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const lags = await Promise.all(
+        pairs.map(({ group, topic }) => consumerLag(kafka, topic, group, timeoutMs)),
+      );
+      for (const { consumer_group: group, topic, lag } of lags) {
+        if (lag !== null) this.set({ group, topic }, lag);
+      }
+    },
+  });
 }

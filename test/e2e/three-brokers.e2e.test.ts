@@ -1,0 +1,161 @@
+// The pipeline on a real cluster (issue #15): three KRaft nodes of infra/kafka/kafka.sh on this
+// machine, topics with replication factor 3 and min.insync.replicas 2 (from the same settings as
+// `npm run topics`), two workers and two translators. The broker that leads the most partitions is
+// killed (SIGKILL) while reports keep coming in: every accepted report must end in its rows, none
+// lost, none twice. Slow (three JVMs), so it is a file of its own.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ALL_TOPICS } from '@tp/contracts';
+import { createKafka, ensureTopics } from '@tp/kafka';
+import kafkajs, { type Kafka } from 'kafkajs';
+
+import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
+import { uniquePrefix } from '../harness/kafka.js';
+import { silentLogger } from '../harness/logger.js';
+import { createOwnCluster, type OwnCluster } from '../harness/own-cluster.js';
+import { startPipelineStack, type PipelineStack } from '../harness/pipeline-stack.js';
+import { waitFor } from '../harness/wait.js';
+
+const prefix = uniquePrefix('cluster');
+const TARGETS = ['de', 'fr'];
+let cluster: OwnCluster;
+let kafka: Kafka;
+let libre: LibreTranslateDouble;
+let stack: PipelineStack;
+
+beforeAll(async () => {
+  cluster = await createOwnCluster(3);
+  await cluster.start();
+  kafka = createKafka({ brokers: cluster.brokers, clientId: 'cluster-e2e', logger: silentLogger() });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, ALL_TOPICS, prefix, 60_000, { replicationFactor: 3, minInsyncReplicas: 2 });
+  await admin.disconnect();
+  libre = await startLibreTranslateDouble();
+  stack = await startPipelineStack({
+    kafkaBrokers: cluster.brokers.join(','),
+    topicPrefix: prefix,
+    libreTranslateUrl: libre.url,
+    workers: 2,
+    translators: 2,
+  });
+  expect(
+    (await stack.call('PUT', '/api/admin/translate/config', stack.adminKey, { target_languages: TARGETS }))
+      .status,
+  ).toBe(200);
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await libre?.close();
+  await cluster?.remove();
+}, 120_000);
+
+/** The node that leads the most partitions of this test's topics. */
+async function busiestLeader(): Promise<{ node: number; partitions: number }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({
+      topics: ALL_TOPICS.map((t) => `${prefix}${t.name}`),
+    });
+    const led = new Map<number, number>();
+    for (const topic of topics)
+      for (const p of topic.partitions) led.set(p.leader, (led.get(p.leader) ?? 0) + 1);
+    const [node, partitions] = [...led].sort((a, b) => b[1] - a[1])[0]!;
+    return { node, partitions };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe('a 3-broker cluster losing a broker mid-load', () => {
+  it('creates the topics with replication factor 3 and min.insync.replicas 2', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const name = `${prefix}translation.requested.v1`;
+      const { topics } = await admin.fetchTopicMetadata({ topics: [name] });
+      expect(topics[0]!.partitions.every((p) => p.replicas.length === 3)).toBe(true);
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: kafkajs.ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] }],
+      });
+      expect(resources[0]!.configEntries[0]!.configValue).toBe('2');
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('loses nothing and duplicates nothing when the busiest leader is killed', async () => {
+    const accepted: string[] = [];
+    const reportNext = async () => {
+      const id = `c-${accepted.length}`;
+      const res = await stack.call('POST', `/api/v1/content/catalog/store/${id}`, stack.clientKey, {
+        source_lang: 'en',
+        source_version: 1,
+        fields: { name: `store ${id}`, motto: `motto ${id}` },
+      });
+      expect(res.status).toBe(202);
+      accepted.push(id);
+    };
+    for (let i = 0; i < 30; i++) await reportNext();
+    await waitFor(
+      'the first translations',
+      async () => (await stack.translations('store')).length > 0,
+      60_000,
+    );
+
+    const victim = await busiestLeader();
+    expect(victim.partitions).toBeGreaterThan(0);
+    await cluster.kill(victim.node);
+    // The load goes on while the cluster elects new leaders and moves the group coordinators.
+    for (let i = 0; i < 30; i++) {
+      await reportNext();
+      await sleep(100);
+    }
+
+    const expected = accepted
+      .flatMap((id) =>
+        [
+          ['motto', `motto ${id}`],
+          ['name', `store ${id}`],
+        ].flatMap(([field, text]) => TARGETS.map((lang) => `${id} ${field} ${lang} 1 [${lang}] ${text}`)),
+      )
+      .sort();
+    try {
+      await waitFor(
+        `all ${expected.length} translations`,
+        async () => (await stack.translations('store')).length >= expected.length,
+        180_000,
+        500,
+      );
+    } catch (err) {
+      // What the pipeline was doing when the wait ran out, for the failure message.
+      const outbox = await stack.sql.query(
+        `select topic, count(*) as n, max(attempts) as attempts, max(last_error) as error
+         from outbox where published_at is null group by topic`,
+      );
+      const stored = (await stack.translations('store')).length;
+      throw new Error(
+        `${(err as Error).message}: ${stored} stored; unpublished outbox ${JSON.stringify(outbox.rows)}\n${stack.logs()}`,
+        { cause: err },
+      );
+    }
+    // Exactly the expected rows (none missing, none extra, every text right) and no service died.
+    expect(await stack.translations('store')).toEqual(expected);
+    const unpublished = await stack.sql.query<{ n: string }>(
+      'select count(*) as n from outbox where published_at is null',
+    );
+    expect(Number(unpublished.rows[0]!.n)).toBe(0);
+    expect((await stack.sql.query('select 1 from dead_letters')).rowCount).toBe(0);
+    for (const [name, proc] of stack.processes)
+      expect({ name, exit: proc.child.exitCode }).toEqual({ name, exit: null });
+    // Every TranslationCompleted was projected once: each row was written by one event only.
+    const rewritten = await stack.sql.query<{ n: string }>(
+      `select count(*) as n from content_translations where entity_type = 'store' and created_at <> updated_at`,
+    );
+    expect(Number(rewritten.rows[0]!.n)).toBe(0);
+  }, 360_000);
+});
