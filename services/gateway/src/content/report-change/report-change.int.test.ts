@@ -137,7 +137,7 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
   it('answers 400 ENTITY_TYPE_RESERVED for type text, which the planner would dead-letter, and writes nothing', async () => {
     const before = await orm.em.fork().count(OutboxMessage, {});
     const res = await report('/api/v1/content/catalog/text/t-1', valid);
-    expect(res).toMatchObject({ status: 400, body: { code: 40006, error: 'ENTITY_TYPE_RESERVED' } });
+    expect(res).toMatchObject({ status: 400, body: { code: 40007, error: 'ENTITY_TYPE_RESERVED' } });
     expect(await orm.em.fork().count(OutboxMessage, {})).toBe(before);
     expect((await report('/api/v1/content/catalog/texts/t-1', valid)).status).toBe(202);
   });
