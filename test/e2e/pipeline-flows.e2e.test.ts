@@ -50,7 +50,9 @@ beforeAll(async () => {
     translators: 2,
     // A retry schedule shortened by configuration (the defaults ride out an hour): 100 ms doubling
     // to 400 ms, still 40 tries, so at least 7.8 s of waiting before a request would be dead-lettered.
-    env: { TRANSLATION_RETRY_BACKOFF_MS: '100', TRANSLATION_RETRY_MAX_BACKOFF_MS: '400' },
+    // The LibreTranslate double is the translators' only engine (no APy: the real one serves en -> es and
+    // cannot be stopped for one file), so the outage below takes every engine down.
+    env: { TRANSLATION_RETRY_BACKOFF_MS: '100', TRANSLATION_RETRY_MAX_BACKOFF_MS: '400', APERTIUM_URL: '' },
   });
   regressions = await watchForRegressions(stack.sql);
   const config = await stack.call('PUT', '/api/admin/translate/config', stack.adminKey, {

@@ -80,10 +80,17 @@ describe('the four services, as processes', () => {
 
   it.each(SERVICES)('%s reports each of its dependencies on /ready, all up', async (service) => {
     const url = `${running.get(service)!.url}/ready`;
-    // The consumers of the worker and the translator join their groups after the port opens.
-    await waitFor(`${service} ready`, async () => (await fetch(url)).status === 200, 20_000);
+    // The consumers of the worker and the translator join their groups after the port opens (the
+    // translator's after it has read its engines' language pairs), and the translator's are optional:
+    // /ready is 200 before they are up, so wait for every dependency, not for the status.
+    type Ready = { status: string; dependencies: Record<string, { status: string }> };
+    const allUp = async () => {
+      const body = (await (await fetch(url)).json()) as Ready;
+      return Object.values(body.dependencies).every((dep) => dep.status === 'up');
+    };
+    await waitFor(`${service} ready with every dependency up`, allUp, 30_000);
     const res = await fetch(url);
-    const body = (await res.json()) as { status: string; dependencies: Record<string, { status: string }> };
+    const body = (await res.json()) as Ready;
     expect(res.status).toBe(200);
     expect(body.status).toBe('ready');
     expect(Object.keys(body.dependencies).sort()).toEqual(EXPECTED_DEPENDENCIES[service]);
