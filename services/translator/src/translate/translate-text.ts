@@ -78,7 +78,7 @@ export interface RequestOrigin extends EventOrigin {
  */
 export class TranslateText {
   private readonly lookups?: Counter<'result'>;
-  private readonly inFlight: InFlight<ChainResult>;
+  private readonly inFlight: InFlight<Outcome>;
 
   constructor(private readonly deps: TranslateTextDeps) {
     this.inFlight = new InFlight(deps.maxInFlight ?? 10_000);
@@ -118,19 +118,7 @@ export class TranslateText {
     const key = { source, target, text };
     const hit = await this.deps.cache.read(key);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-    if (hit) {
-      return {
-        translatedText: hit.translatedText,
-        source: hit.source,
-        target,
-        ...(auto ? { detectedSource: hit.source } : {}),
-        engine: hit.engine,
-        cached: true,
-        truncated: false,
-        duration: seconds(),
-        attempts: [],
-      };
-    }
+    if (hit) return fromCache(hit, target, auto, seconds());
 
     // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
     const guessed = auto ? this.deps.detector.detect(text) : undefined;
@@ -139,29 +127,16 @@ export class TranslateText {
 
     // Identical requests in flight at the same time share one run of the chain (one engine call).
     const request = { text, source: used, target };
-    const { value: result, shared } = await this.inFlight
-      .run(hotCacheHash(request), origin.signal, (signal) => this.deps.chain.translate(request, signal))
+    const { value: outcome, shared } = await this.inFlight
+      .run(hotCacheHash(request), origin.signal, (signal) => this.runOnce(key, request, signal))
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
-    const actualSource = used === 'auto' ? (result.detectedSource ?? 'auto') : used;
+    if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
+    const { result, actualSource } = outcome;
     const detectedSource = auto && actualSource !== 'auto' ? actualSource : undefined;
     const engine = result.engine ?? 'none';
 
-    if (!result.truncated) {
-      const entry = {
-        translatedText: result.text,
-        source: actualSource,
-        engine,
-        cachedAt: new Date().toISOString(),
-        truncated: false,
-      };
-      // Stored under the key asked for and, for `auto`, under the language found, so a later request
-      // naming that language hits too. Awaited (a Redis round trip, or nothing while Redis is down)
-      // so that the next identical request reliably hits.
-      const keys = actualSource === source ? [key] : [key, { ...key, source: actualSource }];
-      await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
-    }
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
     if (origin.recordResult !== false && !shared) {
       this.deps.sink.record(
@@ -191,6 +166,59 @@ export class TranslateText {
       ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
     };
   }
+
+  /**
+   * One run of the chain, shared by the identical requests that join it. It first reads the cache
+   * again (a run that finished a moment ago has stored its result there), and it stays joinable until
+   * its own result is stored: so a request arriving at any moment either joins, or hits the cache.
+   */
+  private async runOnce(key: CacheKey, request: ChainRequest, signal: AbortSignal): Promise<Outcome> {
+    const stored = await this.deps.cache.read(key);
+    if (stored) return { hit: stored };
+    const result = await this.deps.chain.translate(request, signal);
+    const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
+    if (!result.truncated) {
+      const entry = {
+        translatedText: result.text,
+        source: actualSource,
+        engine: result.engine ?? 'none',
+        cachedAt: new Date().toISOString(),
+        truncated: false,
+      };
+      // Stored under the key asked for and, for `auto`, under the language found, so a later request
+      // naming that language hits too (a Redis round trip, or nothing while Redis is down).
+      const keys = actualSource === key.source ? [key] : [key, { ...key, source: actualSource }];
+      await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
+    }
+    return { result, actualSource };
+  }
+}
+
+/** What one shared run produced: a result another run had just cached, or its own chain result. */
+type Outcome =
+  { readonly hit: CachedTranslation } | { readonly result: ChainResult; readonly actualSource: string };
+type CacheKey = Parameters<HotCache['read']>[0];
+type CachedTranslation = NonNullable<Awaited<ReturnType<HotCache['read']>>>;
+type ChainRequest = Parameters<TranslationChain['translate']>[0];
+
+/** The answer from a hot-cache entry. */
+function fromCache(
+  hit: CachedTranslation,
+  target: string,
+  auto: boolean,
+  duration: number,
+): TranslationResult {
+  return {
+    translatedText: hit.translatedText,
+    source: hit.source,
+    target,
+    ...(auto ? { detectedSource: hit.source } : {}),
+    engine: hit.engine,
+    cached: true,
+    truncated: false,
+    duration,
+    attempts: [],
+  };
 }
 
 /** Characters are counted as code points, as a person would count them (an emoji is one). */

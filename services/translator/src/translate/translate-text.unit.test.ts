@@ -160,4 +160,36 @@ describe('TranslateText', () => {
     expect(result).toMatchObject({ translatedText: '  \n ', engine: 'none' });
     expect(calls).toHaveLength(0);
   });
+
+  it('makes no second engine call for a request whose cache read missed just before a run stored', async () => {
+    const { chain, calls } = fakeChain({});
+    const { cache } = fakeCache();
+    // The second request's first read sees the cache as it was when asked, but answers only after the
+    // first request has finished (a slow Redis round trip): it misses, and the run it joined is gone.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const slowCache: typeof cache = {
+      store: cache.store,
+      read: async (input) => {
+        reads += 1;
+        const nth = reads;
+        const seen = await cache.read(input);
+        if (nth === 2) await held;
+        return seen;
+      },
+    };
+    const sink: CompletedTranslationSink = { record: () => undefined };
+    const deps = { chain, cache: slowCache, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
+    const translateText = new TranslateText(deps);
+    const request = { text: 'hello', source: 'en', target: 'de' };
+
+    const first = translateText.execute(request, origin);
+    const second = translateText.execute(request, origin);
+    expect(await first).toMatchObject({ cached: false, translatedText: 'translated' });
+    release();
+
+    expect(await second).toMatchObject({ cached: true, translatedText: 'translated' });
+    expect(calls).toHaveLength(1);
+  });
 });
