@@ -4,3 +4,4 @@ export * from './dead-letter-message.js';
 export * from './permanent-error.js';
 export * from './read-cache-key.js';
 export * from './guarded-consumer.js';
+export * from './content/index.js';

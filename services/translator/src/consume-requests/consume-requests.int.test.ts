@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
@@ -11,6 +11,7 @@ import {
   type TranslationRequestedData,
 } from '@tp/contracts';
 import { KafkaConsumer, KafkaProducer, type IncomingMessage } from '@tp/kafka';
+import { sourceHash, translationMessageKey } from '@tp/pipeline';
 import { EventCodec, headerString, newEvent } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 
@@ -111,13 +112,13 @@ function request(data: Partial<TranslationRequestedData> = {}): { event: Transla
     field: 'name',
     sourceLang: 'en',
     targetLang: 'de',
-    sourceHash: createHash('sha256').update(text, 'utf8').digest('hex'),
+    sourceHash: sourceHash(text),
     sourceVersion: 3,
     ...data,
     text,
   };
   const event = newEvent('TranslationRequested', full, { correlationId: randomUUID(), causationId: 'cmd-1' });
-  return { event, key: `${full.entityType}:${full.entityId}:${full.field}:${full.targetLang}` };
+  return { event, key: translationMessageKey(full) };
 }
 
 async function produce(...requests: { event: TranslationRequested; key: string }[]): Promise<void> {

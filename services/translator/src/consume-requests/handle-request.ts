@@ -1,6 +1,6 @@
 import { topicName, type TranslationRequested } from '@tp/contracts';
 import { onceAcknowledged, type IncomingMessage, type MessageHandler, type MessageProducer } from '@tp/kafka';
-import { PermanentError } from '@tp/pipeline';
+import { PermanentError, translationMessageKey } from '@tp/pipeline';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
@@ -10,7 +10,7 @@ import { retryDelayMs, type BackoffSettings } from './retry-backoff.js';
 import { attemptOf } from './retry-headers.js';
 import { retryMessage } from './retry-message.js';
 import { failureReasons, requestRejection } from './translation-failure.js';
-import { requestKey, translationCompletedMessage } from './translation-completed.message.js';
+import { translationCompletedMessage } from './translation-completed.message.js';
 
 export interface HandleRequestDeps {
   readonly translateText: Pick<TranslateText, 'execute'>;
@@ -66,7 +66,7 @@ export function handleTranslationRequest(deps: HandleRequestDeps): MessageHandle
   return async (message) => {
     const attempt = attemptOf(message.headers);
     const request = decodeRequest(deps.codec, message);
-    const key = message.key?.toString('utf8') ?? requestKey(request);
+    const key = message.key?.toString('utf8') ?? translationMessageKey(request.data);
     const { data } = request;
     let result: TranslationResult;
     try {

@@ -38,9 +38,3 @@ export function translationCompletedMessage(
   const { value, headers } = codec.encode(event);
   return { key, value, headers };
 }
-
-/** The topic's key, for a request that came without one: entityType:entityId:field:targetLang. */
-export function requestKey(request: TranslationRequested): string {
-  const { entityType, entityId, field, targetLang } = request.data;
-  return `${entityType}:${entityId}:${field}:${targetLang}`;
-}

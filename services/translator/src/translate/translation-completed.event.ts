@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-
-import { topicName } from '@tp/contracts';
+import { FREE_TEXT_ENTITY_TYPE, topicName } from '@tp/contracts';
 import type { OutboxEntry } from '@tp/db';
+import { sourceHash, translationMessageKey } from '@tp/pipeline';
 import { newEvent } from '@tp/schemas';
 import { hotCacheHash } from '@tp/translation';
 
@@ -43,13 +42,13 @@ export function translationCompletedEntry(
   const event = newEvent(
     'TranslationCompleted',
     {
-      entityType: 'text',
+      entityType: FREE_TEXT_ENTITY_TYPE,
       entityId,
       field: 'text',
       sourceLang: completed.source,
       targetLang: completed.target,
       translatedText: completed.translatedText,
-      sourceHash: createHash('sha256').update(completed.text, 'utf8').digest('hex'),
+      sourceHash: sourceHash(completed.text),
       sourceVersion: 0,
       engine: completed.engine,
       truncated: completed.truncated,
@@ -61,8 +60,7 @@ export function translationCompletedEntry(
   );
   return {
     topic: topicName('translationCompleted', topicPrefix),
-    // The topic's key: entityType:entityId:field:targetLang.
-    key: `text:${entityId}:text:${completed.target}`,
+    key: translationMessageKey(event.data),
     event,
   };
 }

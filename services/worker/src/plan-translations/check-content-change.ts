@@ -1,9 +1,8 @@
 import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData } from '@tp/contracts';
-import { PermanentError } from '@tp/pipeline';
+import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
 
-/** Longest values the source_contents columns take, in characters. */
-const MAX_CHARS = { module: 100, entityType: 100, entityId: 200, field: 100 } as const;
+import { codePoints } from '../shared/code-points.js';
 
 /**
  * The change as the planner stores it (source language as our code), or a PermanentError when it can
@@ -25,15 +24,15 @@ export function checkContentChange(data: ContentChangedData): ContentChangedData
     );
   }
   const problems: string[] = [];
-  checkName(problems, 'module', data.module, MAX_CHARS.module);
-  checkName(problems, 'entityType', data.entityType, MAX_CHARS.entityType);
-  checkName(problems, 'entityId', data.entityId, MAX_CHARS.entityId);
+  checkName(problems, 'module', data.module, CONTENT_COLUMN_CHARS.module);
+  checkName(problems, 'entityType', data.entityType, CONTENT_COLUMN_CHARS.entityType);
+  checkName(problems, 'entityId', data.entityId, CONTENT_COLUMN_CHARS.entityId);
   if (!Number.isSafeInteger(data.sourceVersion) || data.sourceVersion < 0) {
     problems.push(`sourceVersion: ${data.sourceVersion} is not a non-negative integer`);
   }
   const names = new Set<string>();
   data.fields.forEach(({ name, text }, i) => {
-    checkName(problems, `fields.${i}.name`, name, MAX_CHARS.field);
+    checkName(problems, `fields.${i}.name`, name, CONTENT_COLUMN_CHARS.field);
     if (names.has(name)) problems.push(`fields.${i}.name: ${JSON.stringify(name)} appears twice`);
     names.add(name);
     if (text.includes('\u0000')) problems.push(`fields.${i}.text: contains U+0000`);
@@ -46,11 +45,4 @@ function checkName(problems: string[], path: string, value: string, maxChars: nu
   if (value.trim() === '') problems.push(`${path}: empty`);
   else if (codePoints(value) > maxChars) problems.push(`${path}: longer than ${maxChars} characters`);
   if (value.includes('\u0000')) problems.push(`${path}: contains U+0000`);
-}
-
-/** Length as Postgres counts characters of varchar(n): code points, not UTF-16 units. */
-export function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
 }

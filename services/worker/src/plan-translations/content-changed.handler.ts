@@ -1,17 +1,17 @@
 import { DriverException } from '@mikro-orm/core';
-import { topicName, type ContentChanged, type ContentChangedData } from '@tp/contracts';
-import { insertIntoOutbox, type Orm, type OutboxEntry } from '@tp/db';
+import type { ContentChanged, ContentChangedData } from '@tp/contracts';
+import { insertIntoOutbox, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
-import { PermanentError } from '@tp/pipeline';
-import { newEvent, type EventCodec } from '@tp/schemas';
+import { PermanentError, translationRequestedEntry } from '@tp/pipeline';
+import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
-import type { ReadCacheInvalidator } from '../project-translations/read-cache-invalidator.js';
+import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { checkContentChange } from './check-content-change.js';
 import {
   planTranslations,
   type SourceWrite,
-  type StoredField,
+  type StoredFieldState,
   type TranslationPlan,
   type TranslationSettings,
 } from './plan-translations.js';
@@ -59,11 +59,9 @@ function plannerCounters(registry: Registry): PlannerCounters {
  */
 export class ContentChangedHandler {
   private readonly counters?: PlannerCounters;
-  private readonly requestTopic: string;
 
   constructor(private readonly options: ContentChangedHandlerOptions) {
     if (options.metrics) this.counters = plannerCounters(options.metrics);
-    this.requestTopic = topicName('translationRequested', options.topicPrefix);
   }
 
   readonly handle = async (message: IncomingMessage): Promise<void> => {
@@ -88,11 +86,9 @@ export class ContentChangedHandler {
       const plan = planTranslations({ change, typeOwner, stored, settings });
       await writeSources(em, change, plan.writes);
       const context = { correlationId: event.correlationId, causationId: event.eventId };
-      const entries: OutboxEntry[] = plan.requests.map((request) => ({
-        topic: this.requestTopic,
-        key: `${request.entityType}:${request.entityId}:${request.field}:${request.targetLang}`,
-        event: newEvent('TranslationRequested', request, context),
-      }));
+      const entries = plan.requests.map((request) =>
+        translationRequestedEntry(request, this.options.topicPrefix, context),
+      );
       await insertIntoOutbox(em, this.options.codec, entries);
       return plan;
     });
@@ -113,7 +109,7 @@ async function readSettings(em: Em): Promise<TranslationSettings> {
 }
 
 /** The entity's stored fields, locked until the transaction ends. */
-async function lockEntity(em: Em, change: ContentChangedData): Promise<StoredField[]> {
+async function lockEntity(em: Em, change: ContentChangedData): Promise<StoredFieldState[]> {
   const rows = await em.execute<
     { module: string; field: string; source_lang: string; source_hash: string; source_version: string }[]
   >(

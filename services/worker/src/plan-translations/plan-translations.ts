@@ -1,17 +1,12 @@
-import { createHash } from 'node:crypto';
-
 import type { ContentChangedData, TranslationRequestedData } from '@tp/contracts';
-import { PermanentError } from '@tp/pipeline';
+import { PermanentError, sourceHash, translationRequestedData, type StoredField } from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
 
-/** What the planner knows of one stored field of the entity (its source_contents row). */
-export interface StoredField {
-  readonly module: string;
-  readonly field: string;
-  readonly sourceLang: string;
-  readonly sourceHash: string;
-  readonly sourceVersion: number;
-}
+/** What the planner knows of one stored field of the entity: its source_contents row without the text. */
+export type StoredFieldState = Pick<
+  StoredField,
+  'module' | 'field' | 'sourceLang' | 'sourceHash' | 'sourceVersion'
+>;
 
 /** The translation_config row, as far as planning needs it. */
 export interface TranslationSettings {
@@ -45,12 +40,9 @@ export interface PlanInput {
   /** The module that owns the entity type, or undefined while no module has reported the type. */
   readonly typeOwner: string | undefined;
   /** The entity's stored fields. */
-  readonly stored: readonly StoredField[];
+  readonly stored: readonly StoredFieldState[];
   readonly settings: TranslationSettings;
 }
-
-/** SHA-256 hex of a text (UTF-8), as stored in source_hash and carried by the translation events. */
-export const sourceHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * Decides what a ContentChanged does: which source fields to store and which translations to request.
@@ -94,18 +86,8 @@ export function planTranslations({ change, typeOwner, stored, settings }: PlanIn
       if (change.sourceVersion > before.sourceVersion) writes.push(write);
     } else {
       writes.push(write);
-      for (const targetLang of targets) {
-        requests.push({
-          entityType: change.entityType,
-          entityId: change.entityId,
-          field: name,
-          sourceLang: change.sourceLang,
-          targetLang,
-          text,
-          sourceHash: hash,
-          sourceVersion: change.sourceVersion,
-        });
-      }
+      const changed = { ...change, field: name, text, sourceHash: hash };
+      for (const targetLang of targets) requests.push(translationRequestedData(changed, targetLang));
     }
   }
   return { writes, requests, stale, unchanged };

@@ -9,7 +9,7 @@ import {
 } from '@tp/contracts';
 import { OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import type { KafkaProducer } from '@tp/kafka';
-import { contentReadCacheKey } from '@tp/pipeline';
+import { contentChangedKey, contentReadCacheKey, sourceHash } from '@tp/pipeline';
 import type { RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
@@ -19,7 +19,6 @@ import { uniquePrefix } from '../../../../test/harness/kafka.js';
 import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import { plannerTask } from './planner.task.js';
-import { sourceHash } from './plan-translations.js';
 
 const codec = new EventCodec();
 const prefix = uniquePrefix('planner');
@@ -78,7 +77,7 @@ async function send(...events: ContentChanged[]): Promise<void> {
   await producer.send(
     changedTopic,
     events.map((event) => ({
-      key: `${event.data.entityType}:${event.data.entityId}`,
+      key: contentChangedKey(event.data.entityType, event.data.entityId),
       ...codec.encode(event),
     })),
   );

@@ -9,7 +9,7 @@ import { EventCodec } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
-import { ReadCacheInvalidator } from '../project-translations/read-cache-invalidator.js';
+import { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { ContentChangedHandler } from './content-changed.handler.js';
 
 export interface PlannerTaskContext {

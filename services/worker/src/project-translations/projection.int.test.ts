@@ -8,7 +8,7 @@ import {
 } from '@tp/contracts';
 import { ContentTranslation, type Orm } from '@tp/db';
 import type { KafkaProducer } from '@tp/kafka';
-import { contentReadCacheKey } from '@tp/pipeline';
+import { contentReadCacheKey, translationMessageKey } from '@tp/pipeline';
 import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
@@ -19,7 +19,7 @@ import { silentLogger } from '../../../../test/harness/logger.js';
 import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
 import { waitFor } from '../../../../test/harness/wait.js';
 import { projectionTask } from './projection.task.js';
-import { ReadCacheInvalidator } from './read-cache-invalidator.js';
+import { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { TranslationCompletedHandler } from './translation-completed.handler.js';
 import { TranslationWriter } from './translation-writer.js';
 
@@ -77,8 +77,7 @@ function completed(
   );
 }
 
-const keyOf = ({ data }: TranslationCompleted) =>
-  `${data.entityType}:${data.entityId}:${data.field}:${data.targetLang}`;
+const keyOf = ({ data }: TranslationCompleted) => translationMessageKey(data);
 
 /** Produces results as the translator does, keyed entityType:entityId:field:targetLang. */
 async function send(...events: TranslationCompleted[]): Promise<void> {

@@ -9,7 +9,7 @@ import { EventCodec } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
-import { ReadCacheInvalidator } from './read-cache-invalidator.js';
+import { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { TranslationCompletedHandler } from './translation-completed.handler.js';
 import { TranslationWriter } from './translation-writer.js';
 

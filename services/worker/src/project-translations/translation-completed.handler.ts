@@ -3,7 +3,7 @@ import { PermanentError } from '@tp/pipeline';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
-import type { ReadCacheInvalidator } from './read-cache-invalidator.js';
+import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { translationRow } from './translation-row.js';
 import type { TranslationWriter } from './translation-writer.js';
 

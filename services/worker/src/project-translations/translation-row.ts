@@ -1,8 +1,8 @@
 import type { TranslationCompleted } from '@tp/contracts';
-import { PermanentError } from '@tp/pipeline';
+import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
 
-import { codePoints } from '../plan-translations/check-content-change.js';
+import { codePoints } from '../shared/code-points.js';
 
 /** A content_translations row as the projection writes it. */
 export interface TranslationRow {
@@ -20,15 +20,6 @@ export interface TranslationRow {
   readonly truncated: boolean;
   readonly lastEventId: string;
 }
-
-/** Longest values the content_translations columns take, in characters. */
-const MAX_CHARS = {
-  entityType: 100,
-  entityId: 200,
-  field: 100,
-  sourceHash: 64,
-  engine: 50,
-} as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -61,8 +52,8 @@ export function translationRow(event: TranslationCompleted): TranslationRow {
   for (const name of ['entityType', 'entityId', 'field', 'sourceHash', 'engine'] as const) {
     const value = data[name];
     if (value.trim() === '') problems.push(`${name}: empty`);
-    else if (codePoints(value) > MAX_CHARS[name])
-      problems.push(`${name}: longer than ${MAX_CHARS[name]} characters`);
+    else if (codePoints(value) > CONTENT_COLUMN_CHARS[name])
+      problems.push(`${name}: longer than ${CONTENT_COLUMN_CHARS[name]} characters`);
     if (value.includes('\u0000')) problems.push(`${name}: contains U+0000`);
   }
   if (data.translatedText.includes('\u0000')) problems.push('translatedText: contains U+0000');

@@ -2,7 +2,7 @@ import { DriverException } from '@mikro-orm/core';
 import type { Orm } from '@tp/db';
 import { PermanentError } from '@tp/pipeline';
 
-import { Coalescer, type ItemOutcome } from './coalescer.js';
+import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import { rowKey, type TranslationRow } from './translation-row.js';
 
 /** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */

@@ -1,6 +1,6 @@
 import type { Orm } from '@tp/db';
 
-import type { StoredField } from './merge-content.js';
+import type { TranslatedField } from './merge-content.js';
 
 interface FieldRecord {
   readonly entity_id: string;
@@ -28,8 +28,8 @@ export class ContentStore {
     type: string,
     ids: readonly string[],
     languages: readonly string[],
-  ): Promise<Map<string, StoredField[]>> {
-    const byEntity = new Map<string, StoredField[]>();
+  ): Promise<Map<string, TranslatedField[]>> {
+    const byEntity = new Map<string, TranslatedField[]>();
     if (ids.length === 0) return byEntity;
     const join =
       languages.length > 0
@@ -47,12 +47,13 @@ export class ContentStore {
         where s.entity_type = ? and s.entity_id in (?)`,
       languages.length > 0 ? [languages, type, ids] : [type, ids],
     );
-    const byField = new Map<string, StoredField & { translations: Map<string, string> }>();
+    const byField = new Map<string, TranslatedField & { translations: Map<string, string> }>();
     for (const row of rows) {
       const key = `${row.entity_id}\u0000${row.field}`;
       let field = byField.get(key);
       if (!field) {
         field = {
+          entityType: type,
           entityId: row.entity_id,
           module: row.module,
           field: row.field,

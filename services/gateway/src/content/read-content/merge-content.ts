@@ -1,12 +1,7 @@
+import type { StoredField } from '@tp/pipeline';
+
 /** One stored source field of an entity, with its current translations. */
-export interface StoredField {
-  readonly entityId: string;
-  readonly module: string;
-  readonly field: string;
-  readonly sourceLang: string;
-  readonly text: string;
-  readonly sourceHash: string;
-  readonly sourceVersion: number;
+export interface TranslatedField extends StoredField {
   /** Translations made from this very text (same source hash), by language code. */
   readonly translations: ReadonlyMap<string, string>;
 }
@@ -32,7 +27,7 @@ export interface MergedContent {
   /** Languages of the texts in the view, for Content-Language: asked ones first. */
   readonly languages: readonly string[];
   /** Fields not served in the first language asked: what to request a translation for. */
-  readonly wanted: readonly StoredField[];
+  readonly wanted: readonly TranslatedField[];
 }
 
 /**
@@ -45,14 +40,14 @@ export interface MergedContent {
 export function mergeContent(
   type: string,
   id: string,
-  fields: readonly StoredField[],
+  fields: readonly TranslatedField[],
   chain: readonly string[] | undefined,
 ): MergedContent {
   const sorted = [...fields].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   const latest = sorted.reduce((best, f) => (f.sourceVersion > best.sourceVersion ? f : best));
   const texts: Record<string, string> = {};
   const untranslated: string[] = [];
-  const wanted: StoredField[] = [];
+  const wanted: TranslatedField[] = [];
   const served = new Set<string>();
   for (const field of sorted) {
     const found = chain ? pick(field, chain) : { lang: field.sourceLang, text: field.text };
@@ -86,7 +81,7 @@ export function mergeContent(
   };
 }
 
-function pick(field: StoredField, chain: readonly string[]): { lang: string; text: string } | undefined {
+function pick(field: TranslatedField, chain: readonly string[]): { lang: string; text: string } | undefined {
   for (const lang of chain) {
     if (lang === field.sourceLang) return { lang, text: field.text };
     const translated = field.translations.get(lang);

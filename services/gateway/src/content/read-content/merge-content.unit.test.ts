@@ -1,13 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { mergeContent, type StoredField } from './merge-content.js';
+import { mergeContent, type TranslatedField } from './merge-content.js';
 
 const field = (
   name: string,
   text: string,
   translations: Record<string, string> = {},
-  extra: Partial<StoredField> = {},
-): StoredField => ({
+  extra: Partial<TranslatedField> = {},
+): TranslatedField => ({
+  entityType: 'vendor',
   entityId: 'v-1',
   module: 'catalog',
   field: name,
@@ -51,7 +52,7 @@ describe('mergeContent', () => {
   });
 
   it('says only the asked language when every field is translated', () => {
-    const merged = mergeContent('vendor', 'v-1', [fields[0] as StoredField], ['ja']);
+    const merged = mergeContent('vendor', 'v-1', [fields[0] as TranslatedField], ['ja']);
     expect(merged.view.fields).toEqual({ name: 'ファーウェイ' });
     expect(merged.languages).toEqual(['ja']);
     expect(merged.view.untranslated).toEqual([]);

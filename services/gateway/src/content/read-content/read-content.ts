@@ -2,7 +2,7 @@ import type { Logger } from '@tp/runtime';
 
 import type { ContentStore } from './content.store.js';
 import type { CachedContent, ContentReadCache } from './content-read-cache.js';
-import { mergeContent, type StoredField } from './merge-content.js';
+import { mergeContent, type TranslatedField } from './merge-content.js';
 import type { TranslationRequests } from './translation-requests.js';
 
 /** Hash field of the read cache for views asked without x-language; never a language code. */
@@ -55,7 +55,7 @@ export class ReadContent {
     if (misses.length > 0) {
       const stored = await this.store.fields(type, misses, chain ?? []);
       const fresh: CachedContent[] = [];
-      const wanted: StoredField[] = [];
+      const wanted: TranslatedField[] = [];
       for (const [id, fields] of stored) {
         const merged = mergeContent(type, id, fields, chain);
         // Not cached either: a cache hit requests nothing, so an entry must come from a read that did.

@@ -1,12 +1,10 @@
 import { hash } from 'node:crypto';
 
-import { topicName } from '@tp/contracts';
-import { addToOutbox, type Orm, type OutboxEntry } from '@tp/db';
+import { addToOutbox, type Orm } from '@tp/db';
+import { translationRequestedData, translationRequestedEntry, type StoredField } from '@tp/pipeline';
 import { bounded, type RedisClient } from '@tp/redis';
-import { newEvent, type EventCodec } from '@tp/schemas';
+import type { EventCodec } from '@tp/schemas';
 import { normaliseLanguageTag } from '@tp/translation';
-
-import type { StoredField } from './merge-content.js';
 
 export interface TranslationRequestsDeps {
   readonly orm: Orm;
@@ -50,25 +48,12 @@ export class TranslationRequests {
     const replies = await bounded(multi.execAsPipeline(), timeoutMs);
     const due = fields.filter((_, i) => String(replies[i]) === 'OK');
     if (due.length === 0) return 0;
-    const topic = topicName('translationRequested', this.deps.topicPrefix);
-    const entries: OutboxEntry[] = due.map((field) => ({
-      topic,
-      key: `${type}:${field.entityId}:${field.field}:${targetLang}`,
-      event: newEvent(
-        'TranslationRequested',
-        {
-          entityType: type,
-          entityId: field.entityId,
-          field: field.field,
-          sourceLang: field.sourceLang,
-          targetLang,
-          text: field.text,
-          sourceHash: field.sourceHash,
-          sourceVersion: field.sourceVersion,
-        },
-        { correlationId, causationId: null },
-      ),
-    }));
+    const entries = due.map((field) =>
+      translationRequestedEntry(translationRequestedData(field, targetLang), this.deps.topicPrefix, {
+        correlationId,
+        causationId: null,
+      }),
+    );
     try {
       await this.deps.orm.em.fork().transactional(async (em) => {
         addToOutbox(em, this.deps.codec, entries);

@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { topicName, type TopicKey } from '@tp/contracts';
 import type { OutboxEntry } from '@tp/db';
 import { DEFAULT_MAX_MESSAGE_BYTES, recordBudget, recordBytes } from '@tp/kafka';
+import { CONTENT_COLUMN_CHARS, translationRequestedData, translationRequestedEntry } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
-import { newEvent, type EventCodec } from '@tp/schemas';
+import type { EventCodec } from '@tp/schemas';
 
 import type { ContentChange } from './report-change.command.js';
 
@@ -19,7 +20,7 @@ const RESULT_EXTRA_BYTES = 512;
 /** The headers a request gains on the retry topic (attempt number and due time). */
 const RETRY_EXTRA_BYTES = 64;
 /** Longest target language code a request can carry (the column's length). */
-const LONGEST_LANGUAGE = 'x'.repeat(20);
+const LONGEST_LANGUAGE = 'x'.repeat(CONTENT_COLUMN_CHARS.lang);
 
 /** The `max.message.bytes` of a topic (the producers' TopicLimits). */
 export type TopicLimit = (topic: string) => Promise<number>;
@@ -65,22 +66,12 @@ export async function assertDeliverable(
 
 /** The record bytes of one field's TranslationRequested, for the longest language code. */
 function requestBytes(change: ContentChange, field: string, text: string, codec: EventCodec): number {
-  const event = newEvent(
-    'TranslationRequested',
-    {
-      entityType: change.entityType,
-      entityId: change.entityId,
-      field,
-      sourceLang: change.sourceLang,
-      targetLang: LONGEST_LANGUAGE,
-      text,
-      sourceHash: '0'.repeat(64),
-      sourceVersion: change.sourceVersion,
-    },
-    { correlationId: randomUUID(), causationId: randomUUID() },
-  );
-  const key = `${change.entityType}:${change.entityId}:${field}:${LONGEST_LANGUAGE}`;
-  return recordBytes({ key, ...codec.encode(event) });
+  const stored = { ...change, field, text, sourceHash: '0'.repeat(CONTENT_COLUMN_CHARS.sourceHash) };
+  const request = translationRequestedEntry(translationRequestedData(stored, LONGEST_LANGUAGE), '', {
+    correlationId: randomUUID(),
+    causationId: randomUUID(),
+  });
+  return recordBytes({ key: request.key, ...codec.encode(request.event) });
 }
 
 function tooLarge(

@@ -1,9 +1,9 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { insertIntoOutbox, type Orm } from '@tp/db';
+import { contentChangedEntry } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
-import { contentChangedEntry } from './content-changed.event.js';
 import { assertDeliverable, type TopicLimit } from './deliverable-size.js';
 import { ReportContentChangeCommand, type ChangeAccepted } from './report-change.command.js';
 
@@ -24,7 +24,7 @@ export class ReportContentChangeHandler implements ICommandHandler<ReportContent
   constructor(private readonly deps: ReportChangeDeps) {}
 
   async execute({ change, correlationId }: ReportContentChangeCommand): Promise<ChangeAccepted> {
-    const entry = contentChangedEntry(change, correlationId, this.deps.topicPrefix);
+    const entry = contentChangedEntry(change, this.deps.topicPrefix, { correlationId, causationId: null });
     if (this.deps.topicLimit) {
       await assertDeliverable(change, entry, this.deps.codec, this.deps.topicPrefix, this.deps.topicLimit);
     }

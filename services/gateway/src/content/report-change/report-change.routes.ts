@@ -15,6 +15,7 @@ export const MAX_REPORTED_FIELDS = 200;
 
 const fieldName = z
   .string()
+  // The column length (CONTENT_COLUMN_CHARS.field) written out: a literal can be checked for linear time.
   .regex(/^[A-Za-z0-9_.-]{1,100}$/, {
     message: 'field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
   })

@@ -1,4 +1,5 @@
 import { SourceContent, TranslationConfig, addToOutbox, type Orm } from '@tp/db';
+import { CONTENT_COLUMN_CHARS } from '@tp/pipeline';
 import { AppError, requestId } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { z } from 'zod';
@@ -13,11 +14,10 @@ export interface RetranslateOptions {
   readonly topicPrefix: string;
 }
 
-// Lengths of the source_contents columns.
 const params = z.strictObject({
-  module: z.string().min(1).max(100),
-  type: z.string().min(1).max(100),
-  id: z.string().min(1).max(200),
+  module: z.string().min(1).max(CONTENT_COLUMN_CHARS.module),
+  type: z.string().min(1).max(CONTENT_COLUMN_CHARS.entityType),
+  id: z.string().min(1).max(CONTENT_COLUMN_CHARS.entityId),
 });
 
 const retranslationSchema = z

@@ -1,22 +1,6 @@
-import { topicName } from '@tp/contracts';
 import type { OutboxEntry } from '@tp/db';
-import { newEvent } from '@tp/schemas';
-
-/** What a retranslation needs of a stored field (a source_contents row). */
-export interface StoredField {
-  readonly entityType: string;
-  readonly entityId: string;
-  readonly field: string;
-  readonly sourceLang: string;
-  readonly text: string;
-  readonly sourceHash: string;
-  readonly sourceVersion: number;
-}
-
-export interface EventOrigin {
-  readonly correlationId: string;
-  readonly causationId: string;
-}
+import { translationRequestedData, translationRequestedEntry, type RequestedField } from '@tp/pipeline';
+import type { EventContext } from '@tp/schemas';
 
 export interface Retranslation {
   readonly entries: readonly OutboxEntry[];
@@ -32,36 +16,18 @@ export interface Retranslation {
  * and hash go along, so the projection treats the results like any other of that version.
  */
 export function retranslationRequests(
-  fields: readonly StoredField[],
+  fields: readonly RequestedField[],
   targets: readonly string[],
   topicPrefix: string,
-  origin: EventOrigin,
+  origin: EventContext,
 ): Retranslation {
-  const topic = topicName('translationRequested', topicPrefix);
   const used = new Set<string>();
   const entries = fields.flatMap((stored) =>
     targets
       .filter((target) => target !== stored.sourceLang)
       .map((target): OutboxEntry => {
         used.add(target);
-        return {
-          topic,
-          key: `${stored.entityType}:${stored.entityId}:${stored.field}:${target}`,
-          event: newEvent(
-            'TranslationRequested',
-            {
-              entityType: stored.entityType,
-              entityId: stored.entityId,
-              field: stored.field,
-              sourceLang: stored.sourceLang,
-              targetLang: target,
-              text: stored.text,
-              sourceHash: stored.sourceHash,
-              sourceVersion: stored.sourceVersion,
-            },
-            origin,
-          ),
-        };
+        return translationRequestedEntry(translationRequestedData(stored, target), topicPrefix, origin);
       }),
   );
   return {

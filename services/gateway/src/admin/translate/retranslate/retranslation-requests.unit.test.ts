@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { retranslationRequests, type StoredField } from './retranslation-requests.js';
+import type { RequestedField } from '@tp/pipeline';
 
-const stored = (field: string, sourceLang = 'zh-CN'): StoredField => ({
+import { retranslationRequests } from './retranslation-requests.js';
+
+const stored = (field: string, sourceLang = 'zh-CN'): RequestedField => ({
   entityType: 'vendor',
   entityId: 'v-1',
   field,

@@ -1,0 +1,4 @@
+export * from './content-events.js';
+export * from './message-keys.js';
+export * from './source-hash.js';
+export * from './stored-field.js';
