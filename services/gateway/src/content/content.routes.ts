@@ -2,14 +2,15 @@ import type { Orm } from '@tp/db';
 import type { RedisClient } from '@tp/redis';
 import { EventCodec } from '@tp/schemas';
 
+import { GatewayCommandBus } from '../commands/command-bus.js';
 import type { AnyRoute } from '../http/route.js';
-import { ContentCommandBus } from './content-command-bus.js';
 import { ContentStore } from './read-content/content.store.js';
 import { ContentReadCache } from './read-content/content-read-cache.js';
 import { ReadContent } from './read-content/read-content.js';
 import { readContentRoutes } from './read-content/read-content.routes.js';
 import { TranslationRequests } from './read-content/translation-requests.js';
 import type { TopicLimit } from './report-change/deliverable-size.js';
+import { ReportContentChangeHandler } from './report-change/report-change.handler.js';
 import { reportChangeRoute } from './report-change/report-change.routes.js';
 
 export interface ContentDeps {
@@ -31,12 +32,14 @@ export interface ContentDeps {
 /** The content pipeline's edge: the command (report a change) and the query (read merged content). */
 export function contentRoutes(deps: ContentDeps): AnyRoute[] {
   const codec = deps.codec ?? new EventCodec();
-  const commands = new ContentCommandBus({
-    orm: deps.orm,
-    codec,
-    topicPrefix: deps.topicPrefix,
-    ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
-  });
+  const commands = new GatewayCommandBus([
+    new ReportContentChangeHandler({
+      orm: deps.orm,
+      codec,
+      topicPrefix: deps.topicPrefix,
+      ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
+    }),
+  ]);
   const reader = new ReadContent(
     new ContentStore(deps.orm),
     new ContentReadCache(deps.redis, deps.keyPrefix, deps.readCacheTtlSeconds),

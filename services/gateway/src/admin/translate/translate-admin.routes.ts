@@ -1,9 +1,11 @@
 import type { Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
+import { GatewayCommandBus } from '../../commands/command-bus.js';
 import type { TranslatorClient } from '../../translate/translator-client.js';
 import { translationConfigRoutes } from './config/translation-config.routes.js';
 import { TranslationConfigStore } from './config/translation-config.store.js';
+import { RetranslateEntityHandler } from './retranslate/retranslate.handler.js';
 import { retranslateRoute } from './retranslate/retranslate.routes.js';
 import { testTranslationRoute } from './test-translation/test-translation.routes.js';
 
@@ -19,6 +21,8 @@ export function translateAdminRoutes({ orm, translator, topicPrefix, maxTextChar
   return [
     ...translationConfigRoutes(new TranslationConfigStore(orm)),
     testTranslationRoute(translator, maxTextChars),
-    retranslateRoute({ orm, codec: new EventCodec(), topicPrefix }),
+    retranslateRoute(
+      new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec: new EventCodec(), topicPrefix })]),
+    ),
   ];
 }

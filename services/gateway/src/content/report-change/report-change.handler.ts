@@ -51,5 +51,5 @@ export class ReportContentChangeHandler implements ICommandHandler<ReportContent
 }
 
 // Decorators applied as calls: the workspace compiles without experimentalDecorators (see
-// content-command-bus.ts), and this is exactly what `@CommandHandler(...)` on the class does.
+// commands/command-bus.ts), and this is exactly what `@CommandHandler(...)` on the class does.
 CommandHandler(ReportContentChangeCommand)(ReportContentChangeHandler);

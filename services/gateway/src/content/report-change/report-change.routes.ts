@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 import { assertInScope, inScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
-import type { ContentCommandBus } from '../content-command-bus.js';
+import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { ReportContentChangeCommand } from './report-change.command.js';
@@ -59,7 +59,7 @@ function ownerOf(err: AppError): string {
 }
 
 /** POST /api/v1/content/{module}/{type}/{id}: the command side of the content pipeline. */
-export function reportChangeRoute(commands: ContentCommandBus, maxTextChars: number) {
+export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: number) {
   return defineRoute({
     method: 'post',
     path: '/api/v1/content/{module}/{type}/{id}',

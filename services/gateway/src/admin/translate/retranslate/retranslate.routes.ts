@@ -1,18 +1,10 @@
-import { SourceContent, TranslationConfig, addToOutbox, type Orm } from '@tp/db';
 import { CONTENT_COLUMN_CHARS } from '@tp/pipeline';
-import { AppError, requestId } from '@tp/runtime';
-import type { EventCodec } from '@tp/schemas';
+import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
+import type { GatewayCommandBus } from '../../../commands/command-bus.js';
 import { defineRoute } from '../../../http/route.js';
-import { TRANSLATION_CONFIG_ID, missingRow } from '../config/translation-config.store.js';
-import { retranslationRequests } from './retranslation-requests.js';
-
-export interface RetranslateOptions {
-  readonly orm: Orm;
-  readonly codec: EventCodec;
-  readonly topicPrefix: string;
-}
+import { RetranslateEntityCommand } from './retranslate.command.js';
 
 const params = z.strictObject({
   module: z.string().min(1).max(CONTENT_COLUMN_CHARS.module),
@@ -29,7 +21,7 @@ const retranslationSchema = z
   .meta({ id: 'Retranslation' });
 
 /** POST /api/admin/translate/retranslate/:module/:type/:id: re-enqueues every stored field x target. */
-export function retranslateRoute({ orm, codec, topicPrefix }: RetranslateOptions) {
+export function retranslateRoute(commands: GatewayCommandBus) {
   return defineRoute({
     method: 'post',
     path: '/api/admin/translate/retranslate/{module}/{type}/{id}',
@@ -42,26 +34,11 @@ export function retranslateRoute({ orm, codec, topicPrefix }: RetranslateOptions
     response: { status: 202, description: 'The requests were queued.', schema: retranslationSchema },
     errors: ['ENTITY_NOT_FOUND'],
     handler: async ({ params: { module, type, id }, req }) => {
-      const origin = { correlationId: requestId(req), causationId: requestId(req) };
-      const result = await orm.em.fork().transactional(async (em) => {
-        const fields = await em.find(
-          SourceContent,
-          { module, entityType: type, entityId: id },
-          { orderBy: { field: 'asc' } },
-        );
-        if (fields.length === 0) {
-          throw new AppError(
-            'ENTITY_NOT_FOUND',
-            `no source content is stored for ${type} ${JSON.stringify(id)} of module ${JSON.stringify(module)}`,
-            { module, type, id },
-          );
-        }
-        const config = await em.findOne(TranslationConfig, { id: TRANSLATION_CONFIG_ID });
-        if (!config) throw missingRow();
-        const retranslation = retranslationRequests(fields, config.targetLanguages, topicPrefix, origin);
-        addToOutbox(em, codec, retranslation.entries);
-        return retranslation;
-      });
+      const command = new RetranslateEntityCommand(
+        { module, entityType: type, entityId: id },
+        requestId(req),
+      );
+      const result = await commands.execute(command);
       return {
         requested: result.entries.length,
         fields: [...result.fields],
