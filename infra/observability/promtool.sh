@@ -5,7 +5,8 @@
 #                                            update first when the package is unknown); one line and
 #                                            exit 1 when that cannot be done here
 #   infra/observability/promtool.sh check    install, then `promtool check config` (both scrape configs),
-#                                            `promtool check rules` and `promtool test rules` (a few seconds)
+#                                            `promtool check rules` (the alerts and the Grafana dashboard's
+#                                            queries) and `promtool test rules` (a second or two)
 #
 # The package also installs a Prometheus server unit; this script never starts it.
 set -euo pipefail
@@ -43,11 +44,27 @@ install() {
   rm -f "$apt_log"
 }
 
+# The dashboard's queries as recording rules, so that promtool parses them too ($__rate_interval,
+# which Grafana fills in, becomes 5m).
+dashboard_queries_as_rules() {
+  node -e '
+    const dashboard = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    const exprs = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((t) => t.expr));
+    const rules = exprs.map((expr, i) =>
+      `      - record: dashboard:query_${i}\n        expr: ${JSON.stringify(expr.replaceAll("$__rate_interval", "5m"))}`);
+    console.log(["groups:", "  - name: dashboard", "    rules:", ...rules].join("\n"));
+  ' "$here/grafana/dashboards/platform.json"
+}
+
 check() {
   install
   cd "$here"
   promtool check config prometheus.yml prometheus.local.yml >/dev/null
   promtool check rules alerts.yml >/dev/null
+  local queries; queries="$(mktemp --suffix .yml)"
+  dashboard_queries_as_rules >"$queries"
+  promtool check rules "$queries" >/dev/null || { rm -f "$queries"; log "a dashboard query does not parse"; exit 1; }
+  rm -f "$queries"
   promtool test rules alerts.test.yml
 }
 
