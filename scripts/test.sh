@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm test: installs what is missing, type-checks, lints, builds, then runs every test tier with jest.
+# npm test: installs what is missing, type-checks, lints, checks the alert rules (promtool), builds,
+# then runs every test tier with jest.
 # Jest's global setup starts a native Kafka broker when KAFKA_BROKERS is not set (see test/harness).
 # Extra arguments go to jest, e.g. `npm test -- --testPathPatterns '\.unit\.'`.
 set -euo pipefail
@@ -13,8 +14,10 @@ t1=$(now)
 tsc -p tsconfig.json
 eslint --max-warnings 0 .
 prettier --check . >/dev/null || { say "formatting differs: run npm run format"; exit 1; }
+# The alert rules and scrape configs: promtool check + the rules' unit tests (a second or two).
+bash infra/observability/promtool.sh check
 build
-say "typecheck + lint + build: $(elapsed "$t1") s"
+say "typecheck + lint + alert rules + build: $(elapsed "$t1") s"
 t2=$(now)
 node --experimental-vm-modules --disable-warning=ExperimentalWarning --disable-warning=TimeoutNegativeWarning \
   node_modules/jest/bin/jest.js "$@"

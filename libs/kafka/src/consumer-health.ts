@@ -1,6 +1,6 @@
 import type { DependencyCheck, Logger } from '@tp/runtime';
 import type { Consumer } from 'kafkajs';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 /**
  * Where a consumer is: started but not yet in its group, consuming, rejoining after a crash that
@@ -13,6 +13,8 @@ export interface ConsumerHealth {
   readonly state: ConsumerState;
   /** The crash behind `restarting` or `crashed`. */
   readonly error?: string;
+  /** Times the consumer joined its group: the first join, then one after each rebalance. */
+  readonly joins: number;
 }
 
 /** Something that consumes and can say how it is doing (a consumer, or a task built on one). */
@@ -26,17 +28,17 @@ export interface HealthReporting {
  * (consumersCheck) reports it.
  */
 export function followHealth(consumer: Consumer, groupId: string, logger: Logger): () => ConsumerHealth {
-  let health: ConsumerHealth = { groupId, state: 'starting' };
+  let health: ConsumerHealth = { groupId, state: 'starting', joins: 0 };
   consumer.on(consumer.events.GROUP_JOIN, () => {
-    health = { groupId, state: 'consuming' };
+    health = { groupId, state: 'consuming', joins: health.joins + 1 };
   });
   // kafkajs emits STOP while it disconnects after a crash, then CRASH: the crash has the last word.
   consumer.on(consumer.events.STOP, () => {
-    health = { groupId, state: 'stopped' };
+    health = { groupId, state: 'stopped', joins: health.joins };
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     const error = `${payload.error.name}: ${payload.error.message}`;
-    health = { groupId, state: payload.restart ? 'restarting' : 'crashed', error };
+    health = { groupId, state: payload.restart ? 'restarting' : 'crashed', error, joins: health.joins };
     if (!payload.restart) {
       logger.error(
         { err: payload.error, groupId },
@@ -71,8 +73,23 @@ export function consumersCheck(
 /**
  * `kafka_consumer_consuming{group}`, read at scrape time: 1 while the group's consumer is consuming,
  * 0 while it is starting, restarting, crashed or stopped. Alert on 0 for longer than a rebalance.
+ * And `kafka_consumer_rebalances_total{group}`: the group joins of this process's consumers (one per
+ * rebalance it took part in, the first join included); a steady rise means the group does not settle.
  */
 export function consumersGauge(registry: Registry, consumers: () => readonly HealthReporting[]): void {
+  new Counter({
+    name: 'kafka_consumer_rebalances_total',
+    help: 'Times the consumer of a group joined it: the first join, then one per rebalance',
+    labelNames: ['group'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const consumer of consumers()) {
+        const { groupId, joins } = consumer.health();
+        this.inc({ group: groupId }, joins);
+      }
+    },
+  });
   new Gauge({
     name: 'kafka_consumer_consuming',
     help: 'Whether the consumer of a group is consuming (1), or starting, restarting, crashed or stopped (0)',

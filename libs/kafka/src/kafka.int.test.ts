@@ -264,7 +264,7 @@ describe('consumer offsets', () => {
 });
 
 describe('consumer health', () => {
-  it('is starting, then consuming once in its group, then stopped; readiness names a group that is not consuming, the gauge says 0', async () => {
+  it('is starting, then consuming once in its group, then stopped; readiness names a group that is not consuming, the gauge says 0, the rebalances counter counts the join', async () => {
     const topic = `${prefix}health`;
     await createTopic(topic, 1);
     const groupId = `${prefix}health-group`;
@@ -274,7 +274,10 @@ describe('consumer health', () => {
     consumersGauge(registry, () => [consumer]);
     const gauge = async () =>
       (await registry.metrics()).match(/^kafka_consumer_consuming\{group="([^"]+)"\} (\d)$/m)?.slice(1);
-    expect(consumer.health()).toEqual({ groupId, state: 'starting' });
+    const joins = async () =>
+      (await registry.metrics()).match(/^kafka_consumer_rebalances_total\{group="[^"]+"\} (\d+)$/m)?.[1];
+    expect(consumer.health()).toEqual({ groupId, state: 'starting', joins: 0 });
+    expect(await joins()).toBe('0');
     await expect(ready.check()).rejects.toThrow(`${groupId}: starting`);
     expect(await gauge()).toEqual([groupId, '0']);
 
@@ -282,9 +285,10 @@ describe('consumer health', () => {
     await waitFor('the group join', () => consumer.health().state === 'consuming', 15_000);
     await expect(ready.check()).resolves.toBeUndefined();
     expect(await gauge()).toEqual([groupId, '1']);
+    expect(await joins()).toBe('1');
 
     await consumer.stop();
-    expect(consumer.health()).toEqual({ groupId, state: 'stopped' });
+    expect(consumer.health()).toEqual({ groupId, state: 'stopped', joins: 1 });
     await expect(ready.check()).rejects.toThrow(`${groupId}: stopped`);
     expect(await gauge()).toEqual([groupId, '0']);
   });

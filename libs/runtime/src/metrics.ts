@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One Prometheus registry per process, with Node's default metrics and a `service` label. */
 export function createMetrics(service: string): Registry {
@@ -15,5 +15,20 @@ export function httpDurationHistogram(registry: Registry): Histogram<'method' | 
     labelNames: ['method', 'route', 'status'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+  });
+}
+
+/** A label-less gauge whose value is read at each scrape (a state a process holds, such as 1/0). */
+export function scrapedGauge(
+  registry: Registry,
+  metric: { readonly name: string; readonly help: string; readonly read: () => number },
+): void {
+  new Gauge({
+    name: metric.name,
+    help: metric.help,
+    registers: [registry],
+    collect() {
+      this.set(metric.read());
+    },
   });
 }

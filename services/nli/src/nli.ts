@@ -1,5 +1,5 @@
 import { startService, type BackgroundTask } from '@tp/platform';
-import { createLogger } from '@tp/runtime';
+import { createLogger, scrapedGauge } from '@tp/runtime';
 
 import { ClassifyText } from './classify/classify-text.js';
 import { classifyRoutes } from './classify/classify.routes.js';
@@ -33,8 +33,13 @@ export async function startNli(config: NliConfig) {
       config,
       needs: { postgres: true, redis: true },
       extraChecks: [slot.check()],
-      routes: (app, { deps, logger }) => {
+      routes: (app, { deps, logger, metrics }) => {
         if (!deps.orm) throw new Error('nli needs Postgres');
+        scrapedGauge(metrics, {
+          name: 'nli_model_ready',
+          help: 'Whether the NLI model is loaded (1) or not (0: classification answers 503 NLI_MODEL_NOT_READY)',
+          read: () => (slot.state.status === 'ready' ? 1 : 0),
+        });
         const limits = { maxTextChars: config.NLI_MAX_TEXT_CHARS, maxLabels: config.NLI_MAX_LABELS };
         const store = new NliConfigStore(deps.orm, config.NLI_CONFIG_CACHE_MS, logger);
         const cache = new ResultCache(deps.redis, config.REDIS_KEY_PREFIX, config.NLI_CACHE_TTL_S);

@@ -16,6 +16,12 @@ interface StatusReply {
   cache: { hits: number; misses: number };
 }
 
+/** The value of the nli_model_ready gauge on GET /metrics. */
+async function modelReadyGauge(nli: TestNli): Promise<string | undefined> {
+  const text = await (await fetch(`${nli.url}/metrics`)).text();
+  return text.match(/^nli_model_ready(?:\{[^}]*\})? (\d+)$/m)?.[1];
+}
+
 interface ReadyReply {
   status: string;
   dependencies: Record<string, { status: string; required: boolean; error?: string }>;
@@ -32,10 +38,11 @@ describe('the nli service with a usable model', () => {
     await nli?.close();
   });
 
-  it('is ready, and its status names the model as a test model with the configuration in use', async () => {
+  it('is ready (nli_model_ready 1), and its status names the model as a test model with the configuration in use', async () => {
     const ready = await nli.get<ReadyReply>('/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.dependencies.model).toMatchObject({ status: 'up', required: true });
+    expect(await modelReadyGauge(nli)).toBe('1');
     const { status, body } = await nli.get<StatusReply>('/status');
     expect(status).toBe(200);
     expect(body).toEqual({
@@ -77,12 +84,16 @@ describe('the nli service without a usable model', () => {
     return nli;
   };
 
-  /** Not ready on /ready, and 503 NLI_MODEL_NOT_READY with the reason on both classification routes. */
+  /**
+   * Not ready on /ready, nli_model_ready 0 on /metrics, and 503 NLI_MODEL_NOT_READY with the reason on
+   * both classification routes.
+   */
   async function expectNotReady(nli: TestNli, reason: string): Promise<void> {
     const ready = await nli.get<ReadyReply>('/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.dependencies.model).toMatchObject({ status: 'down', required: true });
     expect(ready.body.dependencies.model?.error).toContain(reason);
+    expect(await modelReadyGauge(nli)).toBe('0');
     for (const [path, request] of [
       ['/classify', { text: 'I like tea', candidate_labels: ['safe content'] }],
       ['/detect', { text: 'I like tea' }],

@@ -162,13 +162,18 @@ const NEVER_ABORTED = new AbortController().signal;
 
 export function createChain(engines: ChainEngines): TranslationChain {
   const options = engines.options ?? {};
+  // The breaker states are read at scrape time, once the slots below exist.
+  const metrics = chainMetrics(options.metrics, () =>
+    slots.flatMap(({ engine }) => (engine ? [{ engine: engine.name, state: engine.breakerState() }] : [])),
+  );
   const slots: Slot[] = SLOTS.map((name) => {
     const engine = engines[name];
     const own = options.slots?.[name];
     const resilience = { ...SLOT_DEFAULTS[name].resilience, ...options.resilience, ...own?.resilience };
+    const changed = (state: BreakerState) => metrics.breakerChanged(engine?.name ?? name, state);
     return {
       name,
-      engine: engine && withResilience(engine, resilience),
+      engine: engine && withResilience(engine, resilience, changed),
       split: own?.split ?? SLOT_DEFAULTS[name].split,
       successes: 0,
       failures: 0,
@@ -176,9 +181,6 @@ export function createChain(engines: ChainEngines): TranslationChain {
   });
   const configured = SLOTS.flatMap((name) => engines[name] ?? []);
   const directory = new PairDirectory(configured, { ...PAIR_DEFAULTS, ...options.pairs });
-  const metrics = chainMetrics(options.metrics, () =>
-    slots.flatMap(({ engine }) => (engine ? [{ engine: engine.name, state: engine.breakerState() }] : [])),
-  );
 
   /** Runs one configured engine, unless its breaker is open. */
   async function run(engine: ResilientEngine, slot: Slot, request: TranslateRequest, signal: AbortSignal) {
@@ -196,9 +198,12 @@ export function createChain(engines: ChainEngines): TranslationChain {
     outcome: AttemptOutcome,
     reason: string | undefined,
     ms: number,
+    { source, target }: TranslateRequest,
   ) {
     if (outcome === 'unsupported') return; // a refusal says nothing about the engine's health
-    metrics.record(engine, outcome as CallOutcome, ms / 1000);
+    // Only pairs the engine lists become label values, so the label set stays bounded.
+    const listed = directory.coverage(engine)?.serves(source, target) === true;
+    metrics.record(engine, outcome as CallOutcome, ms / 1000, listed ? `${source}-${target}` : 'other');
     if (outcome === 'ok') slot.successes += 1;
     if (outcome === 'failed') {
       slot.failures += 1;
@@ -240,7 +245,7 @@ export function createChain(engines: ChainEngines): TranslationChain {
       const { result, ms } = await run(engine, slot, request, signal);
       const { outcome, reason, done } = judge(result, echoedBy);
       if (outcome === 'unsupported') directory.stale(engine.name);
-      record(slot, engine.name, outcome, reason, ms);
+      record(slot, engine.name, outcome, reason, ms, request);
       attempts.push({
         slot: slot.name,
         engine: engine.name,

@@ -440,4 +440,46 @@ describe('createChain', () => {
     );
     expect(text).toContain('translation_engine_breaker_state{engine="deepl"} 0');
   });
+
+  it('records the duration of successful calls per engine and listed pair, and each breaker transition', async () => {
+    const registry = new Registry();
+    const chain = createChain({
+      primary: fake('deepl', failing()).engine,
+      fallback: fake('mymemory', zeroes).engine,
+      options: {
+        resilience: { ...options.resilience, breakerThreshold: 1, breakerCooldownMs: 10_000 },
+        metrics: registry,
+      },
+    });
+    await chain.directory.refresh(true);
+
+    await chain.translate(hello);
+    await chain.translate(hello);
+
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'translation_engine_pair_duration_seconds_count{engine="mymemory",pair="en-de"} 2',
+    );
+    expect(text).not.toMatch(/translation_engine_pair_duration_seconds_count\{engine="deepl"/);
+    expect(text).toContain('translation_engine_breaker_transitions_total{engine="deepl",state="open"} 1');
+    expect(text).not.toMatch(/translation_engine_breaker_transitions_total\{engine="mymemory"/);
+  });
+
+  it('labels a pair the engine does not list as other, so the pair label stays bounded', async () => {
+    const registry = new Registry();
+    const unlisted = fake('mymemory', zeroes);
+    const chain = createChain({
+      fallback: { ...unlisted.engine, languagePairs: () => Promise.reject(new Error('no pair list')) },
+      options: { ...options, metrics: registry },
+    });
+    await chain.directory.refresh(true);
+
+    await chain.translate({ ...hello, source: 'xx', target: 'yy' });
+
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'translation_engine_pair_duration_seconds_count{engine="mymemory",pair="other"} 1',
+    );
+    expect(text).not.toContain('pair="xx-yy"');
+  });
 });

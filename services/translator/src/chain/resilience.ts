@@ -59,6 +59,14 @@ export const DEFAULT_RESILIENCE: ResilienceOptions = {
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
+/** cockatiel's states in ours: an isolated breaker (none here) rejects calls like an open one. */
+const BREAKER_STATES: Record<CircuitState, BreakerState> = {
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.HalfOpen]: 'half-open',
+  [CircuitState.Open]: 'open',
+  [CircuitState.Isolated]: 'open',
+};
+
 export interface ResilientEngine extends TranslationEngine {
   /** `half-open` once the cooldown has passed: the next call is let through as a trial. */
   breakerState(): BreakerState;
@@ -72,10 +80,14 @@ export class BreakerOpenError extends Error {
   }
 }
 
-/** Wraps an engine; keep one wrapper per engine for the process's lifetime, as the breaker lives in it. */
+/**
+ * Wraps an engine; keep one wrapper per engine for the process's lifetime, as the breaker lives in it.
+ * `onBreakerChange` hears each transition of the breaker (for the breaker transitions metric).
+ */
 export function withResilience(
   engine: TranslationEngine,
   overrides: Partial<ResilienceOptions> = {},
+  onBreakerChange?: (state: BreakerState) => void,
 ): ResilientEngine {
   const options = { ...DEFAULT_RESILIENCE, ...overrides };
   const opensAtOnce = (error: unknown): boolean =>
@@ -91,6 +103,7 @@ export function withResilience(
   breakerPolicy.onBreak(() => {
     openedAt = Date.now();
   });
+  if (onBreakerChange) breakerPolicy.onStateChange((state) => onBreakerChange(BREAKER_STATES[state]));
 
   const retryPolicy = retry(
     handleWhen((error) => isRetryable(error, options.maxRetryAfterMs)),

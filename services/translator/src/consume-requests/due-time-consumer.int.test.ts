@@ -55,6 +55,6 @@ describe('the retry topic consumer', () => {
     } finally {
       await consumer.stop();
     }
-    expect(consumer.health()).toEqual({ groupId, state: 'stopped' });
+    expect(consumer.health()).toMatchObject({ groupId, state: 'stopped' });
   });
 });

@@ -65,6 +65,8 @@ export class EngineConsumers implements BackgroundTask {
     this.producer = new KafkaProducer(options.kafka);
     const prefix = options.settings.KAFKA_TOPIC_PREFIX;
     if (options.metrics) {
+      // Declared now, not once the topics exist: /metrics lists them (at 0) from the start.
+      consumeRequestsMetrics(options.metrics);
       consumersGauge(options.metrics, () => this.consumers);
       // The retry topic's lag is how many requests wait for an engine to come back.
       consumerLagGauge(options.metrics, options.kafka, [
