@@ -225,7 +225,10 @@ const send = async (request: RawRequest) => {
  * A 503 is accepted when it names a stopped service and the committed document says the request was
  * valid. A HEAD answer has no body: its GET twin is sent and must qualify. Returns what was found.
  */
-async function serviceDown(request: RawRequest, text: string) {
+async function serviceDown(
+  request: RawRequest,
+  text: string,
+): Promise<{ service: string | undefined; valid: boolean }> {
   if (request.method === 'HEAD') {
     const twin = { ...request, method: 'GET' };
     const res = await send(twin);
