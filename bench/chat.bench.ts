@@ -1,6 +1,7 @@
 // npm run bench:chat: POST /v1/chat/completions through the real gateway process beside direct calls to
 // the same upstream double (bench/openai-upstream.ts, in a process of its own), in the same run. Target
-// (issue #7): the gateway adds at most 5 ms to p99 latency.
+// (issue #7): the gateway adds at most 5 ms to p99 latency (each p99 figure is its own verdict; only 2xx
+// answers count as req/s; `-- --check` exits 1 when a verdict is missed, bench/verdict.ts).
 // - Latency: CONCURRENCY requests in flight, BENCH_REQUESTS per target per round, streamed (time to the
 //   first byte of the body, and to the end of the stream) and non-streamed (to the end of the body).
 // - Throughput: non-streamed, autocannon with CONNECTIONS connections for BENCH_SECONDS per target per round.
@@ -19,6 +20,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
 import { REPO_ROOT, freePort, waitForHttp } from './bench-support.js';
+import { okPerSecond, Verdicts } from './verdict.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -27,6 +29,7 @@ const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 0);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 const CONNECTIONS = 50;
 const TARGET_MS = 5;
+const verdicts = new Verdicts();
 const MODEL = 'gpt-bench';
 const UPSTREAM_KEY = `sk-bench-${randomBytes(8).toString('hex')}`;
 // Eight words; the double answers `bench:` and the words reversed.
@@ -163,7 +166,8 @@ async function throughput(target: Target, seconds: number): Promise<Throughput> 
     duration: seconds,
   });
   return {
-    rps: result.requests.average,
+    // Only successful answers count: a fast 4xx or 5xx is not throughput.
+    rps: okPerSecond(result),
     p50: result.latency.p50,
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
@@ -294,10 +298,8 @@ try {
   };
   const line = (label: string, found: { perRound: number[]; median: number }, verdict: boolean) => {
     const rounds = found.perRound.map(signed).join(' / ');
-    const tail = verdict
-      ? ` (target <= ${TARGET_MS} ms): ${found.median <= TARGET_MS ? 'met' : 'NOT met'}`
-      : '';
-    console.log(`${label}: ${ms(found.median)} ms (per round ${rounds})${tail}`);
+    console.log(`${label}: ${ms(found.median)} ms (per round ${rounds})`);
+    if (verdict) verdicts.check(label, found.median, '<=', TARGET_MS, ' ms');
   };
   console.log('');
   line(
@@ -350,6 +352,7 @@ try {
   );
   const failures = [...streamed, ...plain, ...loaded].flat().reduce((sum, r) => sum + r.failed, 0);
   if (failures > 0) console.log(`warning: ${failures} requests did not succeed (non-2xx, error or bad body)`);
+  verdicts.finish();
 } finally {
   for (const child of children) child.kill('SIGTERM');
 }

@@ -3,10 +3,12 @@
 // texts, beside two baselines measured in the same run over the same terms: a naive `includes()` loop
 // over every term, and one regular expression alternating all terms. Neither baseline normalises, checks
 // word boundaries or maps spans, so they do less work than the check. Target (issue #6): p99 under 1 ms
-// for texts up to 1,000 characters. Env: BENCH_SECONDS per measurement (default 2).
+// for texts up to 1,000 characters, each text its own verdict; `-- --check` exits 1 when one is missed
+// (bench/verdict.ts). Env: BENCH_SECONDS per measurement (default 2).
 import { listEntries } from '../services/gateway/src/moderation/matching/term-lists.js';
 import { TermMatcher } from '../services/gateway/src/moderation/matching/term-matcher.js';
 import { normalise } from '../services/gateway/src/moderation/normalise/normalise.js';
+import { Verdicts } from './verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const TARGET_MS = 1;
@@ -102,7 +104,8 @@ print(
 );
 print('| text | method | calls | p50 ms | p99 ms | found |');
 print('|---|---|---|---|---|---|');
-const verdicts: string[] = [];
+const verdicts = new Verdicts(print);
+const checks: { readonly name: string; readonly p99: number }[] = [];
 for (const { name, text } of TEXTS) {
   for (const method of methods) {
     const t = measure(() => method.run(text));
@@ -110,9 +113,10 @@ for (const { name, text } of TEXTS) {
       `| ${name} | ${method.name} | ${t.calls} | ${t.p50.toFixed(3)} | ${t.p99.toFixed(3)} | ${t.found} |`,
     );
     if (method === methods[0] && [...text].length <= 1000) {
-      verdicts.push(`${name}: p99 ${t.p99.toFixed(3)} ms ${t.p99 < TARGET_MS ? 'met' : 'NOT met'}`);
+      checks.push({ name, p99: t.p99 });
     }
   }
 }
 print(`\ntarget: keyword check p99 < ${TARGET_MS} ms for texts up to 1,000 characters`);
-for (const verdict of verdicts) print(`  ${verdict}`);
+for (const { name, p99 } of checks) verdicts.check(`${name}: keyword check p99`, p99, '<', TARGET_MS, ' ms');
+verdicts.finish();

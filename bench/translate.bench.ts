@@ -2,7 +2,8 @@
 // gateway process, beside a baseline measured in the same run (bench/baseline-server.mjs: one Redis
 // GET per request). autocannon, 50 connections. Targets (issue #4): gateway req/s >= 50% of the
 // baseline's, gateway p99 <= 10 ms. The three servers are measured in turn, round after round, so a
-// slow spell of this shared machine hits all of them; the verdict uses the medians.
+// slow spell of this shared machine hits all of them; the verdict uses the medians. Only 2xx answers
+// count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_SECONDS per measurement (default 6), BENCH_ROUNDS (default 3), DATABASE_URL, KAFKA_BROKERS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import autocannon from 'autocannon';
 import { createClient } from 'redis';
 
 import { REPO_ROOT, freePort, median, printRoundsTable, type Run, waitForHttp } from './bench-support.js';
+import { okPerSecond, Verdicts } from './verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,7 +41,8 @@ async function measure(url: string, body: string, seconds: number): Promise<Run>
     duration: seconds,
   });
   return {
-    rps: result.requests.average,
+    // Only successful answers count: a fast 4xx or 5xx is not throughput.
+    rps: okPerSecond(result),
     p50: result.latency.p50,
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
@@ -100,11 +103,12 @@ try {
   const ratios = (runs[2] ?? []).map((r, i) => r.rps / (runs[0]?.[i]?.rps ?? Infinity));
   const ratio = median(ratios);
   console.log(
-    `\ngateway/baseline req/s per round: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')}; median ${(ratio * 100).toFixed(1)}% (target >= 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+    `\ngateway/baseline 2xx/s per round: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')}`,
   );
-  console.log(
-    `gateway p99 (median of rounds): ${gateway.p99} ms (target <= 10 ms): ${gateway.p99 <= 10 ? 'met' : 'NOT met'}`,
-  );
+  const verdicts = new Verdicts();
+  verdicts.check('gateway/baseline 2xx/s (median of rounds)', ratio * 100, '>=', 50, '%');
+  verdicts.check('gateway p99 (median of rounds)', gateway.p99, '<=', 10, ' ms');
+  verdicts.finish();
   if (gateway.failed > 0 || baseline.failed > 0) console.log('warning: some requests did not succeed');
 } finally {
   for (const child of children) child.kill('SIGTERM');

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench:<name>: builds, makes sure Postgres, Redis and Kafka are there (a native broker is
 # started, and stopped afterwards, when KAFKA_BROKERS is not set), migrates a bench database, then runs
-# bench/<name>.bench.ts, which prints its figures.
+# bench/<name>.bench.ts, which prints its figures and verdicts. Further arguments go to the bench:
+# `npm run bench:<name> -- --check` exits non-zero when a verdict is missed.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 name="${1:?usage: scripts/bench.sh <name>}"
@@ -20,4 +21,4 @@ trap '[[ -n "$started_kafka" ]] && bash infra/kafka/kafka.sh stop >&2' EXIT
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/tp_bench}"
 MIGRATE_QUIET=1 node infra/db/dist/migrate.cli.js up >&2
 # kafkajs sets timers with negative delays (the services pass the same flag; see scripts/start.sh).
-NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=TimeoutNegativeWarning" tsx --conditions=@tp/source "bench/$name.bench.ts"
+NODE_OPTIONS="${NODE_OPTIONS:-} --disable-warning=TimeoutNegativeWarning" tsx --conditions=@tp/source "bench/$name.bench.ts" "${@:2}"

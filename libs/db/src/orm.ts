@@ -32,6 +32,14 @@ export function ormOptions({
   };
 }
 
+/**
+ * An ORM that has not connected yet (MikroORM connects at its first query): for tools that build a
+ * service's objects without serving, such as the gateway's OpenAPI writer.
+ */
+export async function unconnectedDatabase(options: DatabaseOptions): Promise<Orm> {
+  return MikroORM.init(ormOptions(options));
+}
+
 /** Connects and proves the connection with a query; throws with the driver's reason otherwise. */
 export async function connectDatabase(options: DatabaseOptions, extra: Partial<Options> = {}): Promise<Orm> {
   const orm = await MikroORM.init({ ...ormOptions(options), ...extra });

@@ -17,7 +17,7 @@ import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
 import { mountRoutes } from './http/mount.js';
-import { buildOpenApiDocument, serveOpenApi } from './http/openapi.js';
+import { buildOpenApiDocument, serveOpenApi, type OpenApiDocument } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
@@ -143,6 +143,14 @@ export function gatewayRoutes(
   ] as AnyRoute[];
 }
 
+/**
+ * The OpenAPI document GET /openapi.json serves for these routes. A reviewed copy is committed
+ * (services/gateway/openapi.json, `npm run openapi:write`) and the contract test requires the two equal.
+ */
+export function gatewayDocument(routes: readonly AnyRoute[]): OpenApiDocument {
+  return buildOpenApiDocument(routes, GATEWAY_VERSION);
+}
+
 /** /metrics is for scrapers: a direct peer in METRICS_ALLOW, never a request relayed by a proxy. */
 function metricsAccess(allow: readonly string[]): (req: IncomingMessage) => boolean {
   const allowed = proxyaddr.compile([...allow]);
@@ -178,7 +186,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
   const routes = gatewayRoutes(config, context, keys, budgets);
-  serveOpenApi(app, buildOpenApiDocument(routes, GATEWAY_VERSION));
+  serveOpenApi(app, gatewayDocument(routes));
   mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
   const lane = cacheHitLane({
     app,

@@ -12,10 +12,11 @@ import {
 import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
-import { OpenApiContract } from '../../test/openapi-contract.js';
+import { committedOpenApi, OpenApiContract } from '../../test/openapi-contract.js';
 
-// Real requests, real answers, checked against the document the gateway serves: every operation with
-// at least one success and its usual failures. The translator and nli services run for real, with
+// Real requests, real answers, checked against the committed, reviewed document
+// (services/gateway/openapi.json), which the served one must equal: every operation with at least one
+// success and its usual failures. The translator and nli services run for real, with
 // the project's tiny models.
 let gateway: TestGateway;
 let translator: TestTranslator;
@@ -44,7 +45,7 @@ beforeAll(async () => {
       { name: 'up', base_url: upstream.url, api_key_env: 'CONTRACT_UPSTREAM_KEY', models: ['gpt-test-mini'] },
     ]),
   });
-  contract = new OpenApiContract(gateway.openapi);
+  contract = new OpenApiContract(committedOpenApi());
   await redis.connect();
   await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(
     { source: 'zh-CN', target: 'en', text: '你好' },
@@ -554,7 +555,13 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-describe('responses match the served OpenAPI document', () => {
+describe('the served OpenAPI document', () => {
+  it('equals the committed, reviewed services/gateway/openapi.json (npm run openapi:write after an API change)', () => {
+    expect(gateway.openapi).toEqual(committedOpenApi());
+  });
+});
+
+describe('responses match the committed OpenAPI document', () => {
   it.each(SCENARIOS.map((s) => [`${s.method.toUpperCase()} ${s.path} (${s.name})`, s] as const))(
     '%s',
     async (_label, scenario) => {
@@ -574,7 +581,7 @@ describe('responses match the served OpenAPI document', () => {
   );
 
   it('the checker itself rejects a body that breaks the schema, and an undocumented status', () => {
-    const checker = new OpenApiContract(gateway.openapi);
+    const checker = new OpenApiContract(committedOpenApi());
     expect(() => checker.check('get', '/api/v1/me', 200, { code: 0, data: { id: 'not-a-uuid' } })).toThrow(
       /must/,
     );
@@ -583,7 +590,7 @@ describe('responses match the served OpenAPI document', () => {
 
   it('checked a success of every operation in the document', () => {
     const succeeded = new Set(contract.checked.filter((c) => c.status < 300).map((c) => c.operation));
-    const all = operations(gateway.openapi).map((op) => `${op.method} ${op.path}`);
+    const all = operations(committedOpenApi()).map((op) => `${op.method} ${op.path}`);
     expect(all.filter((op) => !succeeded.has(op))).toEqual([]);
   });
 });

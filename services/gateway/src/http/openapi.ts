@@ -102,6 +102,15 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
+/**
+ * The reviewed copy of the served document, services/gateway/openapi.json (written by
+ * `npm run openapi:write`; the same path from src/http and dist/http).
+ */
+export const COMMITTED_OPENAPI = new URL('../../openapi.json', import.meta.url);
+
+/** The committed file's text for a document: two-space JSON and a final newline. */
+export const openApiFileText = (document: unknown): string => `${JSON.stringify(document, null, 2)}\n`;
+
 export function buildOpenApiDocument(routes: readonly AnyRoute[], version: string): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
