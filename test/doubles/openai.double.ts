@@ -191,226 +191,43 @@ const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
 const MODEL_CREATED = 1_700_000_000;
 const CUT_GRACE_MS = 20;
 
+/** What the double was started with, with the defaults filled in. */
+interface Settings {
+  readonly apiKey: string;
+  readonly models: readonly string[];
+  readonly name: string;
+  readonly chunkDelayMs: number;
+}
+
+/** The double's state, shared by its request handling and its controls. */
+interface DoubleState {
+  readonly settings: Settings;
+  readonly requests: MutableRecord[];
+  readonly faults: FaultQueue<OpenAiFault>;
+  abortWaiters: ((request: MutableRecord) => void)[];
+  /** Responses the double itself cut: their close is not a client leaving. */
+  readonly destroyedByDouble: WeakSet<ServerResponse>;
+  /** Aborted on close, so no delay or chunk pause outlives the double. */
+  readonly lifetime: AbortController;
+}
+
 export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
-  const apiKey = options.apiKey ?? 'sk-test-upstream';
-  const models = options.models ?? ['gpt-test-mini'];
-  const name = options.name ?? 'openai-double';
-  const chunkDelayMs = options.chunkDelayMs ?? 0;
-  const requests: MutableRecord[] = [];
-  const faults = new FaultQueue<OpenAiFault>();
-  let abortWaiters: ((request: MutableRecord) => void)[] = [];
-  const destroyedByDouble = new WeakSet<ServerResponse>();
-  // Aborted on close, so no delay or chunk pause outlives the double.
-  const lifetime = new AbortController();
-  const pause = (ms: number) => sleep(ms, undefined, { signal: lifetime.signal });
-
-  /** The first queued fault for this request; a stream fault stays queued until its stream starts. */
-  const nextFault = (path: string, streaming: boolean) =>
-    faults.find(path, (fault) => streaming || !isStreamFault(fault));
-
-  const authError = (request: RecordedRequest): Answer | undefined => {
-    const header = request.headers.authorization;
-    if (header === `Bearer ${apiKey}`) return undefined;
-    const key = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
-    const body =
-      key === ''
-        ? openAiError(
-            "You didn't provide an API key. You need to provide your API key in an Authorization header using " +
-              'Bearer auth (i.e. Authorization: Bearer YOUR_KEY).',
-            'invalid_request_error',
-          )
-        : openAiError(
-            `Incorrect API key provided: ${maskKey(key)}. You can find your API key at ` +
-              'https://platform.openai.com/account/api-keys.',
-            'invalid_request_error',
-            null,
-            'invalid_api_key',
-          );
-    return { status: 401, body };
+  const state: DoubleState = {
+    settings: {
+      apiKey: options.apiKey ?? 'sk-test-upstream',
+      models: options.models ?? ['gpt-test-mini'],
+      name: options.name ?? 'openai-double',
+      chunkDelayMs: options.chunkDelayMs ?? 0,
+    },
+    requests: [],
+    faults: new FaultQueue<OpenAiFault>(),
+    abortWaiters: [],
+    destroyedByDouble: new WeakSet<ServerResponse>(),
+    lifetime: new AbortController(),
   };
-
-  const modelObject = (id: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'system' });
-
-  const route = (request: RecordedRequest): Answer | Completion => {
-    const denied = authError(request);
-    if (denied) return denied;
-    if (request.method === 'GET' && request.path === '/v1/models') {
-      return { status: 200, body: { object: 'list', data: models.map(modelObject) } };
-    }
-    const modelId = /^\/v1\/models\/(.+)$/.exec(request.path)?.[1];
-    if (request.method === 'GET' && modelId !== undefined) {
-      const id = decodeURIComponent(modelId);
-      return models.includes(id) ? { status: 200, body: modelObject(id) } : modelNotFound(id, 'model');
-    }
-    if (request.method === 'POST' && request.path === '/v1/chat/completions') return complete(request);
-    return {
-      status: 404,
-      body: openAiError(`Invalid URL (${request.method} ${request.path})`, 'invalid_request_error'),
-    };
-  };
-
-  const complete = (request: RecordedRequest): Answer | Completion => {
-    const invalid = validate(request);
-    if (invalid) return { status: 400, body: invalid };
-    const body = request.body as Record<string, unknown>;
-    const model = body.model as string;
-    if (!models.includes(model)) return modelNotFound(model, null);
-    const messages = body.messages as Record<string, unknown>[];
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    const full = words(expectedAnswer(name, lastUser ? messageText(lastUser) : ''));
-    const limit = (body.max_completion_tokens ?? body.max_tokens) as number | null | undefined;
-    const truncated = typeof limit === 'number' && full.length > limit;
-    const content = (truncated ? full.slice(0, limit) : full).join(' ');
-    const n = typeof body.n === 'number' ? body.n : 1;
-    const promptTokens = messages.reduce((sum, m) => sum + countTokens(messageText(m)), 0);
-    const completionTokens = countTokens(content) * n;
-    return {
-      model,
-      contents: Array.from({ length: n }, () => content),
-      finishReason: truncated ? 'length' : 'stop',
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      },
-    };
-  };
-
-  const stream = async (
-    res: ServerResponse,
-    completion: Completion,
-    includeUsage: boolean,
-    fault: StreamFault | undefined,
-  ): Promise<void> => {
-    const id = completionId();
-    const created = Math.floor(Date.now() / 1000);
-    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model: completion.model,
-      choices,
-      ...(includeUsage ? { usage: null } : {}),
-      ...extra,
-    });
-    const each = (kind: Step['kind'], choice: (index: number) => unknown): Step[] =>
-      completion.contents.map((_, index) => ({ kind, payload: chunk([choice(index)]) }));
-    const steps: Step[] = each('role', (index) => ({
-      index,
-      delta: { role: 'assistant', content: '' },
-      finish_reason: null,
-    }));
-    const wordsPerChoice = completion.contents.map(words);
-    const longest = Math.max(0, ...wordsPerChoice.map((w) => w.length));
-    for (let position = 0; position < longest; position += 1) {
-      wordsPerChoice.forEach((choiceWords, index) => {
-        const word = choiceWords[position];
-        if (word === undefined) return;
-        const delta = { content: position === 0 ? word : ` ${word}` };
-        steps.push({ kind: 'content', payload: chunk([{ index, delta, finish_reason: null }]) });
-      });
-    }
-    steps.push(...each('finish', (index) => ({ index, delta: {}, finish_reason: completion.finishReason })));
-    if (includeUsage) steps.push({ kind: 'usage', payload: chunk([], { usage: completion.usage }) });
-
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-request-id': requestId(),
-    });
-    res.flushHeaders();
-    let contentSent = 0;
-    for (const [i, step] of steps.entries()) {
-      if (i > 0 && chunkDelayMs > 0) await pause(chunkDelayMs);
-      if (res.destroyed) return;
-      // A fault fires once its content chunks are out, or at the latest before the first finish chunk.
-      if (fault && step.kind !== 'role' && (step.kind !== 'content' || contentSent >= fault.afterChunks)) {
-        if (fault.type === 'stream-cut') {
-          // Let the chunks already written reach the client first: a reader's queue is dropped on error.
-          await new Promise((resolve) => res.write('', resolve));
-          await pause(CUT_GRACE_MS);
-          destroyedByDouble.add(res);
-          res.socket?.destroy();
-        } else {
-          res.end(sse(openAiError(fault.message ?? SERVER_ERROR_MESSAGE, 'server_error')));
-        }
-        return;
-      }
-      res.write(sse(step.payload));
-      if (step.kind === 'content') contentSent += 1;
-    }
-    res.end('data: [DONE]\n\n');
-  };
-
-  const markAborted = (entry: MutableRecord) => {
-    entry.aborted = true;
-    const waiters = abortWaiters;
-    abortWaiters = [];
-    for (const wake of waiters) wake(entry);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // Listening before the body is read, so a client that leaves at once is seen too.
-    const seen: { entry?: MutableRecord } = {};
-    res.once('close', () => {
-      const byClient = !res.writableFinished && !destroyedByDouble.has(res) && !lifetime.signal.aborted;
-      if (seen.entry && byClient) markAborted(seen.entry);
-    });
-    res.once('finish', () => {
-      if (seen.entry) seen.entry.finished = true;
-    });
-    const entry = await record(req);
-    seen.entry = entry;
-    requests.push(entry);
-    const streaming = entry.path === '/v1/chat/completions' && field(entry.body, 'stream') === true;
-    const pending = nextFault(entry.path, streaming);
-    const fault = pending && !isStreamFault(pending.fault) ? pending.fault : undefined;
-    if (pending && fault) pending.use();
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'destroy') {
-      destroyedByDouble.add(res);
-      req.socket.destroy();
-      return;
-    }
-    if (fault?.type === 'delay') await pause(fault.ms);
-    if (res.destroyed) return;
-    if (fault?.type === 'respond') {
-      const body = typeof fault.body === 'function' ? fault.body(entry) : fault.body;
-      send(res, { status: fault.status, body, headers: fault.headers });
-      return;
-    }
-    const answer = route(entry);
-    if (!('contents' in answer)) {
-      send(res, answer);
-      return;
-    }
-    if (streaming) {
-      const includeUsage = field(field(entry.body, 'stream_options'), 'include_usage') === true;
-      const streamFault = pending && isStreamFault(pending.fault) ? pending.fault : undefined;
-      if (pending && streamFault) pending.use();
-      await stream(res, answer, includeUsage, streamFault);
-      return;
-    }
-    send(res, {
-      status: 200,
-      body: {
-        id: completionId(),
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: answer.model,
-        choices: answer.contents.map((content, index) => ({
-          index,
-          message: { role: 'assistant', content },
-          finish_reason: answer.finishReason,
-        })),
-        usage: answer.usage,
-      },
-    });
-  };
-
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (lifetime.signal.aborted || req.destroyed) return;
+    handle(state, req, res).catch((err: unknown) => {
+      if (state.lifetime.signal.aborted || req.destroyed) return;
       console.error('openai double failed', err);
       if (!res.headersSent)
         send(res, { status: 500, body: openAiError(SERVER_ERROR_MESSAGE, 'server_error') });
@@ -418,39 +235,270 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     });
   });
   const port = await listenOnFreePort(server);
-
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    requests,
+    requests: state.requests,
     fail(fault, faultOptions = {}) {
-      faults.add(fault, faultOptions);
+      state.faults.add(fault, faultOptions);
     },
     reset() {
-      requests.length = 0;
-      faults.clear();
+      state.requests.length = 0;
+      state.faults.clear();
     },
-    waitForAbort(timeoutMs = 5000) {
-      const done = requests.find((r) => r.aborted);
-      if (done) return Promise.resolve(done);
-      return new Promise<OpenAiRecordedRequest>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          abortWaiters = abortWaiters.filter((w) => w !== wake);
-          reject(new Error(`no request to the OpenAI double was aborted within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const wake = (request: MutableRecord) => {
-          clearTimeout(timer);
-          resolve(request);
-        };
-        abortWaiters.push(wake);
-      });
-    },
+    waitForAbort: (timeoutMs = 5000) => waitForAbort(state, timeoutMs),
     async close() {
-      lifetime.abort();
+      state.lifetime.abort();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
     },
   };
+}
+
+const pause = (state: DoubleState, ms: number) => sleep(ms, undefined, { signal: state.lifetime.signal });
+
+/** One request: recorded, then answered by a queued fault or by the API's own answer. */
+async function handle(state: DoubleState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Listening before the body is read, so a client that leaves at once is seen too.
+  const seen: { entry?: MutableRecord } = {};
+  res.once('close', () => {
+    const byClient =
+      !res.writableFinished && !state.destroyedByDouble.has(res) && !state.lifetime.signal.aborted;
+    if (seen.entry && byClient) markAborted(state, seen.entry);
+  });
+  res.once('finish', () => {
+    if (seen.entry) seen.entry.finished = true;
+  });
+  const entry = await record(req);
+  seen.entry = entry;
+  state.requests.push(entry);
+  const streaming = entry.path === '/v1/chat/completions' && field(entry.body, 'stream') === true;
+  // The first queued fault for this request; a stream fault stays queued until its stream starts.
+  const pending = state.faults.find(entry.path, (fault) => streaming || !isStreamFault(fault));
+  const fault = pending && !isStreamFault(pending.fault) ? pending.fault : undefined;
+  if (pending && fault) pending.use();
+  if (fault && (await answeredByFault(state, fault, entry, req, res))) return;
+  if (res.destroyed) return;
+  const answer = route(state.settings, entry);
+  if (!('contents' in answer)) {
+    send(res, answer);
+    return;
+  }
+  if (streaming) {
+    const includeUsage = field(field(entry.body, 'stream_options'), 'include_usage') === true;
+    const streamFault = pending && isStreamFault(pending.fault) ? pending.fault : undefined;
+    if (pending && streamFault) pending.use();
+    await stream(state, res, streamSteps(answer, includeUsage), streamFault);
+    return;
+  }
+  send(res, { status: 200, body: completionBody(answer) });
+}
+
+/** Plays a fault that is not a stream's; true when it took the request (a delay hands it on). */
+async function answeredByFault(
+  state: DoubleState,
+  fault: Fault,
+  entry: MutableRecord,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  if (fault.type === 'hang') return true;
+  if (fault.type === 'destroy') {
+    state.destroyedByDouble.add(res);
+    req.socket.destroy();
+    return true;
+  }
+  if (fault.type === 'delay') await pause(state, fault.ms);
+  if (res.destroyed) return true;
+  if (fault.type === 'respond') {
+    const body = typeof fault.body === 'function' ? fault.body(entry) : fault.body;
+    send(res, { status: fault.status, body, headers: fault.headers });
+    return true;
+  }
+  return false;
+}
+
+function markAborted(state: DoubleState, entry: MutableRecord): void {
+  entry.aborted = true;
+  const waiters = state.abortWaiters;
+  state.abortWaiters = [];
+  for (const wake of waiters) wake(entry);
+}
+
+function waitForAbort(state: DoubleState, timeoutMs: number): Promise<OpenAiRecordedRequest> {
+  const done = state.requests.find((r) => r.aborted);
+  if (done) return Promise.resolve(done);
+  return new Promise<OpenAiRecordedRequest>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      state.abortWaiters = state.abortWaiters.filter((w) => w !== wake);
+      reject(new Error(`no request to the OpenAI double was aborted within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const wake = (request: MutableRecord) => {
+      clearTimeout(timer);
+      resolve(request);
+    };
+    state.abortWaiters.push(wake);
+  });
+}
+
+function authError(apiKey: string, request: RecordedRequest): Answer | undefined {
+  const header = request.headers.authorization;
+  if (header === `Bearer ${apiKey}`) return undefined;
+  const key = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+  const body =
+    key === ''
+      ? openAiError(
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using " +
+            'Bearer auth (i.e. Authorization: Bearer YOUR_KEY).',
+          'invalid_request_error',
+        )
+      : openAiError(
+          `Incorrect API key provided: ${maskKey(key)}. You can find your API key at ` +
+            'https://platform.openai.com/account/api-keys.',
+          'invalid_request_error',
+          null,
+          'invalid_api_key',
+        );
+  return { status: 401, body };
+}
+
+const modelObject = (id: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'system' });
+
+/** The API's own answer: the models, or a completion to send whole or stream. */
+function route(settings: Settings, request: RecordedRequest): Answer | Completion {
+  const denied = authError(settings.apiKey, request);
+  if (denied) return denied;
+  const { models } = settings;
+  if (request.method === 'GET' && request.path === '/v1/models') {
+    return { status: 200, body: { object: 'list', data: models.map(modelObject) } };
+  }
+  const modelId = /^\/v1\/models\/(.+)$/.exec(request.path)?.[1];
+  if (request.method === 'GET' && modelId !== undefined) {
+    const id = decodeURIComponent(modelId);
+    return models.includes(id) ? { status: 200, body: modelObject(id) } : modelNotFound(id, 'model');
+  }
+  if (request.method === 'POST' && request.path === '/v1/chat/completions')
+    return complete(settings, request);
+  return {
+    status: 404,
+    body: openAiError(`Invalid URL (${request.method} ${request.path})`, 'invalid_request_error'),
+  };
+}
+
+function complete(settings: Settings, request: RecordedRequest): Answer | Completion {
+  const invalid = validate(request);
+  if (invalid) return { status: 400, body: invalid };
+  const body = request.body as Record<string, unknown>;
+  const model = body.model as string;
+  if (!settings.models.includes(model)) return modelNotFound(model, null);
+  const messages = body.messages as Record<string, unknown>[];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const full = words(expectedAnswer(settings.name, lastUser ? messageText(lastUser) : ''));
+  const limit = (body.max_completion_tokens ?? body.max_tokens) as number | null | undefined;
+  const truncated = typeof limit === 'number' && full.length > limit;
+  const content = (truncated ? full.slice(0, limit) : full).join(' ');
+  const n = typeof body.n === 'number' ? body.n : 1;
+  const promptTokens = messages.reduce((sum, m) => sum + countTokens(messageText(m)), 0);
+  const completionTokens = countTokens(content) * n;
+  return {
+    model,
+    contents: Array.from({ length: n }, () => content),
+    finishReason: truncated ? 'length' : 'stop',
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
+  };
+}
+
+/** A whole (non-streamed) completion's body. */
+const completionBody = (answer: Completion) => ({
+  id: completionId(),
+  object: 'chat.completion',
+  created: Math.floor(Date.now() / 1000),
+  model: answer.model,
+  choices: answer.contents.map((content, index) => ({
+    index,
+    message: { role: 'assistant', content },
+    finish_reason: answer.finishReason,
+  })),
+  usage: answer.usage,
+});
+
+/** A streamed completion's chunks: each choice's role, its words one by one, its finish, the usage. */
+function streamSteps(completion: Completion, includeUsage: boolean): Step[] {
+  const id = completionId();
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: completion.model,
+    choices,
+    ...(includeUsage ? { usage: null } : {}),
+    ...extra,
+  });
+  const each = (kind: Step['kind'], choice: (index: number) => unknown): Step[] =>
+    completion.contents.map((_, index) => ({ kind, payload: chunk([choice(index)]) }));
+  const steps: Step[] = each('role', (index) => ({
+    index,
+    delta: { role: 'assistant', content: '' },
+    finish_reason: null,
+  }));
+  const wordsPerChoice = completion.contents.map(words);
+  const longest = Math.max(0, ...wordsPerChoice.map((w) => w.length));
+  for (let position = 0; position < longest; position += 1) {
+    wordsPerChoice.forEach((choiceWords, index) => {
+      const word = choiceWords[position];
+      if (word === undefined) return;
+      const delta = { content: position === 0 ? word : ` ${word}` };
+      steps.push({ kind: 'content', payload: chunk([{ index, delta, finish_reason: null }]) });
+    });
+  }
+  steps.push(...each('finish', (index) => ({ index, delta: {}, finish_reason: completion.finishReason })));
+  if (includeUsage) steps.push({ kind: 'usage', payload: chunk([], { usage: completion.usage }) });
+  return steps;
+}
+
+/** Writes the steps as Server-Sent Events, playing the stream fault when its moment comes. */
+async function stream(
+  state: DoubleState,
+  res: ServerResponse,
+  steps: readonly Step[],
+  fault: StreamFault | undefined,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': requestId(),
+  });
+  res.flushHeaders();
+  let contentSent = 0;
+  for (const [i, step] of steps.entries()) {
+    if (i > 0 && state.settings.chunkDelayMs > 0) await pause(state, state.settings.chunkDelayMs);
+    if (res.destroyed) return;
+    // A fault fires once its content chunks are out, or at the latest before the first finish chunk.
+    if (fault && step.kind !== 'role' && (step.kind !== 'content' || contentSent >= fault.afterChunks)) {
+      await breakStream(state, res, fault);
+      return;
+    }
+    res.write(sse(step.payload));
+    if (step.kind === 'content') contentSent += 1;
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+async function breakStream(state: DoubleState, res: ServerResponse, fault: StreamFault): Promise<void> {
+  if (fault.type === 'stream-cut') {
+    // Let the chunks already written reach the client first: a reader's queue is dropped on error.
+    await new Promise((resolve) => res.write('', resolve));
+    await pause(state, CUT_GRACE_MS);
+    state.destroyedByDouble.add(res);
+    res.socket?.destroy();
+  } else {
+    res.end(sse(openAiError(fault.message ?? SERVER_ERROR_MESSAGE, 'server_error')));
+  }
 }
 
 /** OpenAI's 400 body for the first invalid field, or undefined when the request is valid. */

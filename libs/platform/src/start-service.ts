@@ -9,6 +9,7 @@ import {
   listen,
   type DependencyCheck,
   type EdgeOptions,
+  type ErrorShape,
   type FastLane,
   type Logger,
   type RunningService,
@@ -44,6 +45,8 @@ export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> 
   readonly background?: (context: ServiceContext) => BackgroundTask[];
   /** For a process facing the public: a guard before every route, who reads /metrics, a terse /ready. */
   readonly edge?: (context: ServiceContext) => EdgeOptions;
+  /** Answers in another shape than the envelope for the errors of some paths (the gateway's /v1). */
+  readonly errorShapes?: readonly ErrorShape[];
 }
 
 /**
@@ -71,7 +74,7 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       edge: definition.edge?.(context),
     });
     const lane = definition.routes?.(app, context) ?? undefined;
-    finishHttpApp(app);
+    finishHttpApp(app, { errorShapes: definition.errorShapes });
     const server = await listen(app, config.PORT, config.HOST, 'PORT', lane);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;

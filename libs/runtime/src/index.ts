@@ -1,6 +1,6 @@
 export * from './config.js';
 export * from './errors.js';
-export * from './http.js';
+export * from './http/index.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './readiness.js';

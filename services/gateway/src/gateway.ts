@@ -26,6 +26,7 @@ import { chatRoutes } from './chat/chat.routes.js';
 import { ChatUsageRecorder } from './chat/usage/record-usage.js';
 import { resolveProviders } from './chat/chat-config.js';
 import { ChatGuardrail } from './chat/guardrail.js';
+import { openAiErrorShape } from './chat/openai-errors.js';
 import { ProviderRegistry } from './chat/providers.js';
 import { chatUsageRoutes } from './chat/usage/chat-usage.routes.js';
 import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
@@ -60,6 +61,7 @@ export function startGateway(config: GatewayConfig) {
       limits = rateLimits(context, config);
       return { guard: limits.guard, metricsAllowed, terseReadiness: true };
     },
+    errorShapes: [openAiErrorShape],
     routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
     // Sends the rate-limit counts still held in memory before Redis is closed.
     background: () => [{ start: async () => undefined, stop: async () => limits?.stop() }],

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ErrorCode } from '@tp/runtime';
-import { openAiCode } from '@tp/runtime';
 
 import {
   concretePath,
@@ -9,6 +8,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../test/gateway-fixture.js';
+import { openAiCode } from '../chat/openai-errors.js';
 
 let gateway: TestGateway;
 

@@ -115,79 +115,82 @@ export function usageRecord(
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-export function chatRoutes({ registry, guardrail, usage, budgets, stream }: ChatRouteOptions) {
-  return [
-    defineRoute({
-      method: 'post',
-      path: '/v1/chat/completions',
-      summary: 'Chat completion (OpenAI-compatible)',
-      description:
-        'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first; a key whose chat-token budget is spent gets 429 `insufficient_quota` before any provider is called. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
-      tags: ['chat'],
-      access: 'client',
-      envelope: false,
-      request: { body: chatRequest },
-      response: {
-        status: 200,
-        description: 'The completion; with `stream: true`, a stream of completion chunks.',
-        schema: chatCompletion,
-        eventStream:
-          '`data: {chat.completion.chunk}` events, a usage chunk with `choices: []` when `stream_options.include_usage` is true, then `data: [DONE]`; a failure after the first chunk is one `data: {"error": {...}}` event and no `[DONE]`.',
-      },
-      errors: [
-        'CONTENT_BLOCKED',
-        'MODEL_NOT_FOUND',
-        'QUOTA_EXCEEDED',
-        'UPSTREAM_RATE_LIMITED',
-        'UPSTREAM_FAILED',
-        'CHAT_UNAVAILABLE',
-      ],
-      handler: async ({ body, principal, req, res, signal }) => {
-        const targets = registry.targets(body.model);
-        await guardrail.check(body.messages, signal, requestId(req));
-        if (!principal) throw new Error('keyed route reached without a principal');
-        const includeUsage = body.stream_options?.include_usage === true;
-        const characters = body.messages.reduce((sum, m) => sum + readableText(m).length, 0);
-        const keyId = principal.keyId;
-        // One usage record per completion: what the budget is settled with is what chat_usage stores.
-        let record: ChatUsage | undefined;
-        const done = await withTokenBudget(
-          budgets,
-          principal,
-          tokenEstimate(characters),
-          req,
-          () =>
-            body.stream
-              ? completeStream(targets, body, includeUsage, res, signal, stream)
-              : completeOnce(targets, body, res, signal),
-          (result) => {
-            record = result ? usageRecord(result, body, keyId, requestId(req)) : undefined;
-            return record?.totalTokens ?? 0;
-          },
-        );
-        if (done && record) {
-          // Not awaited: the answer has gone out; the recorder retries and never rejects.
-          void usage.record(record);
-        }
-        // The answer has been written (or the client is gone).
-        return undefined as never;
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/v1/models',
-      summary: 'Models (OpenAI-compatible)',
-      description: "The configured providers' models and the aliases, as OpenAI's model list.",
-      tags: ['chat'],
-      access: 'client',
-      envelope: false,
-      response: { status: 200, description: 'The models.', schema: modelList },
-      handler: () => ({
-        object: 'list' as const,
-        data: registry
-          .models()
-          .map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.owned_by })),
-      }),
-    }),
-  ];
+export function chatRoutes(options: ChatRouteOptions) {
+  return [completionsRoute(options), modelsRoute(options.registry)];
 }
+
+const completionsRoute = ({ registry, guardrail, usage, budgets, stream }: ChatRouteOptions) =>
+  defineRoute({
+    method: 'post',
+    path: '/v1/chat/completions',
+    summary: 'Chat completion (OpenAI-compatible)',
+    description:
+      'Relays an OpenAI chat-completions request to the configured providers, in order, falling back on connection errors, timeouts, 429 and 5xx (for streams too, until the first chunk is sent). User messages pass the content guardrail first; a key whose chat-token budget is spent gets 429 `insufficient_quota` before any provider is called. With `stream: true` the answer is `text/event-stream`: `data: {chunk}` events, then `data: [DONE]`; a failure after the first chunk comes in-band as `data: {"error": ...}`. Errors use OpenAI\'s error shape.',
+    tags: ['chat'],
+    access: 'client',
+    envelope: false,
+    request: { body: chatRequest },
+    response: {
+      status: 200,
+      description: 'The completion; with `stream: true`, a stream of completion chunks.',
+      schema: chatCompletion,
+      eventStream:
+        '`data: {chat.completion.chunk}` events, a usage chunk with `choices: []` when `stream_options.include_usage` is true, then `data: [DONE]`; a failure after the first chunk is one `data: {"error": {...}}` event and no `[DONE]`.',
+    },
+    errors: [
+      'CONTENT_BLOCKED',
+      'MODEL_NOT_FOUND',
+      'QUOTA_EXCEEDED',
+      'UPSTREAM_RATE_LIMITED',
+      'UPSTREAM_FAILED',
+      'CHAT_UNAVAILABLE',
+    ],
+    handler: async ({ body, principal, req, res, signal }) => {
+      const targets = registry.targets(body.model);
+      await guardrail.check(body.messages, signal, requestId(req));
+      if (!principal) throw new Error('keyed route reached without a principal');
+      const includeUsage = body.stream_options?.include_usage === true;
+      const characters = body.messages.reduce((sum, m) => sum + readableText(m).length, 0);
+      const keyId = principal.keyId;
+      // One usage record per completion: what the budget is settled with is what chat_usage stores.
+      let record: ChatUsage | undefined;
+      const done = await withTokenBudget(
+        budgets,
+        principal,
+        tokenEstimate(characters),
+        req,
+        () =>
+          body.stream
+            ? completeStream(targets, body, includeUsage, res, signal, stream)
+            : completeOnce(targets, body, res, signal),
+        (result) => {
+          record = result ? usageRecord(result, body, keyId, requestId(req)) : undefined;
+          return record?.totalTokens ?? 0;
+        },
+      );
+      if (done && record) {
+        // Not awaited: the answer has gone out; the recorder retries and never rejects.
+        void usage.record(record);
+      }
+      // The answer has been written (or the client is gone).
+      return undefined as never;
+    },
+  });
+
+const modelsRoute = (registry: ProviderRegistry) =>
+  defineRoute({
+    method: 'get',
+    path: '/v1/models',
+    summary: 'Models (OpenAI-compatible)',
+    description: "The configured providers' models and the aliases, as OpenAI's model list.",
+    tags: ['chat'],
+    access: 'client',
+    envelope: false,
+    response: { status: 200, description: 'The models.', schema: modelList },
+    handler: () => ({
+      object: 'list' as const,
+      data: registry
+        .models()
+        .map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.owned_by })),
+    }),
+  });

@@ -73,63 +73,70 @@ const createBody = limitsBody
 
 /** Admin management of API keys; the CLI (keys.cli.ts) does the same against the database. */
 export function keyRoutes(store: ApiKeyStore) {
-  return [
-    defineRoute({
-      method: 'post',
-      path: '/api/admin/keys',
-      summary: 'Create an API key',
-      description: 'The key is in this answer only; the platform keeps just its SHA-256 hash.',
-      tags: ['admin: keys'],
-      access: 'admin',
-      request: { body: createBody },
-      response: {
-        status: 201,
-        description: 'The new key, shown once.',
-        schema: apiKeySchema.extend({ key: z.string() }),
-      },
-      handler: ({ body }) =>
-        store.create(body.role, body.name ?? `${body.role} key`, {
-          limits: limitsChange(body),
-          ...(body.modules ? { modules: body.modules } : {}),
-        }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/admin/keys',
-      summary: 'List API keys (without the keys themselves)',
-      tags: ['admin: keys'],
-      access: 'admin',
-      response: {
-        status: 200,
-        description: 'All keys, oldest first.',
-        schema: z.object({ keys: z.array(apiKeySchema) }),
-      },
-      handler: async () => ({ keys: await store.list() }),
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/api/admin/keys/{id}',
-      summary: "Set an API key's budgets",
-      description:
-        'Only the fields sent change; null removes a limit. Takes effect on the next request through this gateway process, within `API_KEY_CACHE_MS` through others. What the key already spent today and this month still counts.',
-      tags: ['admin: keys'],
-      access: 'admin',
-      request: { params: z.strictObject({ id: z.uuid() }), body: limitsBody },
-      response: { status: 200, description: 'The key with its budgets.', schema: apiKeySchema },
-      errors: ['NOT_FOUND'],
-      handler: ({ params, body }) => store.setLimits(params.id, limitsChange(body)),
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/api/admin/keys/{id}',
-      summary: 'Revoke an API key',
-      description: 'Takes effect on the next request. Revoking twice keeps the first revocation time.',
-      tags: ['admin: keys'],
-      access: 'admin',
-      request: { params: z.strictObject({ id: z.uuid() }) },
-      response: { status: 200, description: 'The revoked key.', schema: apiKeySchema },
-      errors: ['NOT_FOUND'],
-      handler: ({ params }) => store.revoke(params.id),
-    }),
-  ];
+  return [createKeyRoute(store), listKeysRoute(store), updateKeyRoute(store), revokeKeyRoute(store)];
 }
+
+const createKeyRoute = (store: ApiKeyStore) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/keys',
+    summary: 'Create an API key',
+    description: 'The key is in this answer only; the platform keeps just its SHA-256 hash.',
+    tags: ['admin: keys'],
+    access: 'admin',
+    request: { body: createBody },
+    response: {
+      status: 201,
+      description: 'The new key, shown once.',
+      schema: apiKeySchema.extend({ key: z.string() }),
+    },
+    handler: ({ body }) =>
+      store.create(body.role, body.name ?? `${body.role} key`, {
+        limits: limitsChange(body),
+        ...(body.modules ? { modules: body.modules } : {}),
+      }),
+  });
+
+const listKeysRoute = (store: ApiKeyStore) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/keys',
+    summary: 'List API keys (without the keys themselves)',
+    tags: ['admin: keys'],
+    access: 'admin',
+    response: {
+      status: 200,
+      description: 'All keys, oldest first.',
+      schema: z.object({ keys: z.array(apiKeySchema) }),
+    },
+    handler: async () => ({ keys: await store.list() }),
+  });
+
+const updateKeyRoute = (store: ApiKeyStore) =>
+  defineRoute({
+    method: 'patch',
+    path: '/api/admin/keys/{id}',
+    summary: "Set an API key's budgets",
+    description:
+      'Only the fields sent change; null removes a limit. Takes effect on the next request through this gateway process, within `API_KEY_CACHE_MS` through others. What the key already spent today and this month still counts.',
+    tags: ['admin: keys'],
+    access: 'admin',
+    request: { params: z.strictObject({ id: z.uuid() }), body: limitsBody },
+    response: { status: 200, description: 'The key with its budgets.', schema: apiKeySchema },
+    errors: ['NOT_FOUND'],
+    handler: ({ params, body }) => store.setLimits(params.id, limitsChange(body)),
+  });
+
+const revokeKeyRoute = (store: ApiKeyStore) =>
+  defineRoute({
+    method: 'delete',
+    path: '/api/admin/keys/{id}',
+    summary: 'Revoke an API key',
+    description: 'Takes effect on the next request. Revoking twice keeps the first revocation time.',
+    tags: ['admin: keys'],
+    access: 'admin',
+    request: { params: z.strictObject({ id: z.uuid() }) },
+    response: { status: 200, description: 'The revoked key.', schema: apiKeySchema },
+    errors: ['NOT_FOUND'],
+    handler: ({ params }) => store.revoke(params.id),
+  });

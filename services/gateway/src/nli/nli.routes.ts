@@ -66,99 +66,114 @@ const NLI_ERRORS = ['NLI_UNAVAILABLE', 'NLI_MODEL_NOT_READY'] as const;
 
 export function nliRoutes(nli: NliClient) {
   return [
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/moderate/nli',
-      summary: 'Semantic risk check (zero-shot NLI)',
-      description:
-        'Classifies the text against the configured candidate labels. A violation: top score >= threshold and the top label is not a safe label. When NLI is disabled the answer is 409 NLI_DISABLED, never "safe".',
-      tags: ['moderation'],
-      access: 'client',
-      request: { body: z.strictObject({ text: z.string().min(1) }) },
-      response: { status: 200, description: 'The verdict.', schema: detectionSchema },
-      errors: [...NLI_ERRORS, 'NLI_DISABLED'],
-      handler: ({ body, req, signal }) =>
-        nli.detect<z.input<typeof detectionSchema>>(body.text, requestId(req), signal),
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/admin/nli/test',
-      summary: 'Test a classification',
-      tags: ['admin: nli'],
-      access: 'admin',
-      request: {
-        body: z.strictObject({
-          text: z.string().min(1),
-          candidate_labels: z.array(z.string().min(1)).min(1),
-          multi_label: z.boolean().optional(),
-          hypothesis_template: z.string().optional(),
-        }),
-      },
-      response: { status: 200, description: 'Labels sorted by score.', schema: classificationSchema },
-      errors: [...NLI_ERRORS],
-      handler: ({ body, req, signal }) =>
-        nli.classify<z.input<typeof classificationSchema>>(body, requestId(req), signal),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/admin/nli/status',
-      summary: 'NLI service status',
-      description:
-        'Online state, model readiness and id, candidate labels, cache figures. Answers (online: false) when nli is down.',
-      tags: ['admin: nli'],
-      access: 'admin',
-      response: { status: 200, description: 'The status.', schema: nliStatusSchema },
-      handler: async ({ req }) => {
-        try {
-          const status = await nli.status<Omit<z.input<typeof nliStatusSchema>, 'online'>>(requestId(req));
-          return { online: true, ...status };
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          return {
-            online: false,
-            model_ready: false,
-            model_id: null,
-            test_model: false,
-            candidate_labels: [],
-            safe_labels: [],
-            threshold: null,
-            enabled: null,
-            cache: null,
-            error: err.message,
-          };
-        }
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/admin/nli/config',
-      summary: 'Read the NLI configuration',
-      tags: ['admin: nli'],
-      access: 'admin',
-      response: { status: 200, description: 'The configuration.', schema: nliConfigSchema },
-      errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
-      handler: ({ req }) => nli.config<z.input<typeof nliConfigSchema>>(requestId(req)),
-    }),
-    defineRoute({
-      method: 'put',
-      path: '/api/admin/nli/config',
-      summary: 'Update the NLI configuration',
-      description:
-        'Partial update of candidate labels, safe labels, threshold, template and enabled state; applied by every process on its next call (within about a second).',
-      tags: ['admin: nli'],
-      access: 'admin',
-      request: {
-        body: z.strictObject({
-          candidate_labels: z.array(z.string()).optional(),
-          safe_labels: z.array(z.string()).optional(),
-          threshold: z.number().optional(),
-          hypothesis_template: z.string().optional(),
-          enabled: z.boolean().optional(),
-        }),
-      },
-      response: { status: 200, description: 'The configuration after the update.', schema: nliConfigSchema },
-      errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
-      handler: ({ body, req }) => nli.updateConfig<z.input<typeof nliConfigSchema>>(body, requestId(req)),
-    }),
+    moderateNliRoute(nli),
+    testNliRoute(nli),
+    nliStatusRoute(nli),
+    readNliConfigRoute(nli),
+    writeNliConfigRoute(nli),
   ];
 }
+
+const moderateNliRoute = (nli: NliClient) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/moderate/nli',
+    summary: 'Semantic risk check (zero-shot NLI)',
+    description:
+      'Classifies the text against the configured candidate labels. A violation: top score >= threshold and the top label is not a safe label. When NLI is disabled the answer is 409 NLI_DISABLED, never "safe".',
+    tags: ['moderation'],
+    access: 'client',
+    request: { body: z.strictObject({ text: z.string().min(1) }) },
+    response: { status: 200, description: 'The verdict.', schema: detectionSchema },
+    errors: [...NLI_ERRORS, 'NLI_DISABLED'],
+    handler: ({ body, req, signal }) =>
+      nli.detect<z.input<typeof detectionSchema>>(body.text, requestId(req), signal),
+  });
+
+const testNliRoute = (nli: NliClient) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/nli/test',
+    summary: 'Test a classification',
+    tags: ['admin: nli'],
+    access: 'admin',
+    request: {
+      body: z.strictObject({
+        text: z.string().min(1),
+        candidate_labels: z.array(z.string().min(1)).min(1),
+        multi_label: z.boolean().optional(),
+        hypothesis_template: z.string().optional(),
+      }),
+    },
+    response: { status: 200, description: 'Labels sorted by score.', schema: classificationSchema },
+    errors: [...NLI_ERRORS],
+    handler: ({ body, req, signal }) =>
+      nli.classify<z.input<typeof classificationSchema>>(body, requestId(req), signal),
+  });
+
+const nliStatusRoute = (nli: NliClient) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/nli/status',
+    summary: 'NLI service status',
+    description:
+      'Online state, model readiness and id, candidate labels, cache figures. Answers (online: false) when nli is down.',
+    tags: ['admin: nli'],
+    access: 'admin',
+    response: { status: 200, description: 'The status.', schema: nliStatusSchema },
+    handler: async ({ req }) => {
+      try {
+        const status = await nli.status<Omit<z.input<typeof nliStatusSchema>, 'online'>>(requestId(req));
+        return { online: true, ...status };
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return {
+          online: false,
+          model_ready: false,
+          model_id: null,
+          test_model: false,
+          candidate_labels: [],
+          safe_labels: [],
+          threshold: null,
+          enabled: null,
+          cache: null,
+          error: err.message,
+        };
+      }
+    },
+  });
+
+const readNliConfigRoute = (nli: NliClient) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/nli/config',
+    summary: 'Read the NLI configuration',
+    tags: ['admin: nli'],
+    access: 'admin',
+    response: { status: 200, description: 'The configuration.', schema: nliConfigSchema },
+    errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
+    handler: ({ req }) => nli.config<z.input<typeof nliConfigSchema>>(requestId(req)),
+  });
+
+const writeNliConfigRoute = (nli: NliClient) =>
+  defineRoute({
+    method: 'put',
+    path: '/api/admin/nli/config',
+    summary: 'Update the NLI configuration',
+    description:
+      'Partial update of candidate labels, safe labels, threshold, template and enabled state; applied by every process on its next call (within about a second).',
+    tags: ['admin: nli'],
+    access: 'admin',
+    request: {
+      body: z.strictObject({
+        candidate_labels: z.array(z.string()).optional(),
+        safe_labels: z.array(z.string()).optional(),
+        threshold: z.number().optional(),
+        hypothesis_template: z.string().optional(),
+        enabled: z.boolean().optional(),
+      }),
+    },
+    response: { status: 200, description: 'The configuration after the update.', schema: nliConfigSchema },
+    errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
+    handler: ({ body, req }) => nli.updateConfig<z.input<typeof nliConfigSchema>>(body, requestId(req)),
+  });

@@ -116,90 +116,95 @@ export interface TranslateRouteOptions {
   readonly maxTextChars: (req: IncomingMessage) => Promise<number>;
 }
 
-export function translateRoutes({ translator, cache, maxTextChars }: TranslateRouteOptions) {
-  return [
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/translate',
-      summary: 'Translate text',
-      description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS. \`source: "auto"\` detects the language.`,
-      tags: ['translation'],
-      access: 'public',
-      request: { body: translateBody },
-      response: { status: 200, description: 'The translation.', schema: translationSchema },
-      errors: [
-        'TEXT_TOO_LONG',
-        'TRANSLATION_UNAVAILABLE',
-        'TRANSLATOR_UNAVAILABLE',
-        'UNSUPPORTED_LANGUAGE',
-        'UNSUPPORTED_LANGUAGE_PAIR',
-      ],
-      handler: async (context) => {
-        const { req } = context;
-        const started = req.receivedAt ?? performance.now();
-        const body = translationRequest(context.body, await maxTextChars(req));
-        const seconds = () => Math.round(performance.now() - started) / 1000;
-        // The translator also stores `auto` requests under `auto`, so those can hit here too. Most
-        // hits never get here: the cache-hit lane answers them before Express (cache-hit-lane.ts).
-        const hit = req.hotCacheMissed ? undefined : await cache.read(body);
-        if (hit) return cachedTranslation(hit, body.target, seconds());
-        const result = await translator.translate(body, requestId(req), context.signal);
-        return {
-          translatedText: result.translatedText,
-          source: result.source,
-          target: result.target,
-          duration: seconds(),
-          engine: result.engine,
-          cached: result.cached,
-          truncated: result.truncated,
-          ...(result.route ? { route: result.route } : {}),
-          ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/translate/languages',
-      summary: 'Supported languages',
-      description:
-        'Public. When the translator is down or slow, answers at once with the built-in list and `online: false`.',
-      tags: ['translation'],
-      access: 'public',
-      response: {
-        status: 200,
-        description: 'The language list.',
-        schema: z.object({
-          online: z.boolean().meta({ description: 'Whether the translation backend answered.' }),
-          languages: z.array(languageSchema),
-        }),
-      },
-      handler: async () => {
-        const online = await translator.languages();
-        return { online: online !== undefined, languages: [...(online ?? LANGUAGES)] };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/translate/pairs',
-      summary: 'Language pairs translatable now',
-      description:
-        'Public. Every pair some configured engine serves now, as the engines themselves say (refreshed periodically), with the engines in chain order; a pair no engine serves directly but two hops do is listed with `via` and its route. `source` and `target` narrow the list.',
-      tags: ['translation'],
-      access: 'public',
-      request: { query: pairsQuery },
-      response: {
-        status: 200,
-        description: 'The pairs.',
-        schema: z.object({ pairs: z.array(servedPairSchema) }),
-      },
-      errors: ['TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
-      handler: async ({ query, req, signal }) => {
-        const filter = {
-          ...(query.source ? { source: languageCode('source', query.source) } : {}),
-          ...(query.target ? { target: languageCode('target', query.target) } : {}),
-        };
-        return { pairs: [...(await translator.pairs(filter, requestId(req), signal))] };
-      },
-    }),
-  ];
+export function translateRoutes(options: TranslateRouteOptions) {
+  return [translateRoute(options), languagesRoute(options.translator), pairsRoute(options.translator)];
 }
+
+const translateRoute = ({ translator, cache, maxTextChars }: TranslateRouteOptions) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/translate',
+    summary: 'Translate text',
+    description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS. \`source: "auto"\` detects the language.`,
+    tags: ['translation'],
+    access: 'public',
+    request: { body: translateBody },
+    response: { status: 200, description: 'The translation.', schema: translationSchema },
+    errors: [
+      'TEXT_TOO_LONG',
+      'TRANSLATION_UNAVAILABLE',
+      'TRANSLATOR_UNAVAILABLE',
+      'UNSUPPORTED_LANGUAGE',
+      'UNSUPPORTED_LANGUAGE_PAIR',
+    ],
+    handler: async (context) => {
+      const { req } = context;
+      const started = req.receivedAt ?? performance.now();
+      const body = translationRequest(context.body, await maxTextChars(req));
+      const seconds = () => Math.round(performance.now() - started) / 1000;
+      // The translator also stores `auto` requests under `auto`, so those can hit here too. Most
+      // hits never get here: the cache-hit lane answers them before Express (cache-hit-lane.ts).
+      const hit = req.hotCacheMissed ? undefined : await cache.read(body);
+      if (hit) return cachedTranslation(hit, body.target, seconds());
+      const result = await translator.translate(body, requestId(req), context.signal);
+      return {
+        translatedText: result.translatedText,
+        source: result.source,
+        target: result.target,
+        duration: seconds(),
+        engine: result.engine,
+        cached: result.cached,
+        truncated: result.truncated,
+        ...(result.route ? { route: result.route } : {}),
+        ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
+      };
+    },
+  });
+
+const languagesRoute = (translator: TranslatorClient) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/translate/languages',
+    summary: 'Supported languages',
+    description:
+      'Public. When the translator is down or slow, answers at once with the built-in list and `online: false`.',
+    tags: ['translation'],
+    access: 'public',
+    response: {
+      status: 200,
+      description: 'The language list.',
+      schema: z.object({
+        online: z.boolean().meta({ description: 'Whether the translation backend answered.' }),
+        languages: z.array(languageSchema),
+      }),
+    },
+    handler: async () => {
+      const online = await translator.languages();
+      return { online: online !== undefined, languages: [...(online ?? LANGUAGES)] };
+    },
+  });
+
+const pairsRoute = (translator: TranslatorClient) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/translate/pairs',
+    summary: 'Language pairs translatable now',
+    description:
+      'Public. Every pair some configured engine serves now, as the engines themselves say (refreshed periodically), with the engines in chain order; a pair no engine serves directly but two hops do is listed with `via` and its route. `source` and `target` narrow the list.',
+    tags: ['translation'],
+    access: 'public',
+    request: { query: pairsQuery },
+    response: {
+      status: 200,
+      description: 'The pairs.',
+      schema: z.object({ pairs: z.array(servedPairSchema) }),
+    },
+    errors: ['TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
+    handler: async ({ query, req, signal }) => {
+      const filter = {
+        ...(query.source ? { source: languageCode('source', query.source) } : {}),
+        ...(query.target ? { target: languageCode('target', query.target) } : {}),
+      };
+      return { pairs: [...(await translator.pairs(filter, requestId(req), signal))] };
+    },
+  });

@@ -160,7 +160,45 @@ type HopResult = (Translated & { readonly engine: EngineName }) | undefined;
 
 const NEVER_ABORTED = new AbortController().signal;
 
+/** What one chain's calls work on: its slots in order, the pairs each engine serves, its metrics. */
+interface ChainParts {
+  readonly slots: readonly Slot[];
+  readonly directory: PairDirectory;
+  readonly metrics: ReturnType<typeof chainMetrics>;
+}
+
 export function createChain(engines: ChainEngines): TranslationChain {
+  const parts = chainParts(engines);
+  const { slots, directory } = parts;
+  let listed: { from: readonly (PairCoverage | undefined)[]; pairs: ServedPair[] } | undefined;
+  return {
+    directory,
+    translate: (request, signal = NEVER_ABORTED) => translateThrough(parts, request, signal),
+    status() {
+      return slots.map((slot) => ({
+        slot: slot.name,
+        ...(slot.engine ? { engine: slot.engine.name, breaker: slot.engine.breakerState() } : {}),
+        configured: slot.engine !== undefined,
+        ...(slot.lastError ? { lastError: { ...slot.lastError } } : {}),
+        successes: slot.successes,
+        failures: slot.failures,
+      }));
+    },
+    servedPairs() {
+      // Listing walks every pair: done again only when an engine's list changed.
+      const known = slots.flatMap(({ engine }) =>
+        engine ? [{ name: engine.name, coverage: directory.coverage(engine.name) }] : [],
+      );
+      if (!listed || known.some(({ coverage }, i) => coverage !== listed?.from[i])) {
+        listed = { from: known.map(({ coverage }) => coverage), pairs: servedPairs(known) };
+      }
+      return listed.pairs;
+    },
+  };
+}
+
+/** Each slot's engine wrapped with its resilience settings, the pair directory and the metrics. */
+function chainParts(engines: ChainEngines): ChainParts {
   const options = engines.options ?? {};
   // The breaker states are read at scrape time, once the slots below exist.
   const metrics = chainMetrics(options.metrics, () =>
@@ -181,153 +219,140 @@ export function createChain(engines: ChainEngines): TranslationChain {
   });
   const configured = SLOTS.flatMap((name) => engines[name] ?? []);
   const directory = new PairDirectory(configured, { ...PAIR_DEFAULTS, ...options.pairs });
+  return { slots, directory, metrics };
+}
 
-  /** Runs one configured engine, unless its breaker is open. */
-  async function run(engine: ResilientEngine, slot: Slot, request: TranslateRequest, signal: AbortSignal) {
-    const started = performance.now();
-    const result: EngineOutcome =
-      engine.breakerState() === 'open'
-        ? { ok: false, breakerOpen: true, reason: 'circuit breaker open' }
-        : await translateWithEngine(engine, request, slot.split, signal);
-    return { result, ms: performance.now() - started };
+/** The requested pair through the slots; when no engine serves it, through pivot languages. */
+async function translateThrough(
+  parts: ChainParts,
+  request: TranslateRequest,
+  signal: AbortSignal,
+): Promise<ChainResult> {
+  signal.throwIfAborted();
+  if (request.text.trim() === '') {
+    return { text: request.text, engine: undefined, truncated: false, attempts: [], route: [] };
   }
-
-  function record(
-    slot: Slot,
-    engine: EngineName,
-    outcome: AttemptOutcome,
-    reason: string | undefined,
-    ms: number,
-    { source, target }: TranslateRequest,
-  ) {
-    if (outcome === 'unsupported') return; // a refusal says nothing about the engine's health
-    // Only pairs the engine lists become label values, so the label set stays bounded.
-    const listed = directory.coverage(engine)?.serves(source, target) === true;
-    metrics.record(engine, outcome as CallOutcome, ms / 1000, listed ? `${source}-${target}` : 'other');
-    if (outcome === 'ok') slot.successes += 1;
-    if (outcome === 'failed') {
-      slot.failures += 1;
-      slot.lastError = { reason: reason ?? 'failed', at: new Date().toISOString() };
+  const attempts: Attempt[] = [];
+  const direct = await tryHop(parts, request, attempts, signal);
+  if (direct)
+    return finish(
+      direct,
+      [{ source: request.source, target: request.target, engine: direct.engine }],
+      attempts,
+    );
+  const refused = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+  // Pivot only when no engine serves the pair itself: engines that serve it but failed would
+  // most likely fail the hops too.
+  if (refused && request.source !== 'auto') {
+    const coverages = parts.slots.map(({ engine }) => engine && parts.directory.coverage(engine.name));
+    for (const via of pivotLanguages(coverages, request.source, request.target)) {
+      const pivot = await tryPivot(parts, request, via, attempts, signal);
+      if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
     }
   }
+  // Refused by every configured engine (none configured at all is a 503: the deployment, not the pair).
+  const refusedAll =
+    attempts.some(({ outcome }) => outcome === 'unsupported') &&
+    attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+  if (refusedAll) throw new UnsupportedPairError(request.source, request.target, attempts);
+  throw new AllEnginesFailedError(attempts);
+}
 
-  /**
-   * Tries the slots in order on one pair. For the requested pair (`hop` undefined) every slot shows
-   * in the attempts, refusals included; on a pivot hop only the engines that serve it are tried.
-   */
-  async function tryHop(
-    request: TranslateRequest,
-    attempts: Attempt[],
-    signal: AbortSignal,
-    hop?: { source: string; target: string },
-  ): Promise<HopResult> {
-    // An answer identical to the input is suspicious from one engine (echoing is a known failure),
-    // but when a second engine agrees, the text is most likely a name or code that stays as it is.
-    let echoedBy: EngineName | undefined;
-    for (const slot of slots) {
-      signal.throwIfAborted();
-      const { engine } = slot;
-      if (!engine) {
-        if (!hop) attempts.push({ slot: slot.name, outcome: 'skipped', reason: 'not configured', ms: 0 });
-        continue;
-      }
-      if (directory.coverage(engine.name)?.serves(request.source, request.target) === false) {
-        if (!hop)
-          attempts.push({
-            slot: slot.name,
-            engine: engine.name,
-            outcome: 'unsupported',
-            reason: `no ${engine.name} pair for ${request.source} -> ${request.target}`,
-            ms: 0,
-          });
-        continue;
-      }
-      const { result, ms } = await run(engine, slot, request, signal);
-      const { outcome, reason, done } = judge(result, echoedBy);
-      if (outcome === 'unsupported') directory.stale(engine.name);
-      record(slot, engine.name, outcome, reason, ms, request);
-      attempts.push({
-        slot: slot.name,
-        engine: engine.name,
-        outcome,
-        ...(reason ? { reason } : {}),
-        ms: Math.round(ms),
-        ...hop,
-      });
-      if (done) return { ...done, engine: engine.name };
-      if (!result.ok && result.unchanged) echoedBy ??= engine.name;
+/** Runs one configured engine, unless its breaker is open. */
+async function run(engine: ResilientEngine, slot: Slot, request: TranslateRequest, signal: AbortSignal) {
+  const started = performance.now();
+  const result: EngineOutcome =
+    engine.breakerState() === 'open'
+      ? { ok: false, breakerOpen: true, reason: 'circuit breaker open' }
+      : await translateWithEngine(engine, request, slot.split, signal);
+  return { result, ms: performance.now() - started };
+}
+
+/** One attempt's outcome into the metrics (with its pair) and the slot's own counts. */
+function record(
+  { metrics, directory }: ChainParts,
+  slot: Slot,
+  engine: EngineName,
+  attempt: { outcome: AttemptOutcome; reason: string | undefined; ms: number },
+  { source, target }: TranslateRequest,
+) {
+  const { outcome, reason, ms } = attempt;
+  if (outcome === 'unsupported') return; // a refusal says nothing about the engine's health
+  // Only pairs the engine lists become label values, so the label set stays bounded.
+  const listed = directory.coverage(engine)?.serves(source, target) === true;
+  metrics.record(engine, outcome as CallOutcome, ms / 1000, listed ? `${source}-${target}` : 'other');
+  if (outcome === 'ok') slot.successes += 1;
+  if (outcome === 'failed') {
+    slot.failures += 1;
+    slot.lastError = { reason: reason ?? 'failed', at: new Date().toISOString() };
+  }
+}
+
+/**
+ * Tries the slots in order on one pair. For the requested pair (`hop` undefined) every slot shows
+ * in the attempts, refusals included; on a pivot hop only the engines that serve it are tried.
+ */
+async function tryHop(
+  parts: ChainParts,
+  request: TranslateRequest,
+  attempts: Attempt[],
+  signal: AbortSignal,
+  hop?: { source: string; target: string },
+): Promise<HopResult> {
+  const { slots, directory } = parts;
+  // An answer identical to the input is suspicious from one engine (echoing is a known failure),
+  // but when a second engine agrees, the text is most likely a name or code that stays as it is.
+  let echoedBy: EngineName | undefined;
+  for (const slot of slots) {
+    signal.throwIfAborted();
+    const { engine } = slot;
+    if (!engine) {
+      if (!hop) attempts.push({ slot: slot.name, outcome: 'skipped', reason: 'not configured', ms: 0 });
+      continue;
     }
-    return undefined;
+    if (directory.coverage(engine.name)?.serves(request.source, request.target) === false) {
+      if (!hop)
+        attempts.push({
+          slot: slot.name,
+          engine: engine.name,
+          outcome: 'unsupported',
+          reason: `no ${engine.name} pair for ${request.source} -> ${request.target}`,
+          ms: 0,
+        });
+      continue;
+    }
+    const { result, ms } = await run(engine, slot, request, signal);
+    const { outcome, reason, done } = judge(result, echoedBy);
+    if (outcome === 'unsupported') directory.stale(engine.name);
+    record(parts, slot, engine.name, { outcome, reason, ms }, request);
+    attempts.push({
+      slot: slot.name,
+      engine: engine.name,
+      outcome,
+      ...(reason ? { reason } : {}),
+      ms: Math.round(ms),
+      ...hop,
+    });
+    if (done) return { ...done, engine: engine.name };
+    if (!result.ok && result.unchanged) echoedBy ??= engine.name;
   }
+  return undefined;
+}
 
-  /** Two hops through `via`; the first hop's text is what the second translates. */
-  async function tryPivot(request: TranslateRequest, via: string, attempts: Attempt[], signal: AbortSignal) {
-    const first = { source: request.source, target: via };
-    const one = await tryHop({ ...request, ...first }, attempts, signal, first);
-    if (!one) return undefined;
-    const second = { source: via, target: request.target };
-    const two = await tryHop({ text: one.text, ...second }, attempts, signal, second);
-    return two && { one: { ...one, ...first }, two: { ...two, ...second } };
-  }
-
-  const coverages = () => slots.map(({ engine }) => engine && directory.coverage(engine.name));
-  let listed: { from: readonly (PairCoverage | undefined)[]; pairs: ServedPair[] } | undefined;
-
-  return {
-    directory,
-
-    async translate(request, signal = NEVER_ABORTED) {
-      signal.throwIfAborted();
-      if (request.text.trim() === '') {
-        return { text: request.text, engine: undefined, truncated: false, attempts: [], route: [] };
-      }
-      const attempts: Attempt[] = [];
-      const direct = await tryHop(request, attempts, signal);
-      if (direct)
-        return finish(
-          direct,
-          [{ source: request.source, target: request.target, engine: direct.engine }],
-          attempts,
-        );
-      const refused = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
-      // Pivot only when no engine serves the pair itself: engines that serve it but failed would
-      // most likely fail the hops too.
-      if (refused && request.source !== 'auto') {
-        for (const via of pivotLanguages(coverages(), request.source, request.target)) {
-          const pivot = await tryPivot(request, via, attempts, signal);
-          if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
-        }
-      }
-      // Refused by every configured engine (none configured at all is a 503: the deployment, not the pair).
-      const refusedAll =
-        attempts.some(({ outcome }) => outcome === 'unsupported') &&
-        attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
-      if (refusedAll) throw new UnsupportedPairError(request.source, request.target, attempts);
-      throw new AllEnginesFailedError(attempts);
-    },
-
-    status() {
-      return slots.map((slot) => ({
-        slot: slot.name,
-        ...(slot.engine ? { engine: slot.engine.name, breaker: slot.engine.breakerState() } : {}),
-        configured: slot.engine !== undefined,
-        ...(slot.lastError ? { lastError: { ...slot.lastError } } : {}),
-        successes: slot.successes,
-        failures: slot.failures,
-      }));
-    },
-
-    servedPairs() {
-      // Listing walks every pair: done again only when an engine's list changed.
-      const known = slots.flatMap(({ engine }) =>
-        engine ? [{ name: engine.name, coverage: directory.coverage(engine.name) }] : [],
-      );
-      if (!listed || known.some(({ coverage }, i) => coverage !== listed?.from[i])) {
-        listed = { from: known.map(({ coverage }) => coverage), pairs: servedPairs(known) };
-      }
-      return listed.pairs;
-    },
-  };
+/** Two hops through `via`; the first hop's text is what the second translates. */
+async function tryPivot(
+  parts: ChainParts,
+  request: TranslateRequest,
+  via: string,
+  attempts: Attempt[],
+  signal: AbortSignal,
+) {
+  const first = { source: request.source, target: via };
+  const one = await tryHop(parts, { ...request, ...first }, attempts, signal, first);
+  if (!one) return undefined;
+  const second = { source: via, target: request.target };
+  const two = await tryHop(parts, { text: one.text, ...second }, attempts, signal, second);
+  return two && { one: { ...one, ...first }, two: { ...two, ...second } };
 }
 
 /** The attempt's outcome, and the text to return if it is one. */

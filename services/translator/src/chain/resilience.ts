@@ -90,63 +90,10 @@ export function withResilience(
   onBreakerChange?: (state: BreakerState) => void,
 ): ResilientEngine {
   const options = { ...DEFAULT_RESILIENCE, ...overrides };
-  const opensAtOnce = (error: unknown): boolean =>
-    error instanceof EngineError &&
-    (error.kind === 'quota' ||
-      (error.kind === 'transient' && (error.retryAfterMs ?? 0) > options.maxRetryAfterMs));
-
-  const breaker = new QuotaAwareBreaker(options.breakerThreshold, opensAtOnce);
-  const cooldown = new Cooldown(options);
-  const breakerPolicy = circuitBreaker(handleWhen(countsAgainstEngine), { breaker, halfOpenAfter: cooldown });
-  breaker.lastFailure = () => breakerPolicy.lastFailure;
-  let openedAt = 0;
-  breakerPolicy.onBreak(() => {
-    openedAt = Date.now();
-  });
-  if (onBreakerChange) breakerPolicy.onStateChange((state) => onBreakerChange(BREAKER_STATES[state]));
-
-  const retryPolicy = retry(
-    handleWhen((error) => isRetryable(error, options.maxRetryAfterMs)),
-    {
-      maxAttempts: options.maxRetries,
-      backoff: honourRetryAfter(
-        new ExponentialBackoff({ initialDelay: options.initialBackoffMs, maxDelay: options.maxBackoffMs }),
-      ),
-    },
-  );
-  const policy = wrap(retryPolicy, breakerPolicy);
-
-  const attempt = async (request: EngineRequest, caller: AbortSignal): Promise<EngineResult> => {
-    // cockatiel may still start a retry after an abort during its backoff sleep.
-    if (caller.aborted) throw new CallerAborted(caller.reason);
-    // One timeout policy per attempt, so its onTimeout tells this attempt apart from concurrent ones:
-    // an adapter reacting to the abort throws its own error, which may win the race against cockatiel's.
-    const timeoutPolicy = timeout(options.timeoutMs, TimeoutStrategy.Aggressive);
-    let timedOut = false;
-    const listener = timeoutPolicy.onTimeout(() => {
-      timedOut = true;
-    });
-    try {
-      return await timeoutPolicy.execute((_context, signal) => engine.translate(request, signal), caller);
-    } catch (error) {
-      if (caller.aborted) throw new CallerAborted(caller.reason);
-      if (timedOut) {
-        throw new EngineError(
-          engine.name,
-          'transient',
-          `timed out after ${options.timeoutMs} ms`,
-          undefined,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    } finally {
-      listener.dispose();
-    }
-  };
-
+  const breaker = engineBreaker(options);
+  if (onBreakerChange) breaker.policy.onStateChange((state) => onBreakerChange(BREAKER_STATES[state]));
+  const policy = wrap(retryPolicy(options), breaker.policy);
+  const attempt = timedAttempt(engine, options.timeoutMs);
   return {
     name: engine.name,
     maxChars: engine.maxChars,
@@ -166,18 +113,81 @@ export function withResilience(
         throw error;
       }
     },
-    breakerState() {
-      switch (breakerPolicy.state) {
-        case CircuitState.Closed:
-          return 'closed';
-        case CircuitState.HalfOpen:
-          return 'half-open';
-        case CircuitState.Open:
-          return Date.now() - openedAt >= cooldown.current ? 'half-open' : 'open';
-        case CircuitState.Isolated:
-          return 'open';
-      }
+    breakerState: breaker.state,
+  };
+}
+
+/**
+ * The breaker policy: opened by `breakerThreshold` consecutive failures, or at once by a quota or a
+ * Retry-After longer than `maxRetryAfterMs`; with the state it reports (`half-open` once the cooldown
+ * of the failure that opened it has passed).
+ */
+function engineBreaker(options: ResilienceOptions) {
+  const opensAtOnce = (error: unknown): boolean =>
+    error instanceof EngineError &&
+    (error.kind === 'quota' ||
+      (error.kind === 'transient' && (error.retryAfterMs ?? 0) > options.maxRetryAfterMs));
+  const breaker = new QuotaAwareBreaker(options.breakerThreshold, opensAtOnce);
+  const cooldown = new Cooldown(options);
+  const policy = circuitBreaker(handleWhen(countsAgainstEngine), { breaker, halfOpenAfter: cooldown });
+  breaker.lastFailure = () => policy.lastFailure;
+  let openedAt = 0;
+  policy.onBreak(() => {
+    openedAt = Date.now();
+  });
+  const state = (): BreakerState => {
+    switch (policy.state) {
+      case CircuitState.Closed:
+        return 'closed';
+      case CircuitState.HalfOpen:
+        return 'half-open';
+      case CircuitState.Open:
+        return Date.now() - openedAt >= cooldown.current ? 'half-open' : 'open';
+      case CircuitState.Isolated:
+        return 'open';
+    }
+  };
+  return { policy, state };
+}
+
+/** Retries of transient failures, with exponential backoff that waits at least the engine's Retry-After. */
+function retryPolicy(options: ResilienceOptions) {
+  return retry(
+    handleWhen((error) => isRetryable(error, options.maxRetryAfterMs)),
+    {
+      maxAttempts: options.maxRetries,
+      backoff: honourRetryAfter(
+        new ExponentialBackoff({ initialDelay: options.initialBackoffMs, maxDelay: options.maxBackoffMs }),
+      ),
     },
+  );
+}
+
+/** One call of the engine under its own timeout; a timeout is a transient EngineError. */
+function timedAttempt(engine: TranslationEngine, timeoutMs: number) {
+  return async (request: EngineRequest, caller: AbortSignal): Promise<EngineResult> => {
+    // cockatiel may still start a retry after an abort during its backoff sleep.
+    if (caller.aborted) throw new CallerAborted(caller.reason);
+    // One timeout policy per attempt, so its onTimeout tells this attempt apart from concurrent ones:
+    // an adapter reacting to the abort throws its own error, which may win the race against cockatiel's.
+    const timeoutPolicy = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+    let timedOut = false;
+    const listener = timeoutPolicy.onTimeout(() => {
+      timedOut = true;
+    });
+    try {
+      return await timeoutPolicy.execute((_context, signal) => engine.translate(request, signal), caller);
+    } catch (error) {
+      if (caller.aborted) throw new CallerAborted(caller.reason);
+      if (timedOut) {
+        throw new EngineError(engine.name, 'transient', `timed out after ${timeoutMs} ms`, undefined, {
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      listener.dispose();
+    }
   };
 }
 

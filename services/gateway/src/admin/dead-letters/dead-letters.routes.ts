@@ -51,103 +51,110 @@ const outcomeSchema = {
  * `npm run dlq` does the same against the database.
  */
 export function deadLetterRoutes(index: DeadLetterIndex, codec: EventCodec) {
-  return [
-    defineRoute({
-      method: 'get',
-      path: '/api/admin/translate/dead-letters',
-      summary: 'List dead letters, newest first',
-      description: `The index keeps the newest ${index.maxEntries} dead letters; older ones stay on the dead-letter topic only.`,
-      tags: TAGS,
-      access: 'admin',
-      request: { query: listQuery },
-      response: {
-        status: 200,
-        description: 'A page of entries (without payloads) and the size of the index.',
-        schema: z.object({
-          entries: z.array(deadLetterSummarySchema),
-          total: z.int().nonnegative().meta({ description: 'Entries in the index, whatever the filters.' }),
-          next_before_id: z
-            .int()
-            .positive()
-            .nullable()
-            .meta({ description: 'Pass as `before_id` for the next page; null on the last page.' }),
-        }),
-      },
-      handler: async ({ query }) => {
-        const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-        const [entries, total] = await Promise.all([
-          index.list({
-            limit,
-            ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
-            ...(query.from !== undefined ? { from: new Date(query.from) } : {}),
-            ...(query.to !== undefined ? { to: new Date(query.to) } : {}),
-          }),
-          index.count(),
-        ]);
-        const last = entries.at(-1);
-        return {
-          entries: entries.map(summaryJson),
-          total,
-          next_before_id: entries.length === limit && last ? last.id : null,
-        };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/admin/translate/dead-letters/{id}',
-      summary: 'One dead letter with its headers and payload',
-      description:
-        'The payload is decoded with its Avro schema when possible; otherwise it is shown as base64 with the reason.',
-      tags: TAGS,
-      access: 'admin',
-      request: { params: z.strictObject({ id: entryId }) },
-      response: { status: 200, description: 'The entry.', schema: deadLetterSchema },
-      errors: ['DEAD_LETTER_NOT_FOUND'],
-      handler: async ({ params }) => {
-        const entry = await index.get(params.id);
-        if (!entry) throw new AppError('DEAD_LETTER_NOT_FOUND', `no dead letter with id ${params.id}`);
-        return detailJson(entry, payloadView(codec, entry.payload, entry.headers));
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/admin/translate/dead-letters/replay',
-      summary: 'Replay dead letters to their original topics',
-      description:
-        'Each entry goes back to its original topic with its original key, bytes and headers (plus `tp-replayed-from`), through the outbox; it leaves the index in the same transaction. Every consumer group of that topic sees it again. An entry whose key the outbox cannot carry stays, listed in `refused`.',
-      tags: TAGS,
-      access: 'admin',
-      request: { body: selectionBody },
-      response: {
-        status: 200,
-        description: 'What was replayed.',
-        schema: z.object({
-          ...outcomeSchema,
-          replayed: z.int().nonnegative(),
-          refused: z.array(z.object({ id: z.int().positive(), reason: z.string() })),
-        }),
-      },
-      errors: ['DEAD_LETTER_NOT_FOUND'],
-      handler: async ({ body }) => {
-        const outcome = await index.replay(selectionOf(body));
-        return { ...outcome, refused: [...outcome.refused] };
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/admin/translate/dead-letters/purge',
-      summary: 'Delete dead letters from the index',
-      description: 'The messages stay on the dead-letter topic until its retention ends.',
-      tags: TAGS,
-      access: 'admin',
-      request: { body: selectionBody },
-      response: {
-        status: 200,
-        description: 'What was deleted.',
-        schema: z.object({ ...outcomeSchema, purged: z.int().nonnegative() }),
-      },
-      errors: ['DEAD_LETTER_NOT_FOUND'],
-      handler: ({ body }) => index.purge(selectionOf(body)),
-    }),
-  ];
+  return [listRoute(index), entryRoute(index, codec), replayRoute(index), purgeRoute(index)];
 }
+
+const listRoute = (index: DeadLetterIndex) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/translate/dead-letters',
+    summary: 'List dead letters, newest first',
+    description: `The index keeps the newest ${index.maxEntries} dead letters; older ones stay on the dead-letter topic only.`,
+    tags: TAGS,
+    access: 'admin',
+    request: { query: listQuery },
+    response: {
+      status: 200,
+      description: 'A page of entries (without payloads) and the size of the index.',
+      schema: z.object({
+        entries: z.array(deadLetterSummarySchema),
+        total: z.int().nonnegative().meta({ description: 'Entries in the index, whatever the filters.' }),
+        next_before_id: z
+          .int()
+          .positive()
+          .nullable()
+          .meta({ description: 'Pass as `before_id` for the next page; null on the last page.' }),
+      }),
+    },
+    handler: async ({ query }) => {
+      const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+      const [entries, total] = await Promise.all([
+        index.list({
+          limit,
+          ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
+          ...(query.from !== undefined ? { from: new Date(query.from) } : {}),
+          ...(query.to !== undefined ? { to: new Date(query.to) } : {}),
+        }),
+        index.count(),
+      ]);
+      const last = entries.at(-1);
+      return {
+        entries: entries.map(summaryJson),
+        total,
+        next_before_id: entries.length === limit && last ? last.id : null,
+      };
+    },
+  });
+
+const entryRoute = (index: DeadLetterIndex, codec: EventCodec) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/admin/translate/dead-letters/{id}',
+    summary: 'One dead letter with its headers and payload',
+    description:
+      'The payload is decoded with its Avro schema when possible; otherwise it is shown as base64 with the reason.',
+    tags: TAGS,
+    access: 'admin',
+    request: { params: z.strictObject({ id: entryId }) },
+    response: { status: 200, description: 'The entry.', schema: deadLetterSchema },
+    errors: ['DEAD_LETTER_NOT_FOUND'],
+    handler: async ({ params }) => {
+      const entry = await index.get(params.id);
+      if (!entry) throw new AppError('DEAD_LETTER_NOT_FOUND', `no dead letter with id ${params.id}`);
+      return detailJson(entry, payloadView(codec, entry.payload, entry.headers));
+    },
+  });
+
+const replayRoute = (index: DeadLetterIndex) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/translate/dead-letters/replay',
+    summary: 'Replay dead letters to their original topics',
+    description:
+      'Each entry goes back to its original topic with its original key, bytes and headers (plus `tp-replayed-from`), through the outbox; it leaves the index in the same transaction. Every consumer group of that topic sees it again. An entry whose key the outbox cannot carry stays, listed in `refused`.',
+    tags: TAGS,
+    access: 'admin',
+    request: { body: selectionBody },
+    response: {
+      status: 200,
+      description: 'What was replayed.',
+      schema: z.object({
+        ...outcomeSchema,
+        replayed: z.int().nonnegative(),
+        refused: z.array(z.object({ id: z.int().positive(), reason: z.string() })),
+      }),
+    },
+    errors: ['DEAD_LETTER_NOT_FOUND'],
+    handler: async ({ body }) => {
+      const outcome = await index.replay(selectionOf(body));
+      return { ...outcome, refused: [...outcome.refused] };
+    },
+  });
+
+const purgeRoute = (index: DeadLetterIndex) =>
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/translate/dead-letters/purge',
+    summary: 'Delete dead letters from the index',
+    description: 'The messages stay on the dead-letter topic until its retention ends.',
+    tags: TAGS,
+    access: 'admin',
+    request: { body: selectionBody },
+    response: {
+      status: 200,
+      description: 'What was deleted.',
+      schema: z.object({ ...outcomeSchema, purged: z.int().nonnegative() }),
+    },
+    errors: ['DEAD_LETTER_NOT_FOUND'],
+    handler: ({ body }) => index.purge(selectionOf(body)),
+  });

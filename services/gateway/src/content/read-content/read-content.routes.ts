@@ -119,93 +119,104 @@ const body = (view: ContentView) => ({
 
 /** GET /api/v1/content/{type}/{id}, GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=. */
 export function readContentRoutes(reader: ReadContent) {
-  const readOne = async (
-    type: string,
-    id: string,
-    tag: string | undefined,
-    { req, res, principal }: { req: Request; res: Response; principal: Principal | undefined },
-  ) => {
-    const chain = chainOf(tag);
-    const result = await readOrUnavailable(req, () =>
-      reader.read({ type, ids: [id], chain, ...readerOf(req, principal) }),
-    );
-    const entry = result.found[0];
-    if (!entry) {
-      throw new AppError('ENTITY_NOT_FOUND', `no content is stored for ${type} ${JSON.stringify(id)}`, {
-        type,
-        id,
-      });
-    }
-    setContentLanguage(res, result.found, chain);
-    return body(entry.view);
-  };
-  const single = {
+  return [readEntityRoute(reader), readVendorRoute(reader), readManyRoute(reader)];
+}
+
+/** What a route that answers one entity shares. */
+const single = {
+  tags: ['content'],
+  access: 'client',
+  response: {
+    status: 200,
+    description: 'The entity with its fields merged in the language asked.',
+    schema: contentViewSchema,
+    headers: responseHeaders,
+  },
+  errors,
+} as const;
+
+const readEntityRoute = (reader: ReadContent) =>
+  defineRoute({
+    ...single,
+    method: 'get',
+    path: '/api/v1/content/{type}/{id}',
+    summary: 'Read one entity, translated by x-language',
+    description:
+      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
+    request: { params: z.strictObject({ type: entitySegment, id: entityId }), headers },
+    handler: ({ params, headers: h, ...call }) =>
+      readOne(reader, params.type, params.id, h['x-language'], call),
+  });
+
+const readVendorRoute = (reader: ReadContent) =>
+  defineRoute({
+    ...single,
+    method: 'get',
+    path: '/api/v1/vendors/{vendor_id}',
+    summary: 'Read one vendor, translated by x-language',
+    description:
+      'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
+    request: { params: z.strictObject({ vendor_id: entityId }), headers },
+    handler: ({ params, headers: h, ...call }) =>
+      readOne(reader, 'vendor', params.vendor_id, h['x-language'], call),
+  });
+
+/** One entity in the language of `tag`, or 404 ENTITY_NOT_FOUND. */
+async function readOne(
+  reader: ReadContent,
+  type: string,
+  id: string,
+  tag: string | undefined,
+  { req, res, principal }: { req: Request; res: Response; principal: Principal | undefined },
+) {
+  const chain = chainOf(tag);
+  const result = await readOrUnavailable(req, () =>
+    reader.read({ type, ids: [id], chain, ...readerOf(req, principal) }),
+  );
+  const entry = result.found[0];
+  if (!entry) {
+    throw new AppError('ENTITY_NOT_FOUND', `no content is stored for ${type} ${JSON.stringify(id)}`, {
+      type,
+      id,
+    });
+  }
+  setContentLanguage(res, result.found, chain);
+  return body(entry.view);
+}
+
+const readManyRoute = (reader: ReadContent) =>
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/content/{type}',
+    summary: 'Read many entities of one type, translated by x-language',
+    description: `Any API key. Like GET /api/v1/content/{type}/{id} for up to ${MAX_READ_IDS} ids at once, at the cost of one read: the entities found, in the order asked (duplicates once), and the ids with no stored content in \`missing\`. For a key scoped to modules, ids of other modules' entities are in \`missing\` too, as if absent.`,
     tags: ['content'],
     access: 'client',
+    request: { params: z.strictObject({ type: entitySegment }), query: idsQuery, headers },
     response: {
       status: 200,
-      description: 'The entity with its fields merged in the language asked.',
-      schema: contentViewSchema,
+      description: 'The entities found and the ids not found.',
+      schema: z.object({
+        type: z.string(),
+        items: z.array(contentViewSchema),
+        missing: z.array(z.string()).meta({
+          description: 'Ids with no stored content (or, for a scoped key, outside its modules).',
+        }),
+      }),
       headers: responseHeaders,
     },
-    errors,
-  } as const;
-  return [
-    defineRoute({
-      ...single,
-      method: 'get',
-      path: '/api/v1/content/{type}/{id}',
-      summary: 'Read one entity, translated by x-language',
-      description:
-        'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
-      request: { params: z.strictObject({ type: entitySegment, id: entityId }), headers },
-      handler: ({ params, headers: h, ...call }) => readOne(params.type, params.id, h['x-language'], call),
-    }),
-    defineRoute({
-      ...single,
-      method: 'get',
-      path: '/api/v1/vendors/{vendor_id}',
-      summary: 'Read one vendor, translated by x-language',
-      description:
-        'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
-      request: { params: z.strictObject({ vendor_id: entityId }), headers },
-      handler: ({ params, headers: h, ...call }) =>
-        readOne('vendor', params.vendor_id, h['x-language'], call),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/content/{type}',
-      summary: 'Read many entities of one type, translated by x-language',
-      description: `Any API key. Like GET /api/v1/content/{type}/{id} for up to ${MAX_READ_IDS} ids at once, at the cost of one read: the entities found, in the order asked (duplicates once), and the ids with no stored content in \`missing\`. For a key scoped to modules, ids of other modules' entities are in \`missing\` too, as if absent.`,
-      tags: ['content'],
-      access: 'client',
-      request: { params: z.strictObject({ type: entitySegment }), query: idsQuery, headers },
-      response: {
-        status: 200,
-        description: 'The entities found and the ids not found.',
-        schema: z.object({
-          type: z.string(),
-          items: z.array(contentViewSchema),
-          missing: z.array(z.string()).meta({
-            description: 'Ids with no stored content (or, for a scoped key, outside its modules).',
-          }),
-        }),
-        headers: responseHeaders,
-      },
-      errors: ['UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
-      handler: async ({ params, query, headers: h, req, res, principal }) => {
-        const chain = chainOf(h['x-language']);
-        const ids = [...new Set(query.ids.split(','))];
-        const result = await readOrUnavailable(req, () =>
-          reader.read({ type: params.type, ids, chain, ...readerOf(req, principal) }),
-        );
-        setContentLanguage(res, result.found, chain);
-        return {
-          type: params.type,
-          items: result.found.map((entry) => body(entry.view)),
-          missing: [...result.missing],
-        };
-      },
-    }),
-  ];
-}
+    errors: ['UNSUPPORTED_LANGUAGE', 'DEPENDENCY_UNAVAILABLE'],
+    handler: async ({ params, query, headers: h, req, res, principal }) => {
+      const chain = chainOf(h['x-language']);
+      const ids = [...new Set(query.ids.split(','))];
+      const result = await readOrUnavailable(req, () =>
+        reader.read({ type: params.type, ids, chain, ...readerOf(req, principal) }),
+      );
+      setContentLanguage(res, result.found, chain);
+      return {
+        type: params.type,
+        items: result.found.map((entry) => body(entry.view)),
+        missing: [...result.missing],
+      };
+    },
+  });

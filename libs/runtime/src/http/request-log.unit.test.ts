@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { pino } from 'pino';
 
-import { bindRequestLog, requestLog } from './http.js';
+import { bindRequestLog, requestLog } from './request-log.js';
 
 /** A request as requestLog sees it, with a root logger whose lines are collected. */
 function request(id: string) {

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Express, RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
+
+import type { Logger } from '../logger.js';
+import { httpDurationHistogram } from '../metrics.js';
+
+/** The route label of requests no route took: metric labels never come from the raw path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const QUIET_PATHS = new Set(['/health', '/ready', '/metrics']);
+
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** Request id: the client's x-request-id when well formed, otherwise a new UUID. */
+    id: string;
+    /**
+     * When a fast lane in front of Express (see `listen`) read this request first and handed it on:
+     * the time it arrived, so the access log and metrics still count from then.
+     */
+    receivedAt?: number;
+  }
+}
+
+/**
+ * Labels the requests a mounted sub-app answers (`app.use(path, ...)`: no route of its own) with the
+ * mount path, so they are counted under it rather than as unmatched.
+ */
+export const routeLabel =
+  (label: string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.routeLabel = label;
+    next();
+  };
+
+/** Where `trackRequest` writes: the access log and the request-duration histogram. */
+export interface RequestTracker {
+  readonly logger: Logger;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+/** The tracker of an app made by createHttpApp, for fast lanes that answer before it. */
+export const appTracker = (app: Express): RequestTracker => app.get('tracker') as RequestTracker;
+
+export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
+  const histogram = httpDurationHistogram(metrics);
+  // One labelled child per method, route and status, looked up by a plain string instead of
+  // prom-client hashing a label object on every request.
+  const series = new Map<string, ReturnType<typeof histogram.labels>>();
+  return {
+    // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
+    // the logger's redaction (a third of the cost of each line).
+    logger: logger.child({}, { redact: [] }),
+    observe(method, route, status, seconds) {
+      const key = `${method} ${status} ${route}`;
+      let child = series.get(key);
+      if (!child) {
+        child = histogram.labels({ method, route, status: String(status) });
+        series.set(key, child);
+      }
+      child.observe(seconds);
+    },
+  };
+}
+
+/**
+ * Gives a request its id (the client's x-request-id when well formed, else a UUID), echoes it, and
+ * writes one access-log line and one duration sample when the answer is done or the client goes
+ * away. The log line has method, URL, client address, status and time, and never headers (they may
+ * carry API keys). Used by Express (`requestContext`) and by fast lanes that answer without it.
+ */
+export function trackRequest(
+  tracker: RequestTracker,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: () => string,
+  started = req.receivedAt ?? performance.now(),
+): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.id = id;
+  // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
+  const correlation = req.headers['x-correlation-id'];
+  if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
+  res.setHeader('x-request-id', id);
+  const done = (aborted: boolean) => {
+    const ms = performance.now() - started;
+    const path = route();
+    tracker.observe(req.method ?? '', path, res.statusCode, ms / 1000);
+    if (QUIET_PATHS.has(path)) return;
+    const line = {
+      req_id: id,
+      correlation_id: req.headers['x-correlation-id'],
+      method: req.method,
+      // Express rewrites req.url inside mounted routers; originalUrl is what the client asked for.
+      url: (req as { originalUrl?: string }).originalUrl ?? req.url,
+      remote: req.socket.remoteAddress,
+      status: res.statusCode,
+      ms: Math.round(ms * 10) / 10,
+    };
+    if (aborted) tracker.logger.warn(line, 'request aborted');
+    else if (res.statusCode >= 500) tracker.logger.error(line, 'request failed');
+    else tracker.logger.info(line, 'request completed');
+  };
+  // 'close' follows 'finish' on every response, and comes alone when the client went away first.
+  res.once('close', () => done(!res.writableFinished));
+  return id;
+}
+
+/**
+ * Per request, in one middleware: `trackRequest`, labelled with the matched route. Written here
+ * rather than with pino-http: its per-request child logger and serialisers were a fifth of the
+ * gateway's CPU time in bench:translate (docs/benchmarks.md).
+ */
+export function requestContext(tracker: RequestTracker): RequestHandler {
+  return (req, res, next) => {
+    // Only route templates or a fixed label: a label from the raw path lets anyone add series forever.
+    trackRequest(tracker, req, res, () =>
+      String(req.route?.path ?? (res.locals.routeLabel as string | undefined) ?? UNMATCHED_ROUTE),
+    );
+    next();
+  };
+}
