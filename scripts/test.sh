@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: installs what is missing, type-checks, lints, builds, then runs every test tier with jest.
+# npm test: installs what is missing, type-checks, lints (code and dependency direction), builds, then runs every test tier with jest.
 # Jest's global setup starts a native Kafka broker when KAFKA_BROKERS is not set (see test/harness).
 # Extra arguments go to jest, e.g. `npm test -- --testPathPatterns '\.unit\.'`.
 set -euo pipefail
@@ -12,6 +12,7 @@ ensure_local_services
 t1=$(now)
 tsc -p tsconfig.json
 eslint --max-warnings 0 .
+npm run --silent lint:deps
 prettier --check . >/dev/null || { say "formatting differs: run npm run format"; exit 1; }
 build
 say "typecheck + lint + build: $(elapsed "$t1") s"

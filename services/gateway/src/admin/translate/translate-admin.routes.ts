@@ -3,7 +3,7 @@ import { EventCodec } from '@tp/schemas';
 
 import type { TranslatorClient } from '../../translate/translator-client.js';
 import { translationConfigRoutes } from './config/translation-config.routes.js';
-import { TranslationConfigStore } from './config/translation-config.store.js';
+import { TranslationConfigStore } from './translation-config.store.js';
 import { retranslateRoute } from './retranslate/retranslate.routes.js';
 import { testTranslationRoute } from './test-translation/test-translation.routes.js';
 

@@ -4,7 +4,7 @@ import type { EventCodec } from '@tp/schemas';
 import { z } from 'zod';
 
 import { defineRoute } from '../../../http/route.js';
-import { TRANSLATION_CONFIG_ID, missingRow } from '../config/translation-config.store.js';
+import { TRANSLATION_CONFIG_ID, missingRow } from '../translation-config.store.js';
 import { retranslationRequests } from './retranslation-requests.js';
 
 export interface RetranslateOptions {
