@@ -99,7 +99,7 @@ module.exports = {
       severity: 'error',
       comment:
         "A service's tests may start another service only through that service's test fixture (services/<name>/test/).",
-      from: { path: '^services/([^/]+)/(src|test)/' },
+      from: { path: '^services/([^/]+)/(src/.+\\.test\\.ts$|test/)' },
       to: { path: '^services/', pathNot: ['^services/$1/', '^services/[^/]+/test/'] },
     },
     ...siblingUseCaseRules,
