@@ -4,6 +4,7 @@ import { insertIntoOutbox, type Orm, type OutboxEntry } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
 import { PermanentError } from '@tp/pipeline';
 import { newEvent, type EventCodec } from '@tp/schemas';
+import { perRegistry } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import type { ReadCacheInvalidator } from '../project-translations/read-cache-invalidator.js';
@@ -29,27 +30,19 @@ interface PlannerCounters {
   readonly skipped: Counter<'reason'>;
 }
 
-const countersByRegistry = new WeakMap<Registry, PlannerCounters>();
-function plannerCounters(registry: Registry): PlannerCounters {
-  let counters = countersByRegistry.get(registry);
-  if (!counters) {
-    counters = {
-      requested: new Counter({
-        name: 'planner_translations_requested_total',
-        help: 'TranslationRequested events the planner wrote to the outbox (field x target language)',
-        registers: [registry],
-      }),
-      skipped: new Counter({
-        name: 'planner_fields_skipped_total',
-        help: 'Reported fields that requested nothing: stale (a newer version is stored) or unchanged text',
-        labelNames: ['reason'] as const,
-        registers: [registry],
-      }),
-    };
-    countersByRegistry.set(registry, counters);
-  }
-  return counters;
-}
+const plannerCounters = perRegistry((registry): PlannerCounters => ({
+  requested: new Counter({
+    name: 'planner_translations_requested_total',
+    help: 'TranslationRequested events the planner wrote to the outbox (field x target language)',
+    registers: [registry],
+  }),
+  skipped: new Counter({
+    name: 'planner_fields_skipped_total',
+    help: 'Reported fields that requested nothing: stale (a newer version is stored) or unchanged text',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+}));
 
 /**
  * ContentChanged -> source_contents + TranslationRequested (outbox), in one transaction per message:
