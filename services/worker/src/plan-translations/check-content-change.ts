@@ -1,5 +1,6 @@
 import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData } from '@tp/contracts';
 import { PermanentError } from '@tp/pipeline';
+import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
 
 /** Longest values the source_contents columns take, in characters. */
@@ -46,11 +47,4 @@ function checkName(problems: string[], path: string, value: string, maxChars: nu
   if (value.trim() === '') problems.push(`${path}: empty`);
   else if (codePoints(value) > maxChars) problems.push(`${path}: longer than ${maxChars} characters`);
   if (value.includes('\u0000')) problems.push(`${path}: contains U+0000`);
-}
-
-/** Length as Postgres counts characters of varchar(n): code points, not UTF-16 units. */
-export function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
 }

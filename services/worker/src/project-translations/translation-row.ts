@@ -1,8 +1,7 @@
 import type { TranslationCompleted } from '@tp/contracts';
 import { PermanentError } from '@tp/pipeline';
+import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
-
-import { codePoints } from '../plan-translations/check-content-change.js';
 
 /** A content_translations row as the projection writes it. */
 export interface TranslationRow {
