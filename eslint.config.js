@@ -39,4 +39,9 @@ export default tseslint.config(
     files: ['**/*.cli.ts', 'test/**', 'scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // CommonJS config files (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
 );

@@ -1,7 +1,7 @@
 // The OpenAI-compatible upstream double (test/doubles/openai.double.ts) in a process of its own, for
 // npm run bench:chat: prints its base URL (ending in /v1) as the first line on stdout, then serves
 // until killed. Env: UPSTREAM_API_KEY, UPSTREAM_MODEL, UPSTREAM_CHUNK_DELAY_MS (default 0).
-import { startOpenAiDouble } from '../test/doubles/openai.double.js';
+import { startOpenAiDouble } from '@tp/test/doubles/openai.double';
 
 const double = await startOpenAiDouble({
   name: 'bench',

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: installs what is missing, type-checks, lints, checks the alert rules (promtool), builds,
-# then runs every test tier with jest.
+# then runs every test tier with jest. Lint covers the code and the dependency direction (lint:deps).
 # Jest's global setup starts a native Kafka broker when KAFKA_BROKERS is not set (see test/harness).
 # Extra arguments go to jest, e.g. `npm test -- --testPathPatterns '\.unit\.'`.
 set -euo pipefail
@@ -13,6 +13,7 @@ ensure_local_services
 t1=$(now)
 tsc -p tsconfig.json
 eslint --max-warnings 0 .
+npm run --silent lint:deps
 prettier --check . >/dev/null || { say "formatting differs: run npm run format"; exit 1; }
 # The alert rules and scrape configs: promtool check + the rules' unit tests (a second or two).
 bash infra/observability/promtool.sh check

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 
-import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { migrateDown, migrateUp, pendingMigrations, schemaDrift } from './migrate.js';
 
 process.env.MIGRATE_QUIET = '1';

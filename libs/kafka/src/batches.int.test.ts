@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Admin, Kafka } from 'kafkajs';
 
-import { testKafka, uniquePrefix } from '../../../test/harness/kafka.js';
-import { silentLogger } from '../../../test/harness/logger.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
 import { onceAcknowledged, publishingBatchHandler } from './outgoing-batch.js';

@@ -3,13 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka, Producer } from 'kafkajs';
 
 import { producerDefaultsOf, type ProducerDefaults } from './kafka-client.js';
-import {
-  MessageTooLargeError,
-  RECORD_BATCH_OVERHEAD_BYTES,
-  recordBudget,
-  recordBytes,
-  splitIntoRequests,
-} from './message-size.js';
+import { MessageTooLargeError, fittingRecordBytes, recordBudget, splitIntoRequests } from './message-size.js';
 import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js';
 
 /**
@@ -55,16 +49,7 @@ export class KafkaProducer implements MessageProducer {
   /** Throws MessageTooLargeError when one of the messages can never be sent to `topic`. */
   async checkFits(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     const budget = recordBudget(await this.defaults.limits.maxMessageBytes(topic));
-    for (const message of messages) {
-      const bytes = recordBytes(message);
-      if (bytes > budget) {
-        throw new MessageTooLargeError(
-          topic,
-          bytes + RECORD_BATCH_OVERHEAD_BYTES,
-          budget + RECORD_BATCH_OVERHEAD_BYTES,
-        );
-      }
-    }
+    for (const message of messages) fittingRecordBytes(topic, message, budget);
   }
 
   /**

@@ -10,9 +10,9 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 
-import { silentLogger } from '../../../test/harness/logger.js';
-import { testKafka, uniquePrefix } from '../../../test/harness/kafka.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { silentLogger } from '@tp/test/harness/logger';
+import { testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { waitFor } from '@tp/test/harness/wait';
 import { consumersCheck, consumersGauge } from './consumer-health.js';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';

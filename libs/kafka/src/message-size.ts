@@ -81,20 +81,26 @@ export function splitIntoRequests(
   return requests;
 }
 
+/** The record bytes of `message`; throws MessageTooLargeError when they exceed `budget` (recordBudget). */
+export function fittingRecordBytes(topic: string, message: OutgoingMessage, budget: number): number {
+  const bytes = recordBytes(message);
+  if (bytes > budget) {
+    throw new MessageTooLargeError(
+      topic,
+      bytes + RECORD_BATCH_OVERHEAD_BYTES,
+      budget + RECORD_BATCH_OVERHEAD_BYTES,
+    );
+  }
+  return bytes;
+}
+
 /** One topic's messages in consecutive slices of at most `budget` record bytes each. */
 function slices({ topic, messages }: TopicMessages, budget: number): TopicMessages[] {
   const result: TopicMessages[] = [];
   let current: OutgoingMessage[] = [];
   let used = 0;
   for (const message of messages) {
-    const bytes = recordBytes(message);
-    if (bytes > budget) {
-      throw new MessageTooLargeError(
-        topic,
-        bytes + RECORD_BATCH_OVERHEAD_BYTES,
-        budget + RECORD_BATCH_OVERHEAD_BYTES,
-      );
-    }
+    const bytes = fittingRecordBytes(topic, message, budget);
     if (used + bytes > budget && current.length > 0) {
       result.push({ topic, messages: current });
       current = [];

@@ -5,7 +5,7 @@ import {
   type MessageHandler,
   type MessageProducer,
 } from '@tp/kafka';
-import type { Logger } from '@tp/runtime';
+import { perRegistry, type Logger } from '@tp/runtime';
 import { SchemaError, type EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
@@ -21,21 +21,16 @@ export interface DeadLetterGuardOptions {
   readonly metrics?: Registry;
 }
 
-const counters = new WeakMap<Registry, Counter<'group' | 'code'>>();
 /** pipeline_dead_letters_total, once per registry (the guard's, and the outbox relay's). */
-export function deadLetterCounter(registry: Registry): Counter<'group' | 'code'> {
-  let counter = counters.get(registry);
-  if (!counter) {
-    counter = new Counter({
+export const deadLetterCounter = perRegistry(
+  (registry): Counter<'group' | 'code'> =>
+    new Counter({
       name: 'pipeline_dead_letters_total',
       help: 'Messages sent to the dead-letter topic, by consumer group and error code',
       labelNames: ['group', 'code'] as const,
       registers: [registry],
-    });
-    counters.set(registry, counter);
-  }
-  return counter;
-}
+    }),
+);
 
 /** The failure to keep for a message, or undefined when the error is transient (retry it). */
 export function permanentFailure(err: unknown): Failure | undefined {

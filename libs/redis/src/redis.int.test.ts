@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 
-import { silentLogger } from '../../../test/harness/logger.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { closeRedis, connectInBackground, createRedis, redisCheck, type RedisClient } from './index.js';
 
 const clients: RedisClient[] = [];

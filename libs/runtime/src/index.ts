@@ -4,5 +4,6 @@ export * from './http/index.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './readiness.js';
+export * from './require-json.js';
 export * from './service.js';
 export * from './text.js';

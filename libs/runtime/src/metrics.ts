@@ -32,3 +32,19 @@ export function scrapedGauge(
     },
   });
 }
+
+/**
+ * `create` run once per registry: metrics that several consumers (or tests) register on one registry
+ * are made once, and a fresh registry gets fresh ones. prom-client refuses a name registered twice.
+ */
+export function perRegistry<T>(create: (registry: Registry) => T): (registry: Registry) => T {
+  const made = new WeakMap<Registry, T>();
+  return (registry) => {
+    let value = made.get(registry);
+    if (value === undefined) {
+      value = create(registry);
+      made.set(registry, value);
+    }
+    return value;
+  };
+}

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
 
-import { silentLogger } from '../../../test/harness/logger.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { HOT_CACHE_TTL_SECONDS, HotCache, hotCacheKey } from './hot-cache.js';
 
 const entry = {

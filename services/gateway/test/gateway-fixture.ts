@@ -5,7 +5,7 @@ import { ApiKeyStore } from '../src/auth/api-key.store.js';
 import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config.js';
 import { startGateway } from '../src/gateway.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 
 export interface TestGateway {
   readonly url: string;

@@ -7,8 +7,8 @@ import { buildTinyNliModel, type TinyNliOptions } from '@tp/models';
 
 import { loadNliConfig, type NliConfig } from '../src/config.js';
 import { startNli } from '../src/nli.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { waitFor } from '@tp/test/harness/wait';
 
 export interface Reply<T = Record<string, unknown>> {
   readonly status: number;

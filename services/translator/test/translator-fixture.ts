@@ -10,9 +10,9 @@ import type { TranslationCompleted } from '@tp/contracts';
 
 import { loadTranslatorConfig, type TranslatorConfig } from '../src/config.js';
 import { startTranslator } from '../src/translator.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/harness/databases.js';
-import { uniquePrefix } from '../../../test/harness/kafka.js';
-import { waitFor } from '../../../test/harness/wait.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { uniquePrefix } from '@tp/test/harness/kafka';
+import { waitFor } from '@tp/test/harness/wait';
 
 export interface Reply<T = Record<string, unknown>> {
   readonly status: number;

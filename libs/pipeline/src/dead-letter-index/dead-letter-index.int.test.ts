@@ -2,13 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { addToOutbox, connectDatabase, OutboxMessage, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import {
-  addDeadLetters,
-  afterT0,
-  clearDeadLetters,
-  deadLetter,
-} from '../../../../test/harness/dead-letters.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { addDeadLetters, afterT0, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import { DeadLetterIndex, REPLAYED_FROM_HEADER } from './dead-letter-index.js';
 import { payloadView } from './dead-letter-payload.js';

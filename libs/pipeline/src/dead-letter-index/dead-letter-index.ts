@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type QueryResult } from '@mikro-orm/core';
 import { HEADERS } from '@tp/contracts';
 import { DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
-import { AppError } from '@tp/runtime';
+import { AppError, codePoints } from '@tp/runtime';
 
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import type {
@@ -265,7 +265,7 @@ function outboxKey(key: Uint8Array | null | undefined): string | null | { refuse
   } catch {
     return { refused: 'the key is not UTF-8 text, which the outbox cannot carry' };
   }
-  if ([...text].length > MAX_OUTBOX_KEY_CHARS) {
+  if (codePoints(text) > MAX_OUTBOX_KEY_CHARS) {
     return { refused: `the key is longer than the outbox's ${MAX_OUTBOX_KEY_CHARS} characters` };
   }
   return text;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { ApiKeyStore } from './api-key.store.js';
 
 let db: TestDatabase;

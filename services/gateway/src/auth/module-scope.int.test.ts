@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 
-import { uniquePrefix } from '../../../../test/harness/kafka.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
+import { startOpenAiDouble, type OpenAiDouble } from '@tp/test/doubles/openai.double';
 import { startNliWithTinyModel, type TestNli } from '../../../nli/test/nli-fixture.js';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 

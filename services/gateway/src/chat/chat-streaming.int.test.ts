@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
 
-import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
+import { startOpenAiDouble, type OpenAiDouble } from '@tp/test/doubles/openai.double';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { estimatedTokens } from './usage/record-usage.js';
 

@@ -14,7 +14,7 @@ import {
   openAiFaults,
   startOpenAiDouble,
   type OpenAiDouble,
-} from '../../../../test/doubles/openai.double.js';
+} from '@tp/test/doubles/openai.double';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 
 const MODEL = 'gpt-test-mini';

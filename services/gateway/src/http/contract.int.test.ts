@@ -9,7 +9,7 @@ import {
   tinyModelsDir,
   type TestTranslator,
 } from '../../../translator/test/translator-fixture.js';
-import { startOpenAiDouble, type OpenAiDouble } from '../../../../test/doubles/openai.double.js';
+import { startOpenAiDouble, type OpenAiDouble } from '@tp/test/doubles/openai.double';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { operations, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { committedOpenApi, OpenApiContract } from '../../test/openapi-contract.js';

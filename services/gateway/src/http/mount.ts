@@ -1,4 +1,4 @@
-import { AppError } from '@tp/runtime';
+import { AppError, requireJson } from '@tp/runtime';
 import express, { type Express, type RequestHandler, type Response } from 'express';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
@@ -55,17 +55,6 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     });
   }
 }
-
-/** A body must be JSON; a request without a body passes on and fails validation if one is required. */
-const requireJson: RequestHandler = (req, _res, next) => {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
-    return;
-  }
-  next();
-};
 
 /** A signal aborted when the client goes away before the answer is sent. */
 function clientGone(res: Response): AbortSignal {

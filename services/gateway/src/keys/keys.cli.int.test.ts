@@ -4,8 +4,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { REPO_ROOT } from '../../../../test/harness/processes.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { REPO_ROOT } from '@tp/test/harness/processes';
 import { hashApiKey } from '../auth/api-key.js';
 import { ApiKeyStore } from '../auth/api-key.store.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { adversarialTexts, callsOverLimit } from '../../../../test/harness/event-loop-block.js';
+import { adversarialTexts, callsOverLimit } from '@tp/test/harness/event-loop-block';
 import { parseBearer } from '../auth/api-key.js';
 import { readableText, textOf, type ChatMessage } from '../chat/guardrail.js';
 import { nliChunks } from '../chat/nli-chunks.js';

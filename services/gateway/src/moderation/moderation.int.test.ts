@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
 import { closeServer, createHttpApp, createLogger, createMetrics, finishHttpApp, listen } from '@tp/runtime';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { noRateLimits, type OpenApiDoc } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 import { ApiKeyStore } from '../auth/api-key.store.js';

@@ -10,7 +10,7 @@ import {
   tinyModelsDir,
   type TestTranslator,
 } from '../../../translator/test/translator-fixture.js';
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 import { consumerLag } from '@tp/kafka';

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 
 import type { NliConfigStore } from '../config/nli-config.store.js';
-import { labelList, templateField, textField, type Limits } from '../http/fields.js';
+import { bodyLimit, labelList, templateField, textField, type Limits } from '../http/fields.js';
 import { jsonBody, parseBody } from '../http/parse-body.js';
 import type { ClassifyText } from './classify-text.js';
 
@@ -21,9 +21,6 @@ export interface ClassifyRoutesOptions {
   readonly store: NliConfigStore;
   readonly limits: Limits;
 }
-
-/** Room for the longest text even if every character arrives as a 6-byte \uXXXX escape, plus labels. */
-export const bodyLimit = (limits: Limits) => limits.maxTextChars * 6 + 64 * 1024;
 
 /** POST /classify: zero-shot classification of a text against candidate labels (internal). */
 export function classifyRoutes(app: Express, { classify, store, limits }: ClassifyRoutesOptions): void {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import { startNliWithTinyModel, startTestNli, tinyNliModel, type TestNli } from '../../test/nli-fixture.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { waitFor } from '@tp/test/harness/wait';
 import type { Detection } from './detect-text.js';
 
 /**

@@ -1,8 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 
-import { bodyLimit } from '../classify/classify.routes.js';
-import { textField, type Limits } from '../http/fields.js';
+import { bodyLimit, textField, type Limits } from '../http/fields.js';
 import { jsonBody, parseBody } from '../http/parse-body.js';
 import type { DetectText } from './detect-text.js';
 

@@ -2,11 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { tinyNliModelFiles } from '@tp/models';
 
-import { adversarialTexts, callsOverLimit } from '../../../../test/harness/event-loop-block.js';
-import { bodyLimit, classifyBody } from '../classify/classify.routes.js';
+import { adversarialTexts, callsOverLimit } from '@tp/test/harness/event-loop-block';
+import { classifyBody } from '../classify/classify.routes.js';
 import { loadNliConfig } from '../config.js';
 import { detectBody } from '../detect/detect.routes.js';
 import { PairEncoder } from '../model/pair-encoder.js';
+import { bodyLimit } from './fields.js';
 import { parseBody } from './parse-body.js';
 
 /**

@@ -7,6 +7,9 @@ export interface Limits {
   readonly maxLabels: number;
 }
 
+/** Room for the longest text even if every character arrives as a 6-byte \uXXXX escape, plus labels. */
+export const bodyLimit = (limits: Limits) => limits.maxTextChars * 6 + 64 * 1024;
+
 export const MAX_LABEL_CHARS = 100;
 /** The nli_config column is varchar(200). */
 export const MAX_TEMPLATE_CHARS = 200;

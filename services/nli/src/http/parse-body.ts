@@ -1,4 +1,4 @@
-import { AppError } from '@tp/runtime';
+import { AppError, requireJson } from '@tp/runtime';
 import express, { type RequestHandler } from 'express';
 import type { z } from 'zod';
 
@@ -34,16 +34,5 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
  * on and fails validation. Parse errors become 400 MALFORMED_JSON and 413 PAYLOAD_TOO_LARGE at the edge.
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
-  const requireJson: RequestHandler = (req, _res, next) => {
-    const hasBody =
-      req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && !req.is('application/json')) {
-      next(
-        new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'),
-      );
-      return;
-    }
-    next();
-  };
   return [requireJson, express.json({ limit: limitBytes, strict: true })];
 }

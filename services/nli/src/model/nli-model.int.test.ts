@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { silentLogger } from '../../../../test/harness/logger.js';
+import { silentLogger } from '@tp/test/harness/logger';
 import { tinyNliModel } from '../../test/nli-fixture.js';
 import { ModelSlot } from './model-slot.js';
 import { NliModel, TestModelRefusedError } from './nli-model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { adversarialTexts, callsOverLimit } from '../../../../test/harness/event-loop-block.js';
+import { adversarialTexts, callsOverLimit } from '@tp/test/harness/event-loop-block';
 
 import { decodeHtmlEntities } from '../engines/google/google.entities.js';
 import { truncateForMyMemory } from '../engines/mymemory/mymemory.truncate.js';

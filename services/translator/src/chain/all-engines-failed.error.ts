@@ -1,6 +1,6 @@
 import { AppError } from '@tp/runtime';
 
-import type { Attempt } from './chain.js';
+import type { Attempt } from './attempt.js';
 
 /**
  * Every engine of the chain failed or was skipped. Carries the catalogue code TRANSLATION_UNAVAILABLE

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { EngineName, TranslationEngine } from '../engines/engine.js';
 import type { PairCoverage } from '../engines/pair-coverage.js';
 import { AllEnginesFailedError } from './all-engines-failed.error.js';
+import { SLOTS, type Attempt, type AttemptOutcome, type SlotName } from './attempt.js';
 import { chainMetrics, type CallOutcome } from './chain-metrics.js';
 import { PairDirectory, type PairDirectoryOptions } from './pair-directory.js';
 import { pivotLanguages } from './pivot-routes.js';
@@ -17,13 +18,6 @@ import {
   type ResilientEngine,
 } from './resilience.js';
 import { translateWithEngine, type EngineOutcome } from './translate-with-engine.js';
-
-/**
- * The spec's order (primary online, free fallback, local instance, offline), with Apertium as a
- * second local instance after LibreTranslate (docs/decisions.md, issue 17).
- */
-export const SLOTS = ['primary', 'fallback', 'local', 'apertium', 'offline'] as const;
-export type SlotName = (typeof SLOTS)[number];
 
 export interface SlotOptions {
   /** Split long text into engine.maxChars chunks (default on, off for `fallback`: see SLOT_DEFAULTS). */
@@ -57,22 +51,6 @@ export interface TranslateRequest {
   /** Our language code, or `auto`. */
   readonly source: string;
   readonly target: string;
-}
-
-/** `unsupported`: the engine does not serve the pair (by its list, not called, or by its own answer). */
-export type AttemptOutcome = 'ok' | 'failed' | 'skipped' | 'breaker-open' | 'unsupported';
-
-export interface Attempt {
-  readonly slot: SlotName;
-  /** Absent when the slot has no engine configured. */
-  readonly engine?: EngineName;
-  readonly outcome: AttemptOutcome;
-  readonly reason?: string;
-  /** Time spent on this engine, all chunks and retries included. */
-  readonly ms: number;
-  /** The hop of a pivot route this attempt was for (absent for the requested pair itself). */
-  readonly source?: string;
-  readonly target?: string;
 }
 
 /** One step of the route that produced a translation. */

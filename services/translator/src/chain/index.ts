@@ -1,4 +1,5 @@
 export * from './all-engines-failed.error.js';
+export * from './attempt.js';
 export * from './chain.js';
 export * from './pair-directory.js';
 export * from './served-pairs.js';

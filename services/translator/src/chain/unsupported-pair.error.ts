@@ -1,6 +1,6 @@
 import { AppError } from '@tp/runtime';
 
-import type { Attempt } from './chain.js';
+import type { Attempt } from './attempt.js';
 
 /**
  * No engine of the chain serves this language pair, directly or through a pivot language: both

@@ -15,13 +15,10 @@ import { sourceHash, translationMessageKey } from '@tp/pipeline';
 import { EventCodec, headerString, newEvent } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { waitFor } from '../../../../test/harness/wait.js';
-import {
-  startLibreTranslateDouble,
-  type LibreTranslateDouble,
-} from '../../../../test/doubles/libretranslate.double.js';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
+import { startLibreTranslateDouble, type LibreTranslateDouble } from '@tp/test/doubles/libretranslate.double';
 import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
 import { RETRY_HEADERS } from './retry-headers.js';
 

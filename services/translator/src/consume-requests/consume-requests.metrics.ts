@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import { perRegistry } from '@tp/runtime';
+import { Counter } from 'prom-client';
 
 /** Counters of the engine consumers; dead letters are counted by the guard (pipeline_dead_letters_total). */
 export interface ConsumeRequestsMetrics {
@@ -8,27 +9,18 @@ export interface ConsumeRequestsMetrics {
   readonly retried: Counter<'attempt'>;
 }
 
-const registered = new WeakMap<Registry, ConsumeRequestsMetrics>();
-
 /** One set per registry, however many consumers share it. */
-export function consumeRequestsMetrics(registry: Registry): ConsumeRequestsMetrics {
-  let metrics = registered.get(registry);
-  if (!metrics) {
-    metrics = {
-      completed: new Counter({
-        name: 'translation_requests_completed_total',
-        help: 'Translation requests answered with a TranslationCompleted, by engine and cache hit',
-        labelNames: ['engine', 'cached'] as const,
-        registers: [registry],
-      }),
-      retried: new Counter({
-        name: 'translation_requests_retried_total',
-        help: 'Translation requests sent to the retry topic after every engine failed, by failed attempt',
-        labelNames: ['attempt'] as const,
-        registers: [registry],
-      }),
-    };
-    registered.set(registry, metrics);
-  }
-  return metrics;
-}
+export const consumeRequestsMetrics = perRegistry((registry): ConsumeRequestsMetrics => ({
+  completed: new Counter({
+    name: 'translation_requests_completed_total',
+    help: 'Translation requests answered with a TranslationCompleted, by engine and cache hit',
+    labelNames: ['engine', 'cached'] as const,
+    registers: [registry],
+  }),
+  retried: new Counter({
+    name: 'translation_requests_retried_total',
+    help: 'Translation requests sent to the retry topic after every engine failed, by failed attempt',
+    labelNames: ['attempt'] as const,
+    registers: [registry],
+  }),
+}));

@@ -3,9 +3,9 @@ import { topicName } from '@tp/contracts';
 import { KafkaProducer } from '@tp/kafka';
 import type { Kafka } from 'kafkajs';
 
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { DueTimeConsumer } from './due-time-consumer.js';
 import { RETRY_HEADERS } from './retry-headers.js';
 

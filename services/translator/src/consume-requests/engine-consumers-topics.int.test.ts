@@ -5,9 +5,9 @@ import { topicName, type TranslationCompleted } from '@tp/contracts';
 import { KafkaConsumer, KafkaProducer } from '@tp/kafka';
 import { EventCodec, newEvent } from '@tp/schemas';
 
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { startTestTranslator, tinyModelsDir, type TestTranslator } from '../../test/translator-fixture.js';
 
 interface ReadyReply {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { waitFor } from '../../../../test/harness/wait.js';
+import { waitFor } from '@tp/test/harness/wait';
 import { startTestTranslator, tinyModelsDir, type TestTranslator } from '../../test/translator-fixture.js';
 import type { ChainTestResult } from './test-chain.routes.js';
 

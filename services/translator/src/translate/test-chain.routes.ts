@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import { AppError, assertTextLength } from '@tp/runtime';
+import { AppError, assertTextLength, requireJson } from '@tp/runtime';
 import { languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
 
@@ -11,7 +11,7 @@ import {
   type TranslationChain,
 } from '../chain/index.js';
 import type { LanguageDetector } from './detect-language.js';
-import { parseBody, requireJson, type TranslateBody } from './translate.routes.js';
+import { parseBody, type TranslateBody } from './translate.routes.js';
 
 /** One engine's part in a test translation, with its time in ms. */
 export interface TestAttempt {

@@ -4,9 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { hotCacheHash, hotCacheKey, HOT_CACHE_TTL_SECONDS } from '@tp/translation';
 
-import { startDeepLDouble, type DeepLDouble } from '../../../../test/doubles/deepl.double.js';
-import { closedPortUrl } from '../../../../test/doubles/http-double.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
+import { closedPortUrl } from '@tp/test/doubles/http-double';
+import { waitFor } from '@tp/test/harness/wait';
 import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
 import type { TranslationResult } from './translate-text.js';
 

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { deeplFaults, startDeepLDouble, type DeepLDouble } from '../../../../test/doubles/deepl.double.js';
-import { field } from '../../../../test/doubles/http-double.js';
+import { deeplFaults, startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
+import { field } from '@tp/test/doubles/http-double';
 import {
   libreTranslateFaults,
   startLibreTranslateDouble,
   type LibreTranslateDouble,
-} from '../../../../test/doubles/libretranslate.double.js';
-import {
-  mymemoryFaults,
-  startMyMemoryDouble,
-  type MyMemoryDouble,
-} from '../../../../test/doubles/mymemory.double.js';
+} from '@tp/test/doubles/libretranslate.double';
+import { mymemoryFaults, startMyMemoryDouble, type MyMemoryDouble } from '@tp/test/doubles/mymemory.double';
 import {
   startTestTranslator,
   tinyModelsDir,

@@ -1,6 +1,6 @@
-import { AppError, requestId } from '@tp/runtime';
+import { AppError, requestId, requireJson } from '@tp/runtime';
 import { LANGUAGES, languageCode } from '@tp/translation';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import { z } from 'zod';
 
 import type { TranslationChain } from '../chain/index.js';
@@ -102,17 +102,6 @@ function pairsQuery(query: unknown): { source?: string; target?: string } {
   const target = read('target');
   return { ...(source ? { source } : {}), ...(target ? { target } : {}) };
 }
-
-/** A body must be JSON; one without a body passes on and fails validation. */
-export const requireJson: RequestHandler = (req, _res, next) => {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
-    return;
-  }
-  next();
-};
 
 /** Every problem at once, in the gateway's issue shape (`body.text`), so a client fixes all in one go. */
 export function parseBody(body: unknown): TranslateBody {

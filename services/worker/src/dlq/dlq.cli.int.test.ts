@@ -6,9 +6,9 @@ import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
 import { DeadLetterIndex, REPLAYED_FROM_HEADER } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { addDeadLetters, clearDeadLetters, deadLetter } from '../../../../test/harness/dead-letters.js';
-import { REPO_ROOT } from '../../../../test/harness/processes.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { addDeadLetters, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
+import { REPO_ROOT } from '@tp/test/harness/processes';
 
 // `npm run dlq` as a child process (from its TypeScript source; the npm script runs the same file,
 // compiled) against a database of this file's own.

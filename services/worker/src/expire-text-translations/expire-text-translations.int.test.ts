@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
 import { createLogger } from '@tp/runtime';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { TextTranslationExpiry } from './expire-text-translations.js';
 
 let db: TestDatabase;

@@ -8,11 +8,11 @@ import { EventCodec, headerString } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { untranslatableRequest } from '../../../../test/harness/dead-letters.js';
-import { createTopics, testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { untranslatableRequest } from '@tp/test/harness/dead-letters';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { OutboxRelay } from '../outbox-relay/outbox-relay.js';
 import { deadLetterIndexer } from './index-dead-letters.js';
 

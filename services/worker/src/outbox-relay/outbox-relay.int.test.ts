@@ -13,10 +13,10 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import kafkajs, { type Kafka } from 'kafkajs';
 import pg from 'pg';
 
-import { createTestDatabase, type TestDatabase } from '../../../../test/harness/databases.js';
-import { testKafka, uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { waitFor } from '@tp/test/harness/wait';
 import { outboxBacklogCheck } from './outbox-backlog.js';
 import { OutboxRelay, type RelayProducer } from './outbox-relay.js';
 

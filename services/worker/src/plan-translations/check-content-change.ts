@@ -1,8 +1,7 @@
 import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData } from '@tp/contracts';
 import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
+import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
-
-import { codePoints } from '../shared/code-points.js';
 
 /**
  * The change as the planner stores it (source language as our code), or a PermanentError when it can

@@ -3,6 +3,7 @@ import type { ContentChanged, ContentChangedData } from '@tp/contracts';
 import { insertIntoOutbox, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
 import { PermanentError, translationRequestedEntry } from '@tp/pipeline';
+import { perRegistry } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
@@ -29,27 +30,19 @@ interface PlannerCounters {
   readonly skipped: Counter<'reason'>;
 }
 
-const countersByRegistry = new WeakMap<Registry, PlannerCounters>();
-function plannerCounters(registry: Registry): PlannerCounters {
-  let counters = countersByRegistry.get(registry);
-  if (!counters) {
-    counters = {
-      requested: new Counter({
-        name: 'planner_translations_requested_total',
-        help: 'TranslationRequested events the planner wrote to the outbox (field x target language)',
-        registers: [registry],
-      }),
-      skipped: new Counter({
-        name: 'planner_fields_skipped_total',
-        help: 'Reported fields that requested nothing: stale (a newer version is stored) or unchanged text',
-        labelNames: ['reason'] as const,
-        registers: [registry],
-      }),
-    };
-    countersByRegistry.set(registry, counters);
-  }
-  return counters;
-}
+const plannerCounters = perRegistry((registry): PlannerCounters => ({
+  requested: new Counter({
+    name: 'planner_translations_requested_total',
+    help: 'TranslationRequested events the planner wrote to the outbox (field x target language)',
+    registers: [registry],
+  }),
+  skipped: new Counter({
+    name: 'planner_fields_skipped_total',
+    help: 'Reported fields that requested nothing: stale (a newer version is stored) or unchanged text',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+}));
 
 /**
  * ContentChanged -> source_contents + TranslationRequested (outbox), in one transaction per message:

@@ -15,9 +15,9 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
-import { uniquePrefix } from '../../../../test/harness/kafka.js';
-import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
+import { startPipelineTask, type PipelineTaskFixture } from '@tp/test/harness/pipeline-task';
+import { waitFor } from '@tp/test/harness/wait';
 import { plannerTask } from './planner.task.js';
 
 const codec = new EventCodec();

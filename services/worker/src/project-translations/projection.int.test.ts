@@ -14,10 +14,10 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
-import { uniquePrefix } from '../../../../test/harness/kafka.js';
-import { silentLogger } from '../../../../test/harness/logger.js';
-import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
-import { waitFor } from '../../../../test/harness/wait.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
+import { silentLogger } from '@tp/test/harness/logger';
+import { startPipelineTask, type PipelineTaskFixture } from '@tp/test/harness/pipeline-task';
+import { waitFor } from '@tp/test/harness/wait';
 import { projectionTask } from './projection.task.js';
 import { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { TranslationCompletedHandler } from './translation-completed.handler.js';

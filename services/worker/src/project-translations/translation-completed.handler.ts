@@ -1,6 +1,7 @@
 import type { IncomingMessage } from '@tp/kafka';
 import { PermanentError } from '@tp/pipeline';
 import type { EventCodec } from '@tp/schemas';
+import { perRegistry } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
@@ -19,26 +20,18 @@ interface ProjectionCounters {
   readonly ignored: Counter;
 }
 
-const countersByRegistry = new WeakMap<Registry, ProjectionCounters>();
-function projectionCounters(registry: Registry): ProjectionCounters {
-  let counters = countersByRegistry.get(registry);
-  if (!counters) {
-    counters = {
-      written: new Counter({
-        name: 'projection_rows_written_total',
-        help: 'content_translations rows inserted or updated from TranslationCompleted',
-        registers: [registry],
-      }),
-      ignored: new Counter({
-        name: 'projection_results_ignored_total',
-        help: 'TranslationCompleted results that changed nothing: a newer source version is stored, or the event was already applied',
-        registers: [registry],
-      }),
-    };
-    countersByRegistry.set(registry, counters);
-  }
-  return counters;
-}
+const projectionCounters = perRegistry((registry): ProjectionCounters => ({
+  written: new Counter({
+    name: 'projection_rows_written_total',
+    help: 'content_translations rows inserted or updated from TranslationCompleted',
+    registers: [registry],
+  }),
+  ignored: new Counter({
+    name: 'projection_results_ignored_total',
+    help: 'TranslationCompleted results that changed nothing: a newer source version is stored, or the event was already applied',
+    registers: [registry],
+  }),
+}));
 
 /**
  * TranslationCompleted -> content_translations (version-guarded upsert), then the entity's read cache

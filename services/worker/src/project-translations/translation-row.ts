@@ -1,8 +1,7 @@
 import type { TranslationCompleted } from '@tp/contracts';
 import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
+import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
-
-import { codePoints } from '../shared/code-points.js';
 
 /** A content_translations row as the projection writes it. */
 export interface TranslationRow {

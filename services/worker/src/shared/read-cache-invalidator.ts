@@ -1,6 +1,6 @@
 import { contentReadCacheKey } from '@tp/pipeline';
 import { bounded, type RedisClient } from '@tp/redis';
-import type { Logger } from '@tp/runtime';
+import { perRegistry, type Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import { Coalescer, type ItemOutcome } from './coalescer.js';
@@ -10,20 +10,15 @@ const REDIS_TIMEOUT_MS = 500;
 /** Failures are logged at most this often (with how many there were), not once per message. */
 const LOG_EVERY_MS = 30_000;
 
-const failureCounters = new WeakMap<Registry, Counter<'component'>>();
-function failureCounter(registry: Registry): Counter<'component'> {
-  let counter = failureCounters.get(registry);
-  if (!counter) {
-    counter = new Counter({
+const failureCounter = perRegistry(
+  (registry): Counter<'component'> =>
+    new Counter({
       name: 'read_cache_invalidation_failures_total',
       help: 'Read-cache deletions skipped or failed because Redis was unavailable (entries expire by TTL)',
       labelNames: ['component'] as const,
       registers: [registry],
-    });
-    failureCounters.set(registry, counter);
-  }
-  return counter;
-}
+    }),
+);
 
 export interface ReadCacheInvalidatorOptions {
   readonly redis: RedisClient | undefined;

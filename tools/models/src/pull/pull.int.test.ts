@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { startHubDouble, type HubDouble, type HubRepo } from '../../../../test/doubles/hf-hub.js';
+import { startHubDouble, type HubDouble, type HubRepo } from '@tp/test/doubles/hf-hub';
 import { DEFAULT_NLI_REPO, MODEL_FILES, NLI_MODEL_FILES } from './hub-model.js';
 import { PullError } from './pull-error.js';
 import { pullModel } from './pull-model.js';

@@ -3,12 +3,7 @@ import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
 import { DeadLetterIndex, REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
-import {
-  addDeadLetters,
-  afterT0,
-  clearDeadLetters,
-  deadLetter,
-} from '../../../../../test/harness/dead-letters.js';
+import { addDeadLetters, afterT0, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 

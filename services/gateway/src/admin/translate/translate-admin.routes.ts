@@ -4,7 +4,7 @@ import { EventCodec } from '@tp/schemas';
 import { GatewayCommandBus } from '../../commands/command-bus.js';
 import type { TranslatorClient } from '../../translate/translator-client.js';
 import { translationConfigRoutes } from './config/translation-config.routes.js';
-import { TranslationConfigStore } from './config/translation-config.store.js';
+import { TranslationConfigStore } from './translation-config.store.js';
 import { RetranslateEntityHandler } from './retranslate/retranslate.handler.js';
 import { retranslateRoute } from './retranslate/retranslate.routes.js';
 import { testTranslationRoute } from './test-translation/test-translation.routes.js';

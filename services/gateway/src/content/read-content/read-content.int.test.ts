@@ -7,7 +7,7 @@ import { contentReadCacheKey } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 import { createClient } from 'redis';
 
-import { uniquePrefix } from '../../../../../test/harness/kafka.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 import { ContentStore } from './content.store.js';

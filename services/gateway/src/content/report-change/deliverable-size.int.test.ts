@@ -3,7 +3,7 @@ import { ALL_TOPICS, topicName } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
 import { ConfigResourceTypes } from 'kafkajs';
 
-import { createTopics, testKafka, uniquePrefix } from '../../../../../test/harness/kafka.js';
+import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 

@@ -3,7 +3,7 @@ import { topicName } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
-import { uniquePrefix } from '../../../../../test/harness/kafka.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 

@@ -7,11 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 
-import {
-  openAiFaults,
-  startOpenAiDouble,
-  type OpenAiDouble,
-} from '../../../../../test/doubles/openai.double.js';
+import { openAiFaults, startOpenAiDouble, type OpenAiDouble } from '@tp/test/doubles/openai.double';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 
 const MODEL = 'gpt-test-mini';

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { deeplFaults, startDeepLDouble, type DeepLDouble } from '../../../../../test/doubles/deepl.double.js';
-import {
-  describeTransportFaults,
-  expectEngineFailure,
-  HI,
-  never,
-} from '../../../../../test/doubles/engine-test-kit.js';
+import { deeplFaults, startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
+import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createDeepLEngine, deeplBaseUrl } from './deepl.engine.js';
 

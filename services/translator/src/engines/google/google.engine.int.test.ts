@@ -5,13 +5,8 @@ import {
   googleFaults,
   startGoogleDouble,
   type GoogleDouble,
-} from '../../../../../test/doubles/google.double.js';
-import {
-  describeTransportFaults,
-  expectEngineFailure,
-  HI,
-  never,
-} from '../../../../../test/doubles/engine-test-kit.js';
+} from '@tp/test/doubles/google.double';
+import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createGoogleEngine } from './google.engine.js';
 

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import {
-  describeTransportFaults,
-  expectEngineFailure,
-  HI,
-  never,
-} from '../../../../../test/doubles/engine-test-kit.js';
+import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
 import {
   libreTranslateFaults,
   startLibreTranslateDouble,
   type LibreTranslateDouble,
   type LibreTranslateDoubleOptions,
-} from '../../../../../test/doubles/libretranslate.double.js';
+} from '@tp/test/doubles/libretranslate.double';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createLibreTranslateEngine, type LibreTranslateOptions } from './libretranslate.engine.js';
 

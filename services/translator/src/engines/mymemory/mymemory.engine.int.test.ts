@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import {
-  describeTransportFaults,
-  expectEngineFailure,
-  HI,
-  never,
-} from '../../../../../test/doubles/engine-test-kit.js';
+import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
 import {
   QUERY_TOO_LONG,
   QUOTA_WARNING,
@@ -13,7 +8,7 @@ import {
   mymemoryFaults,
   startMyMemoryDouble,
   type MyMemoryDouble,
-} from '../../../../../test/doubles/mymemory.double.js';
+} from '@tp/test/doubles/mymemory.double';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createMyMemoryEngine } from './mymemory.engine.js';
 

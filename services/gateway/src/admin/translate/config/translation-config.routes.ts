@@ -1,6 +1,6 @@
 import { defineRoute } from '../../../http/route.js';
-import { translationConfigBody, translationConfigSchema } from './translation-config.js';
-import type { TranslationConfigStore } from './translation-config.store.js';
+import { translationConfigBody, translationConfigSchema } from '../translation-config.js';
+import type { TranslationConfigStore } from '../translation-config.store.js';
 
 const TAGS = ['admin: translation'];
 

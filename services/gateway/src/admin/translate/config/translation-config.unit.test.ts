@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { translationConfigBody } from './translation-config.js';
+import { translationConfigBody } from '../translation-config.js';
 
 const problems = (body: unknown) => {
   const result = translationConfigBody.safeParse(body);

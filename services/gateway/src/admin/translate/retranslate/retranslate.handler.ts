@@ -3,7 +3,7 @@ import { SourceContent, TranslationConfig, addToOutbox, type Orm } from '@tp/db'
 import { AppError } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
-import { TRANSLATION_CONFIG_ID, missingRow } from '../config/translation-config.store.js';
+import { TRANSLATION_CONFIG_ID, missingRow } from '../translation-config.store.js';
 import { RetranslateEntityCommand } from './retranslate.command.js';
 import { retranslationRequests, type Retranslation } from './retranslation-requests.js';
 

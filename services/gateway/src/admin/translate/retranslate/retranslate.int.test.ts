@@ -3,7 +3,7 @@ import type { TranslationRequested } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
-import { uniquePrefix } from '../../../../../../test/harness/kafka.js';
+import { uniquePrefix } from '@tp/test/harness/kafka';
 import { startTestGateway, type TestGateway } from '../../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../../test/openapi-contract.js';
 
