@@ -176,10 +176,15 @@ describe('content pipeline across a Kafka broker restart', () => {
     expect(whileStopping.every((status) => status === 202)).toBe(true);
     expect(await broker.answers()).toBe(false);
 
-    // 3. Kafka is down: the gateway still accepts changes (outbox), and no service dies.
-    for (let i = 0; i < 10; i++) expect(await reportNext()).toBe(202);
-    await sleep(4000);
-    for (let i = 0; i < 5; i++) expect(await reportNext()).toBe(202);
+    // 3. Kafka is down, and the worker has seen it (/ready): the gateway still accepts changes
+    // (outbox), and no service dies.
+    await waitFor(
+      "the worker's /ready showing Kafka down",
+      async () => (await readiness(processes.get('worker')!, 'kafka')) === 'down',
+      30_000,
+      100,
+    );
+    for (let i = 0; i < 15; i++) expect(await reportNext()).toBe(202);
     for (const proc of processes.values()) {
       expect(proc.child.exitCode).toBeNull();
       expect(await healthy(proc)).toBe(true);
