@@ -51,6 +51,21 @@ async function readiness(proc: ServiceProcess, dependency: string): Promise<stri
   return body.dependencies[dependency]?.status;
 }
 
+/** Waits for `dependency` of a process's /ready to be up; the failure shows the last /ready body. */
+async function untilReady(name: string, dependency: string): Promise<void> {
+  const proc = processes.get(name)!;
+  try {
+    await waitFor(
+      `${name}'s ${dependency} on /ready`,
+      async () => (await readiness(proc, dependency)) === 'up',
+      30_000,
+    );
+  } catch (err) {
+    const body = await (await fetch(`${proc.url}/ready`).catch(() => null))?.text();
+    throw new Error(`${(err as Error).message}: ${body}\n${proc.output().slice(-3000)}`, { cause: err });
+  }
+}
+
 const createKey = (role: 'admin' | 'client') => createKeyWithCli(db.url, role);
 
 async function call(method: string, path: string, key: string, body?: unknown) {
@@ -236,16 +251,8 @@ describe('content pipeline across a Kafka broker restart', () => {
       });
     }
     // And their consumers are back in their groups: /ready says so.
-    await waitFor(
-      "the worker's consumers on /ready",
-      async () => (await readiness(processes.get('worker')!, 'consumers')) === 'up',
-      30_000,
-    );
-    await waitFor(
-      "the translator's consumers on /ready",
-      async () => (await readiness(processes.get('translator')!, 'engine-consumers')) === 'up',
-      30_000,
-    );
+    await untilReady('worker', 'consumers');
+    await untilReady('translator', 'engine-consumers');
   }, 180_000);
 });
 
