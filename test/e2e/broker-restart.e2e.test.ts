@@ -274,7 +274,7 @@ async function expectEachStepAtLeastOnce(ids: readonly string[], targets: readon
     translationRequestedRetry: [],
     deadLetter: [],
   };
-  const seen: Record<string, Record<string, number>> = {};
+  const seen: Record<string, ReturnType<typeof duplicates>> = {};
   for (const [topic, keys] of Object.entries(expectedKeys) as [TopicKey, string[]][]) {
     const counts = await messagesPerKey(kafka, topicName(topic, prefix));
     expect({ topic, keys: [...counts.keys()].sort() }).toEqual({ topic, keys: [...keys].sort() });

@@ -179,7 +179,7 @@ async function expectEachStepAtLeastOnce(ids: readonly string[]): Promise<void> 
     ),
   );
   const fieldKeys = perField.map((f) => f.key).sort();
-  const seen: Record<string, Record<string, number>> = {};
+  const seen: Record<string, ReturnType<typeof duplicates>> = {};
   for (const [topic, keys] of [
     ['contentChanged', ids.map((id) => `store:${id}`).sort()],
     ['translationRequested', fieldKeys],

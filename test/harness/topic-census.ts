@@ -82,9 +82,21 @@ export function engineRequestsPerText(requests: readonly RecordedRequest[]): Map
   return counts;
 }
 
-/** The entries of `counts` above 1: what an at-least-once step delivered more than once. */
-export function duplicates(counts: ReadonlyMap<string, number>): Record<string, number> {
-  return Object.fromEntries([...counts].filter(([, n]) => n > 1));
+/**
+ * What an at-least-once step delivered more than once, for a log line: how many keys came more than
+ * once, how many copies beyond the first in all, and up to three of those keys.
+ */
+export function duplicates(counts: ReadonlyMap<string, number>): {
+  keys: number;
+  extra: number;
+  sample: string[];
+} {
+  const repeated = [...counts].filter(([, n]) => n > 1);
+  return {
+    keys: repeated.length,
+    extra: repeated.reduce((sum, [, n]) => sum + n - 1, 0),
+    sample: repeated.slice(0, 3).map(([key, n]) => `${key} x${n}`),
+  };
 }
 
 /**
