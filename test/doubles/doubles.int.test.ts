@@ -9,6 +9,7 @@ import { startGoogleDouble } from './google.double.js';
 import { startHttpDouble } from './http-double.js';
 import { startLibreTranslateDouble } from './libretranslate.double.js';
 import { startMyMemoryDouble } from './mymemory.double.js';
+import { waitFor } from '../harness/wait.js';
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, {
@@ -51,7 +52,7 @@ describe('http double', () => {
 
     double.fail({ type: 'hang' });
     const hanging = fetch(double.url).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor('the hanging request received', () => double.requests.length === 2);
     await double.close();
     expect(await hanging).toMatchObject({ name: 'TypeError' });
   });

@@ -3,10 +3,8 @@
 // The request, retry and result topics take 256 KiB per message batch, as a cluster may be configured:
 // what the pipeline produces in one go is far more, so it must split what it sends. Each test ends
 // with later traffic going through.
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConfigResourceTypes } from 'kafkajs';
+import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 
 import {
   libreTranslateFaults,
@@ -15,18 +13,20 @@ import {
 } from '../doubles/libretranslate.double.js';
 import { createTopics, testBrokers, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { startPipelineStack, watchForRegressions, type PipelineStack } from '../harness/pipeline-stack.js';
+import { pipelineIdle } from '../harness/topic-census.js';
 import { waitFor } from '../harness/wait.js';
 
 const prefix = uniquePrefix('flows');
 const SMALL_TOPIC_BYTES = 256 * 1024;
 /** Target languages the double translates English into. */
 const TARGETS = ['de', 'fr', 'es', 'it', 'ja', 'pt', 'zh-CN', 'zh-TW'];
+let kafka: Kafka;
 let libre: LibreTranslateDouble;
 let stack: PipelineStack;
 let regressions: () => Promise<string[]>;
 
 beforeAll(async () => {
-  const kafka = testKafka('flows-e2e');
+  kafka = testKafka('flows-e2e');
   await createTopics(kafka, prefix);
   const admin = kafka.admin();
   await admin.connect();
@@ -144,8 +144,9 @@ describe('the pipeline keeps flowing', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(versions).fill(202));
 
     await untilTranslated('shop', expectedRows('burst', versions, fieldsAt(versions)));
-    // Settled: exactly version N's rows, and no update ever took a row back to an older version.
-    await sleep(1000);
+    // Settled (nothing in flight: a late older version would have landed by now): exactly version N's
+    // rows, and no update ever took a row back to an older version.
+    await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.sql, prefix), 60_000, 250);
     expect(await storedRows('shop')).toEqual(expectedRows('burst', versions, fieldsAt(versions)));
     expect(await regressions()).toEqual([]);
 
@@ -155,20 +156,22 @@ describe('the pipeline keeps flowing', () => {
   }, 180_000);
 
   it('loses nothing while every engine is down for longer than the old retry window', async () => {
-    const retriedBefore = await retried();
+    const retriedBefore = await retried(6);
     // Every translation fails: the translators' only engine answers 500 until reset.
     libre.fail(libreTranslateFaults.cannotTranslate(), { times: 1_000_000, path: '/translate' });
     const during = Array.from({ length: 5 }, (_, i) => [`o-${i}`, { name: `during outage ${i}` }] as const);
     for (const [id, fields] of during) expect((await report('outage', id, 1, fields)).status).toBe(202);
-    // Requests are failing and waiting on the retry topic (the old defaults, 5 tries from 100 ms, gave
-    // up within about a second; this outage lasts five).
+    // Requests are failing and waiting on the retry topic. The old defaults gave up after 5 tries
+    // (within about a second); this outage lasts until every request has failed its 6th try.
+    const requests = during.length * TARGETS.length;
     await waitFor(
-      'requests retried',
-      async () => (await retried()) - retriedBefore >= during.length * 3,
+      `${requests} requests failed a 6th time`,
+      async () => (await retried(6)) - retriedBefore >= requests,
       60_000,
+      250,
     );
-    await sleep(5000);
     expect(await storedRows('outage')).toEqual([]);
+    expect(await deadLetters()).toEqual([]);
     libre.reset();
 
     const later = { name: 'after the outage' };
@@ -181,14 +184,14 @@ describe('the pipeline keeps flowing', () => {
   }, 180_000);
 });
 
-/** Requests the translators sent to the retry topic, summed over both. */
-async function retried(): Promise<number> {
+/** Requests the translators sent to the retry topic after their `attempt`th try, summed over both. */
+async function retried(attempt: number): Promise<number> {
   let sum = 0;
   for (const [name, proc] of stack.processes) {
     if (!name.startsWith('translator')) continue;
     const text = await (await fetch(`${proc.url}/metrics`)).text();
-    for (const match of text.matchAll(/^translation_requests_retried_total\{[^}]*\} (\d+)/gm))
-      sum += Number(match[1]);
+    for (const match of text.matchAll(/^translation_requests_retried_total\{([^}]*)\} (\d+)/gm))
+      if (match[1]!.includes(`attempt="${attempt}"`)) sum += Number(match[2]);
   }
   return sum;
 }

@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { duplicates, engineRequestsPerText, messagesPerKey, pipelineIdle } from '../harness/topic-census.js';
 import { waitFor } from '../harness/wait.js';
 
 const prefix = uniquePrefix('pipe');
@@ -91,6 +92,61 @@ async function rows(entityId: string): Promise<Row[]> {
   return result.rows;
 }
 
+const entities = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}-${i}`);
+
+/** Reports `id` at version 1 with a name and a slogan that show the id. */
+const reportEntity = (id: string) => report(id, 1, { name: `公司${id}`, slogan: `口号${id}` });
+
+/** Stored translations of the entities whose id starts with `label-`. */
+async function storedCount(label: string): Promise<number> {
+  const result = await sql.query<{ n: string }>(
+    `select count(*) as n from content_translations where entity_type = 'vendor' and entity_id like $1`,
+    [`${label}-%`],
+  );
+  return Number(result.rows[0]?.n);
+}
+
+async function unpublishedOutboxRows(): Promise<number> {
+  const result = await sql.query<{ n: string }>(
+    'select count(*) as n from outbox where published_at is null',
+  );
+  return Number(result.rows[0]?.n);
+}
+
+/**
+ * Every field of every entity in en, fr and de, once, with its text, once the pipeline is idle; the
+ * TranslationRequested keys of those fields each at least once (duplicates are printed, not failed).
+ */
+async function expectAllStored(label: string, ids: readonly string[]): Promise<void> {
+  const expected = ids
+    .flatMap((id) =>
+      [
+        ['name', `公司${id}`],
+        ['slogan', `口号${id}`],
+      ].flatMap(([field, text]) =>
+        ['de', 'en', 'fr'].map((lang) => `${id} ${field} ${lang} [${lang}] ${text}`),
+      ),
+    )
+    .sort();
+  await waitFor(
+    `${expected.length} ${label} rows`,
+    async () => (await storedCount(label)) >= expected.length,
+    90_000,
+    200,
+  );
+  await waitFor('the pipeline idle', () => pipelineIdle(kafka, sql, prefix), 60_000, 200);
+  const stored = await sql.query<{ row: string }>(
+    `select entity_id || ' ' || field || ' ' || target_lang || ' ' || translated_text as row
+     from content_translations where entity_type = 'vendor' and entity_id like $1`,
+    [`${label}-%`],
+  );
+  expect(stored.rows.map((r) => r.row).sort()).toEqual(expected);
+  const requested = await messagesPerKey(kafka, topicName('translationRequested', prefix));
+  const mine = new Map([...requested].filter(([key]) => key.startsWith(`vendor:${label}-`)));
+  expect(mine.size).toBe(expected.length);
+  console.log(`${label}: duplicate requests ${JSON.stringify(duplicates(mine))}`);
+}
+
 async function report(id: string, version: number, fields: Record<string, string>) {
   const res = await call('POST', `/api/v1/content/catalog/vendor/${id}`, clientKey, {
     source_lang: 'zh-CN',
@@ -167,9 +223,13 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     expect(source.body.data.fields).toEqual({ name: '华为技术', slogan: '构建万物互联的智能世界' });
   }, 60_000);
 
-  it('changing one field re-translates only that field', async () => {
+  it('changing one field re-translates only that field: 3 requests, 3 engine calls, the other rows untouched', async () => {
+    const idle = () => pipelineIdle(kafka, sql, prefix);
     await waitFor('v-1 translated', async () => (await rows('v-1')).length === 6, 30_000);
+    await waitFor('the pipeline idle', idle, 30_000, 100);
     const before = await rows('v-1');
+    const requestedBefore = await messagesPerKey(kafka, topicName('translationRequested', prefix));
+    const engineBefore = libre.requests.length;
     await report('v-1', 2, { name: '华为技术', slogan: '一个新的口号' });
     await waitFor(
       'slogan at version 2 in 3 languages',
@@ -177,6 +237,8 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
         (await rows('v-1')).filter((r) => r.field === 'slogan' && r.source_version === '2').length === 3,
       30_000,
     );
+    // Nothing left in flight: a wrong re-translation of the name would have landed by now.
+    await waitFor('the pipeline idle after the change', idle, 30_000, 100);
     const after = await rows('v-1');
     const names = (list: Row[]) => list.filter((r) => r.field === 'name');
     // The unchanged field was not translated again: same rows, same version, same update time.
@@ -184,9 +246,24 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     expect(after.find((r) => r.field === 'slogan' && r.target_lang === 'de')?.translated_text).toBe(
       '[de] 一个新的口号',
     );
+    // Counted: one new request per language of the changed field, and one engine call each.
+    const requestedAfter = await messagesPerKey(kafka, topicName('translationRequested', prefix));
+    const newRequests = [...requestedAfter]
+      .map(([key, n]) => [key, n - (requestedBefore.get(key) ?? 0)] as const)
+      .filter(([, n]) => n > 0);
+    expect(Object.fromEntries(newRequests)).toEqual({
+      'vendor:v-1:slogan:de': 1,
+      'vendor:v-1:slogan:en': 1,
+      'vendor:v-1:slogan:fr': 1,
+    });
+    expect(Object.fromEntries(engineRequestsPerText(libre.requests.slice(engineBefore)))).toEqual({
+      'de 一个新的口号': 1,
+      'en 一个新的口号': 1,
+      'fr 一个新的口号': 1,
+    });
     const merged = await call('GET', '/api/v1/vendors/v-1', clientKey, undefined, { 'x-language': 'de' });
     expect(merged.body.data.fields?.slogan).toBe('[de] 一个新的口号');
-  }, 60_000);
+  }, 90_000);
 
   it('a poison message lands in the dead letters while the partition keeps flowing', async () => {
     const producer = new KafkaProducer(kafka);
@@ -247,25 +324,62 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     expect(gone.status).toBe(404);
   }, 90_000);
 
-  it('the worker killed with SIGKILL mid-stream and restarted loses nothing', async () => {
-    const ids = Array.from({ length: 30 }, (_, i) => `k-${i}`);
-    for (const id of ids) await report(id, 1, { name: `公司${id}`, slogan: `口号${id}` });
+  // Each kill lands while work is provably in flight (counted at the kill: the killed process can no
+  // longer move it), and after the restart every field of every entity is stored once, with its text.
+  it('the worker killed with SIGKILL while changes arrive and its outbox holds unpublished rows loses nothing', async () => {
+    const ids = entities('ka', 10);
+    for (const id of ids.slice(0, 5)) await reportEntity(id);
     const worker = processes.get('worker')!;
     worker.child.kill('SIGKILL');
     await worker.exited;
-    await healthy(start('worker'));
-    await waitFor(
-      'every field of every entity in 3 languages',
-      async () => {
-        const result = await sql.query<{ n: string }>(
-          `select count(*) as n from content_translations where entity_type = 'vendor' and entity_id like 'k-%'`,
-        );
-        return Number(result.rows[0]?.n) === ids.length * 2 * 3;
-      },
-      60_000,
-      200,
+    const storedAtKill = await storedCount('ka');
+    for (const id of ids.slice(5)) await reportEntity(id);
+    const unpublished = await unpublishedOutboxRows();
+    console.log(
+      `kill A: ${storedAtKill} of 30 rows stored at the kill, ${unpublished} outbox rows unpublished`,
     );
-  }, 90_000);
+    expect(storedAtKill).toBeLessThan(30);
+    expect(unpublished).toBeGreaterThanOrEqual(5);
+    await healthy(start('worker'));
+    await expectAllStored('ka', ids);
+  }, 120_000);
+
+  it('the translator killed with SIGKILL while requests wait in the engine loses nothing', async () => {
+    const ids = entities('kb', 10);
+    const engineBefore = libre.requests.length;
+    libre.fail({ type: 'delay', ms: 2000 }, { times: 1000, path: '/translate' });
+    for (const id of ids) await reportEntity(id);
+    await waitFor('requests in the engine', () => libre.requests.length > engineBefore, 30_000, 20);
+    const translator = processes.get('translator')!;
+    translator.child.kill('SIGKILL');
+    await translator.exited;
+    const inEngine = libre.requests.length - engineBefore;
+    const storedAtKill = await storedCount('kb');
+    console.log(`kill B: ${inEngine} engine requests open, ${storedAtKill} of 60 rows stored at the kill`);
+    expect(inEngine).toBeGreaterThan(0);
+    expect(storedAtKill).toBeLessThan(60);
+    libre.reset();
+    await healthy(start('translator'));
+    await expectAllStored('kb', ids);
+  }, 120_000);
+
+  it('the worker killed with SIGKILL while the projection is writing loses nothing', async () => {
+    const ids = entities('kc', 10);
+    // A slow engine spreads the 60 results out, so the projection writes them over seconds.
+    libre.fail({ type: 'delay', ms: 300 }, { times: 1000, path: '/translate' });
+    for (const id of ids) await reportEntity(id);
+    await waitFor('the first rows projected', async () => (await storedCount('kc')) > 0, 60_000, 20);
+    const worker = processes.get('worker')!;
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    const storedAtKill = await storedCount('kc');
+    console.log(`kill C: ${storedAtKill} of 60 rows stored at the kill`);
+    expect(storedAtKill).toBeGreaterThan(0);
+    expect(storedAtKill).toBeLessThan(60);
+    libre.reset();
+    await healthy(start('worker'));
+    await expectAllStored('kc', ids);
+  }, 120_000);
 
   it('a config change applies to the next ContentChanged without a restart', async () => {
     const bad = await call('PUT', '/api/admin/translate/config', adminKey, { target_languages: ['xx'] });

@@ -5,6 +5,7 @@ import type { Admin, Kafka } from 'kafkajs';
 
 import { testKafka, uniquePrefix } from '@tp/test/harness/kafka';
 import { silentLogger } from '@tp/test/harness/logger';
+import { consumerLag } from '@tp/test/harness/topic-census';
 import { waitFor } from '@tp/test/harness/wait';
 import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
@@ -104,7 +105,14 @@ describe('publishingBatchHandler', () => {
     const worker = consumer(`${prefix}worker`, input);
     await worker.startBatches(batchHandler, 100);
     await waitFor('30 copies', async () => copies.length >= 30);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // any extra copy would arrive meanwhile
+    // Settled: the worker committed all of the input, so it will publish nothing more, and the reader
+    // has every message the output holds by then; an extra copy would be among them.
+    await waitFor(
+      'the input committed',
+      async () => (await consumerLag(kafka, `${prefix}worker`, [input])) === 0,
+    );
+    const [end] = await admin.fetchTopicOffsets(output);
+    await waitFor('the whole output read', () => copies.length >= Number(end!.high));
     await Promise.all([worker.stop(), reader.stop()]);
 
     expect(failures).toBe(2);

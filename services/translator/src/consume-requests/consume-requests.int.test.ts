@@ -145,6 +145,21 @@ const deadLettersOf = (eventId: string): DeadLetter[] =>
 const retriesOf = (eventId: string): Seen[] =>
   seen.filter((s) => s.topic === topics.retry && headerString(s.headers, 'tp-event-id') === eventId);
 
+/** The retry group's committed offset on a partition of the retry topic ('-1' when none). */
+async function committedRetryOffset(partition: number): Promise<string> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [committed] = await admin.fetchOffsets({
+      groupId: consumerGroup('enginesRetry', prefix),
+      topics: [topics.retry],
+    });
+    return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 const translateCalls = () => libre.requests.filter((r) => r.path === '/translate').length;
 
 describe('engine consumers (translation.requested.v1 -> translation.completed.v1)', () => {
@@ -333,22 +348,30 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
   });
 
   it('stops at once while a retry waits for its due time, leaving it uncommitted', async () => {
+    // Two retries on one partition, in one send: the first is due now, the second in 2 minutes.
+    // Once the first is translated and committed, the consumer has moved on to the second: waiting.
     const { event, key } = request({ text: 'Good morning', targetLang: 'it' });
-    const encoded = codec.encode(event);
-    await producer.send(topics.retry, [
-      {
+    const due = request({ text: 'Thank you', targetLang: 'fr' });
+    const retry = (e: TranslationRequested, notBefore: number) => {
+      const encoded = codec.encode(e);
+      return {
         key,
         value: encoded.value,
         headers: {
           ...encoded.headers,
           [RETRY_HEADERS.attempt]: '2',
-          [RETRY_HEADERS.notBefore]: String(Date.now() + 120_000),
+          [RETRY_HEADERS.notBefore]: String(notBefore),
         },
-      },
-    ]);
+      };
+    };
+    await producer.send(topics.retry, [retry(due.event, Date.now()), retry(event, Date.now() + 120_000)]);
     await waitFor('the waiting retry seen', () => retriesOf(event.eventId).length > 0);
-    // Give the retry consumer time to fetch it and start waiting.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const waiting = retriesOf(event.eventId)[0]!;
+    await waitFor('the due retry translated', () => completedFor(due.event) !== undefined);
+    await waitFor(
+      'the due retry committed',
+      async () => (await committedRetryOffset(waiting.partition)) === waiting.offset,
+    );
 
     const started = Date.now();
     await translator!.close();
@@ -357,15 +380,6 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     expect(completedFor(event)).toBeUndefined();
 
     // Its offset was not committed: the next consumer of the group gets it again.
-    const waiting = retriesOf(event.eventId)[0]!;
-    const admin = kafka.admin();
-    await admin.connect();
-    const [committed] = await admin.fetchOffsets({
-      groupId: consumerGroup('enginesRetry', prefix),
-      topics: [topics.retry],
-    });
-    await admin.disconnect();
-    const offset = committed?.partitions.find((p) => p.partition === waiting.partition)?.offset;
-    expect(BigInt(offset ?? '-1')).toBeLessThanOrEqual(BigInt(waiting.offset));
+    expect(await committedRetryOffset(waiting.partition)).toBe(waiting.offset);
   });
 });

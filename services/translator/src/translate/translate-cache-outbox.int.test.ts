@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { hotCacheHash, hotCacheKey, HOT_CACHE_TTL_SECONDS } from '@tp/translation';
@@ -31,6 +30,15 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
   });
 
   beforeEach(() => deepl.reset());
+
+  /** Completed translations written to the outbox (or failed to), from the translator's /metrics. */
+  async function outboxWrites(): Promise<number> {
+    const text = await (await fetch(`${translator.url}/metrics`)).text();
+    return [...text.matchAll(/^translation_outbox_(?:writes|failures)_total\{[^}]*\} (\d+)$/gm)].reduce(
+      (sum, m) => sum + Number(m[1]),
+      0,
+    );
+  }
 
   it('answers a repeated request from the cache: no engine call, cached: true, duration near 0', async () => {
     const request = { text: 'The bus is late', source: 'en', target: 'de' };
@@ -125,8 +133,18 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
 
     const hit = await translator.translate<TranslationResult>({ text, source: 'en', target: 'fr' });
     expect(hit.body.cached).toBe(true);
-    // Writes are asynchronous: give a stray one time to land before counting.
-    await sleep(300);
+    // Writes are asynchronous, and a write starts before its answer is sent. A miss asked after the
+    // hit is the barrier: once its own write has landed (counted), a write the hit started earlier
+    // would have been counted too.
+    const writesBefore = await outboxWrites();
+    const miss = await translator.translate<TranslationResult>({
+      text: 'Good evening',
+      source: 'en',
+      target: 'fr',
+    });
+    expect(miss.body.cached).toBe(false);
+    await waitFor('the miss written', async () => (await outboxWrites()) >= writesBefore + 1);
+    expect(await outboxWrites()).toBe(writesBefore + 1);
     expect(await rowsFor()).toHaveLength(1);
   });
 

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+
+import { consumerGroup, topicName } from '@tp/contracts';
+import type { Kafka } from 'kafkajs';
+import type pg from 'pg';
+
+import type { RecordedRequest } from '../doubles/http-double.js';
+import { waitFor } from './wait.js';
+
+/**
+ * How many messages each key has on `topic`, read from the beginning up to the high watermark of
+ * every partition at the call, by a consumer group of its own (nothing is committed for it).
+ */
+export async function messagesPerKey(kafka: Kafka, topic: string): Promise<Map<string, number>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map<number, bigint>();
+  try {
+    for (const p of await admin.fetchTopicOffsets(topic)) {
+      if (BigInt(p.high) > BigInt(p.low)) ends.set(p.partition, BigInt(p.high));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  const counts = new Map<string, number>();
+  if (ends.size === 0) return counts;
+  const consumer = kafka.consumer({ groupId: `census-${randomBytes(6).toString('hex')}` });
+  await consumer.connect();
+  try {
+    const done = new Set<number>();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        const end = ends.get(partition);
+        if (end === undefined || BigInt(message.offset) >= end) return;
+        const key = message.key?.toString('utf8') ?? '';
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        if (BigInt(message.offset) + 1n >= end) done.add(partition);
+      },
+    });
+    await waitFor(`every message of ${topic}`, () => done.size === ends.size, 60_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return counts;
+}
+
+/**
+ * Messages on the group's topics it has not committed yet: 0 means it has consumed (and committed)
+ * everything published so far. A partition the group never committed counts from its low watermark.
+ */
+export async function consumerLag(kafka: Kafka, groupId: string, topics: readonly string[]): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    let lag = 0n;
+    const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+    for (const topic of topics) {
+      const mine = committed.find((c) => c.topic === topic)?.partitions ?? [];
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        const at = mine.find((m) => m.partition === p.partition)?.offset ?? '-1';
+        const from = BigInt(at) < 0n ? BigInt(p.low) : BigInt(at);
+        lag += BigInt(p.high) - from;
+      }
+    }
+    return Number(lag);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Requests an engine double received for `POST /translate` (its `requests`), per `<target> <text>`. */
+export function engineRequestsPerText(requests: readonly RecordedRequest[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of requests) {
+    if (request.method !== 'POST' || request.path !== '/translate') continue;
+    const body = request.body as { q?: unknown; target?: unknown } | undefined;
+    const key = `${String(body?.target)} ${String(body?.q)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * What an at-least-once step delivered more than once, for a log line: how many keys came more than
+ * once, how many copies beyond the first in all, and up to three of those keys.
+ */
+export function duplicates(counts: ReadonlyMap<string, number>): {
+  keys: number;
+  extra: number;
+  sample: string[];
+} {
+  const repeated = [...counts].filter(([, n]) => n > 1);
+  return {
+    keys: repeated.length,
+    extra: repeated.reduce((sum, [, n]) => sum + n - 1, 0),
+    sample: repeated.slice(0, 3).map(([key, n]) => `${key} x${n}`),
+  };
+}
+
+/**
+ * The pipeline has nothing in flight: every outbox row is published, and the planner, the engine
+ * consumers and the projection have committed every message of their topics (lag 0). A message may
+ * move on between two of these reads, so the outbox's rows and the topics' ends must be the same
+ * before and after them: every step's output (an outbox row, a message) shows in one or the other.
+ */
+export async function pipelineIdle(kafka: Kafka, sql: pg.Pool, prefix: string): Promise<boolean> {
+  const before = await progress(kafka, sql, prefix);
+  if (before.unpublished !== 0) return false;
+  const steps = [
+    [consumerGroup('planner', prefix), topicName('contentChanged', prefix)],
+    [consumerGroup('engines', prefix), topicName('translationRequested', prefix)],
+    [consumerGroup('projection', prefix), topicName('translationCompleted', prefix)],
+  ] as const;
+  for (const [group, topic] of steps) if ((await consumerLag(kafka, group, [topic])) !== 0) return false;
+  const after = await progress(kafka, sql, prefix);
+  return JSON.stringify(after) === JSON.stringify(before);
+}
+
+/** Outbox rows (all, and unpublished) and the end offsets of the pipeline's topics. */
+async function progress(kafka: Kafka, sql: pg.Pool, prefix: string) {
+  const outbox = await sql.query<{ total: string; unpublished: string }>(
+    'select count(*) as total, count(*) filter (where published_at is null) as unpublished from outbox',
+  );
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends: string[] = [];
+    for (const key of ['contentChanged', 'translationRequested', 'translationCompleted'] as const) {
+      for (const p of await admin.fetchTopicOffsets(topicName(key, prefix))) ends.push(p.high);
+    }
+    return {
+      total: Number(outbox.rows[0]?.total),
+      unpublished: Number(outbox.rows[0]?.unpublished),
+      ends: ends.join(','),
+    };
+  } finally {
+    await admin.disconnect();
+  }
+}
