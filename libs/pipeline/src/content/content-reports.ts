@@ -54,9 +54,10 @@ export async function markContentReportPlanned(
   const fields = [...new Set(requests.map((r) => r.field))];
   const languages = [...new Set(requests.map((r) => r.targetLang))];
   await em.execute(
-    'update content_reports set planned_at = now(), planned_fields = ?, planned_languages = ?, requests = ? ' +
-      'where tracking_id = ?',
-    [fields, languages, requests.length, trackingId],
+    // Lists travel as JSON: the driver would spread an array parameter.
+    'update content_reports set planned_at = now(), planned_fields = array(select jsonb_array_elements_text(?::jsonb)), ' +
+      'planned_languages = array(select jsonb_array_elements_text(?::jsonb)), requests = ? where tracking_id = ?',
+    [JSON.stringify(fields), JSON.stringify(languages), requests.length, trackingId],
     'run',
   );
 }

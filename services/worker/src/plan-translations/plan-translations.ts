@@ -52,7 +52,8 @@ export interface PlanInput {
  * Decides what a ContentChanged does: which source fields to store and which translations to request.
  * A change of the version the entity was deleted at, or older, is stale as a whole: it writes
  * nothing. A stored field the change leaves out is removed, unless its stored version is newer than
- * the change. A field whose stored version is newer is stale and ignored; a field whose text (hash) and language
+ * the change. A field whose stored version is newer is stale and ignored, and so is a field new to
+ * an entity stored at a newer version; a field whose text (hash) and language
  * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
  * one translation per target language other than the source language, unless translation is disabled.
  * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
@@ -73,6 +74,7 @@ export function planTranslations(input: PlanInput): TranslationPlan {
     return { writes: [], requests: [], stale, unchanged: [], removed: [] };
   }
   const byField = new Map(stored.map((s) => [s.field, s]));
+  const newest = Math.max(-1, ...stored.map((s) => s.sourceVersion));
   const targets = settings.enabled ? targetLanguages(settings.targetLanguages, change.sourceLang) : [];
   const writes: SourceWrite[] = [];
   const requests: TranslationRequestedData[] = [];
@@ -90,7 +92,9 @@ export function planTranslations(input: PlanInput): TranslationPlan {
       sourceHash: hash,
       sourceVersion: change.sourceVersion,
     };
-    if (before && before.sourceVersion > change.sourceVersion) {
+    // A field new to an entity that is stored at a newer version is stale too: that version's report
+    // left it out (or removed it).
+    if ((before?.sourceVersion ?? newest) > change.sourceVersion) {
       stale.push(name);
     } else if (before && before.sourceHash === hash && before.sourceLang === change.sourceLang) {
       unchanged.push(name);

@@ -112,6 +112,14 @@ describe('planTranslations', () => {
     expect(result.writes.map((w) => w.field)).toEqual(['name']);
   });
 
+  it('ignores a field new to an entity stored at a newer version (that report left it out)', () => {
+    const result = plan({
+      change: change({ sourceVersion: 1, fields: [{ name: 'tagline', text: '新' }] }),
+      stored: [stored('name', '你好', 2)],
+    });
+    expect(result).toMatchObject({ writes: [], requests: [], stale: ['tagline'], removed: [] });
+  });
+
   it('writes, requests and removes nothing for a change not newer than the deletion of the entity', () => {
     for (const sourceVersion of [1, 2]) {
       const result = plan({ change: change({ sourceVersion }), deletedVersion: 2 });

@@ -116,8 +116,13 @@ export async function removeFields(
   fields: readonly string[] | undefined,
 ): Promise<void> {
   await lockEntityTranslations(em, entity);
-  const only = fields === undefined ? '' : ' and field = any(?)';
-  const params = [entity.entityType, entity.entityId, ...(fields === undefined ? [] : [[...fields]])];
+  // The list travels as JSON: the driver would spread an array parameter.
+  const only = fields === undefined ? '' : ' and field in (select jsonb_array_elements_text(?::jsonb))';
+  const params = [
+    entity.entityType,
+    entity.entityId,
+    ...(fields === undefined ? [] : [JSON.stringify(fields)]),
+  ];
   for (const table of ['source_contents', 'content_translations']) {
     await em.execute(`delete from ${table} where entity_type = ? and entity_id = ?${only}`, params, 'run');
   }

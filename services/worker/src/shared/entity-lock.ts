@@ -20,9 +20,11 @@ const lockKey = ({ entityType, entityId }: EntityAddress): string =>
 export async function shareEntityLocks(em: Em, entities: readonly EntityAddress[]): Promise<void> {
   const keys = [...new Set(entities.map(lockKey))].sort();
   if (keys.length === 0) return;
-  await em.execute('select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from unnest(?::text[]) as k', [
-    keys,
-  ]);
+  // The keys travel as JSON: the driver would spread an array parameter.
+  await em.execute(
+    'select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) as k',
+    [JSON.stringify(keys)],
+  );
 }
 
 /** The exclusive lock of one entity's translations, taken before removing them (see shareEntityLocks). */
