@@ -9,7 +9,7 @@ import { OpenApiContract } from '../../../test/openapi-contract.js';
 
 // The deletion command through the real gateway (auth, validation, the CommandBus, the outbox) on a
 // database of its own. Nothing relays the outbox here: the rows are the result; the worker's side is
-// in services/worker/src/plan-translations/content-lifecycle.int.test.ts and the e2e test.
+// in services/worker/src/content-lifecycle.int.test.ts and the e2e test.
 let gateway: TestGateway;
 let orm: Orm;
 let contract: OpenApiContract;

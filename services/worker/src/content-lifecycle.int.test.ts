@@ -26,11 +26,11 @@ import type { RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
 
-import { uniquePrefix } from '../../../../test/harness/kafka.js';
-import { startPipelineTask, type PipelineTaskFixture } from '../../../../test/harness/pipeline-task.js';
-import { waitFor } from '../../../../test/harness/wait.js';
-import { projectionTask } from '../project-translations/projection.task.js';
-import { plannerTask } from './planner.task.js';
+import { uniquePrefix } from '../../../test/harness/kafka.js';
+import { startPipelineTask, type PipelineTaskFixture } from '../../../test/harness/pipeline-task.js';
+import { waitFor } from '../../../test/harness/wait.js';
+import { projectionTask } from './project-translations/projection.task.js';
+import { plannerTask } from './plan-translations/planner.task.js';
 
 // Deletion, tombstones and fields left out, through the real planner and projection on one database:
 // changes and deletions are produced as a business system would, results as the translator would.
