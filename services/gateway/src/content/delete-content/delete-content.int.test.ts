@@ -114,4 +114,28 @@ describe('DELETE /api/v1/content/{module}/{type}/{id}', () => {
     expect(await outboxRows()).toBe(before);
     expect((await remove('/api/v1/content/crm/customer/c-1')).status).toBe(202);
   });
+
+  it('answers 403 MODULE_NOT_ALLOWED to a key scoped to other modules, and hides which module owns a type', async () => {
+    const shop = (await gateway.store.create('client', 'shop only', { modules: ['shop'] })).key;
+    expect(await remove('/api/v1/content/catalog/vendor/v-1', shop)).toMatchObject({
+      status: 403,
+      body: { error: 'MODULE_NOT_ALLOWED' },
+    });
+    const em = orm.em.fork();
+    em.create(SourceContent, {
+      module: 'crm',
+      entityType: 'lead',
+      entityId: 'l-1',
+      field: 'name',
+      sourceLang: 'en',
+      text: 'ACME',
+      sourceHash: 'h',
+      sourceVersion: 1,
+    });
+    await em.flush();
+    // The conflict names no module outside the key's scope.
+    const conflict = await remove('/api/v1/content/shop/lead/l-1', shop);
+    expect(conflict).toMatchObject({ status: 409, body: { error: 'MODULE_CONFLICT' } });
+    expect(JSON.stringify(conflict.body)).not.toContain('crm');
+  });
 });
