@@ -248,7 +248,7 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
       { type: 'respond', status: 503, body: { error: 'down' } },
       { times: 1000, path: '/translate' },
     );
-    await report('v-3', 1, { name: '联想' });
+    const trackingId = await report('v-3', 1, { name: '联想' });
     let failedId: number | undefined;
     await waitFor(
       '3 dead letters for v-3',
@@ -262,6 +262,18 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     );
     expect(failedId).toBeDefined();
     expect(await rows('v-3')).toEqual([]);
+    // The report's tracking counts its dead letters: every request failed, so it is done.
+    await waitFor(
+      'the report done with 3 dead letters',
+      async () =>
+        (await call('GET', `/api/v1/content/tracking/${trackingId}`, clientKey)).body.data.status === 'done',
+      20_000,
+    );
+    expect((await call('GET', `/api/v1/content/tracking/${trackingId}`, clientKey)).body.data).toMatchObject({
+      requests: 3,
+      translated: 0,
+      dead_lettered: { TRANSLATION_FAILED: 3 },
+    });
 
     libre.reset(); // the cause is fixed
     const replay = await call('POST', '/api/admin/translate/dead-letters/replay', adminKey, {
