@@ -182,6 +182,11 @@ describe('content lifecycle in the worker', () => {
     expect(await redis.exists(cacheKey)).toBe(0);
     // Without a version, the deletion takes the highest stored one.
     expect(await tombstone('v-del')).toBe(1);
+    // Of an entity with nothing stored, a deletion without a version bars nothing.
+    await report(deleted('v-never'));
+    expect(await tombstone('v-never')).toBeUndefined();
+    await report(changed('v-never', 0));
+    expect(await sources('v-never')).toHaveLength(2);
   });
 
   it('writes nothing for a late result or an old change after the deletion, and a newer change brings the entity back', async () => {

@@ -8,7 +8,8 @@ import { lockEntity, lockTypeOwner, removeFields, type Em } from './source-store
  * ContentDeleted, in the planner's transaction: the entity's tombstone is written with the version of
  * the deletion, and its source and every stored translation are removed. The version is the event's,
  * or, when it has none, the highest stored one; a tombstone never goes back to a lower version. A
- * deletion older than a stored field (an explicit version below it) is stale and changes nothing.
+ * deletion older than a stored field (an explicit version below it) is stale and changes nothing, and
+ * so does a deletion without a version of an entity with nothing stored.
  * Another module's entity or type is refused (MODULE_CONFLICT). Answers whether anything changed.
  */
 export async function applyDeletion(em: Em, event: ContentDeleted): Promise<boolean> {
@@ -23,7 +24,10 @@ export async function applyDeletion(em: Em, event: ContentDeleted): Promise<bool
   }
   const highest = Math.max(0, ...stored.map((s) => s.sourceVersion));
   const stale = deletion.sourceVersion !== null && deletion.sourceVersion < highest;
-  if (!stale) {
+  // Nothing stored and no version: nothing to delete, and no version to bar.
+  const moot = stored.length === 0 && deletion.sourceVersion === null;
+  const applies = !stale && !moot;
+  if (applies) {
     await em.execute(
       'insert into content_deletions as d (entity_type, entity_id, module, deleted_version, deleted_at) ' +
         'values (?, ?, ?, ?, now()) on conflict (entity_type, entity_id) do update set ' +
@@ -35,5 +39,5 @@ export async function applyDeletion(em: Em, event: ContentDeleted): Promise<bool
     await removeFields(em, deletion, undefined);
   }
   await markContentReportPlanned(em, event.eventId, []);
-  return !stale;
+  return applies;
 }
