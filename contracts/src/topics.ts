@@ -24,8 +24,9 @@ export const TOPICS = {
     name: 'content.changed.v1',
     partitions: 6,
     retentionMs: 7 * DAY_MS,
-    events: ['ContentChanged'],
-    description: 'Business systems report changed source content (key: entityType:entityId).',
+    events: ['ContentChanged', 'ContentDeleted'],
+    description:
+      'Business systems report changed and deleted source content (key: entityType:entityId, so one entity keeps its order).',
   },
   translationRequested: {
     name: 'translation.requested.v1',
@@ -72,7 +73,7 @@ export function topicName(key: TopicKey, prefix = ''): string {
  * copies of the pipeline never share offsets.
  */
 export const CONSUMER_GROUPS = {
-  /** worker: ContentChanged -> source_contents + TranslationRequested (outbox). */
+  /** worker: ContentChanged / ContentDeleted -> source_contents + TranslationRequested (outbox). */
   planner: 'worker.planner',
   /** worker: TranslationCompleted -> content_translations. */
   projection: 'worker.projection',

@@ -19,7 +19,7 @@ describe('generated contracts', () => {
     const source = generateContracts(SchemaRegistry.load());
     expect(source).toContain("readonly eventType: 'TranslationCompleted';");
     expect(source).toMatch(
-      /export type IntegrationEvent = ContentChanged \| DeadLetter \| TranslationCompleted \| TranslationRequested;/,
+      /export type IntegrationEvent = ContentChanged \| ContentDeleted \| DeadLetter \| TranslationCompleted \| TranslationRequested;/,
     );
   });
 });

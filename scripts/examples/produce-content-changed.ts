@@ -1,5 +1,6 @@
-// Produces one ContentChanged event straight to Kafka, as a business system that prefers Kafka to
-// the HTTP command would. Run: npx tsx --conditions=@tp/source scripts/examples/produce-content-changed.ts
+// Produces one ContentChanged event (or, with `delete`, one ContentDeleted) straight to Kafka, as a
+// business system that prefers Kafka to the HTTP commands would. Run:
+//   npx tsx --conditions=@tp/source scripts/examples/produce-content-changed.ts [entityId] [delete]
 // Env: KAFKA_BROKERS (default 127.0.0.1:9092), KAFKA_TOPIC_PREFIX. See docs/pipeline.md.
 import { randomUUID } from 'node:crypto';
 
@@ -11,23 +12,30 @@ const kafka = new Kafka({
   clientId: 'example-producer',
   brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
 });
-const event = newEvent(
-  'ContentChanged',
-  {
-    module: 'catalog',
-    entityType: 'vendor',
-    entityId: process.argv[2] ?? 'v-kafka-1',
-    sourceLang: 'zh-CN',
-    sourceVersion: Date.now(), // any number that grows with each change of the entity
-    fields: [
-      { name: 'name', text: '你好' },
-      { name: 'slogan', text: '世界' },
-    ],
-  },
-  { correlationId: randomUUID() },
-);
-// The codec writes Avro with the schema of schemas/avro/content-changed/ and the tp-* headers
-// (schema fingerprint, event id, correlation id) the planner reads.
+const [entityId = 'v-kafka-1', action] = process.argv.slice(2);
+const entity = { module: 'catalog', entityType: 'vendor', entityId };
+// Any number that grows with each change of the entity; a deletion may leave it out (null: the
+// highest stored version).
+const sourceVersion = Date.now();
+const context = { correlationId: randomUUID() };
+const event =
+  action === 'delete'
+    ? newEvent('ContentDeleted', { ...entity, sourceVersion }, context)
+    : newEvent(
+        'ContentChanged',
+        {
+          ...entity,
+          sourceLang: 'zh-CN',
+          sourceVersion,
+          fields: [
+            { name: 'name', text: '你好' },
+            { name: 'slogan', text: '世界' },
+          ],
+        },
+        context,
+      );
+// The codec writes Avro with the schema of schemas/avro/content-changed/ (or content-deleted/) and
+// the tp-* headers (schema fingerprint, event id, correlation id) the planner reads.
 const { value, headers } = new EventCodec().encode(event);
 const producer = kafka.producer({ idempotent: true });
 await producer.connect();
@@ -37,4 +45,4 @@ await producer.send({
   messages: [{ key: `${event.data.entityType}:${event.data.entityId}`, value, headers }],
 });
 await producer.disconnect();
-console.log(`sent ContentChanged ${event.eventId} for vendor ${event.data.entityId}`);
+console.log(`sent ${event.eventType} ${event.eventId} for vendor ${event.data.entityId}`);

@@ -265,6 +265,33 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     expect(merged.body.data.fields?.slogan).toBe('[de] 一个新的口号');
   }, 90_000);
 
+  it('a report is tracked to done; a deletion removes the entity, reads answer 404, and a newer report brings it back', async () => {
+    const trackingId = await report('v-del', 1, { name: '小米', slogan: '为发烧而生' });
+    const tracking = (key = clientKey) => call('GET', `/api/v1/content/tracking/${trackingId}`, key);
+    await waitFor('the report done', async () => (await tracking()).body.data.status === 'done', 30_000);
+    expect((await tracking()).body.data).toMatchObject({ kind: 'change', requests: 6, translated: 6 });
+    expect((await tracking(await createKey('client'))).status).toBe(404);
+    const read = () => call('GET', '/api/v1/vendors/v-del', clientKey, undefined, { 'x-language': 'fr' });
+    expect((await read()).body.data.fields).toEqual({ name: '[fr] 小米', slogan: '[fr] 为发烧而生' });
+
+    const deletion = await call('DELETE', '/api/v1/content/catalog/vendor/v-del', clientKey);
+    expect(deletion.status).toBe(202);
+    const deletionId = deletion.body.data.tracking_id as string;
+    await waitFor(
+      'the deletion done',
+      async () =>
+        (await call('GET', `/api/v1/content/tracking/${deletionId}`, clientKey)).body.data.status === 'done',
+      30_000,
+    );
+    expect(await rows('v-del')).toEqual([]);
+    // The cached French read was dropped with the entity.
+    expect(await read()).toMatchObject({ status: 404, body: { error: 'ENTITY_NOT_FOUND' } });
+
+    await report('v-del', 2, { name: '小米' });
+    await waitFor('v-del back in 3 languages', async () => (await rows('v-del')).length === 3, 30_000);
+    expect((await read()).body.data.fields).toEqual({ name: '[fr] 小米' });
+  }, 90_000);
+
   it('a poison message lands in the dead letters while the partition keeps flowing', async () => {
     const producer = new KafkaProducer(kafka);
     await producer.connect();
@@ -298,7 +325,7 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
       { type: 'respond', status: 503, body: { error: 'down' } },
       { times: 1000, path: '/translate' },
     );
-    await report('v-3', 1, { name: '联想' });
+    const trackingId = await report('v-3', 1, { name: '联想' });
     let failedId: number | undefined;
     await waitFor(
       '3 dead letters for v-3',
@@ -312,6 +339,18 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
     );
     expect(failedId).toBeDefined();
     expect(await rows('v-3')).toEqual([]);
+    // The report's tracking counts its dead letters: every request failed, so it is done.
+    await waitFor(
+      'the report done with 3 dead letters',
+      async () =>
+        (await call('GET', `/api/v1/content/tracking/${trackingId}`, clientKey)).body.data.status === 'done',
+      20_000,
+    );
+    expect((await call('GET', `/api/v1/content/tracking/${trackingId}`, clientKey)).body.data).toMatchObject({
+      requests: 3,
+      translated: 0,
+      dead_lettered: { TRANSLATION_FAILED: 3 },
+    });
 
     libre.reset(); // the cause is fixed
     const replay = await call('POST', '/api/admin/translate/dead-letters/replay', adminKey, {

@@ -36,6 +36,33 @@ export interface ChangedField {
   readonly text: string;
 }
 
+/** A business system deleted one entity: its source and every stored translation go. Topic content.changed.v1 (with the changes, so one entity keeps its order), key <entityType>:<entityId>. */
+export interface ContentDeleted {
+  /** Unique id of this event; consumers use it for idempotence. */
+  readonly eventId: string;
+  /** Name of the event, equal to the record name. */
+  readonly eventType: 'ContentDeleted';
+  /** Schema version the producer wrote with. */
+  readonly eventVersion: number;
+  /** When the fact happened (epoch ms). */
+  readonly occurredAt: number;
+  /** Id shared by everything caused by one original request. */
+  readonly correlationId: string;
+  /** eventId (or request id) of the direct cause. */
+  readonly causationId: null | string;
+  readonly data: ContentDeletedData;
+}
+
+export interface ContentDeletedData {
+  /** Business module that owns the entity, e.g. catalog. */
+  readonly module: string;
+  /** Entity type, e.g. vendor. */
+  readonly entityType: string;
+  readonly entityId: string;
+  /** Version of the entity in the source system at its deletion; null: the highest stored version. A ContentChanged of this version or older is ignored afterwards; a newer one brings the entity back. */
+  readonly sourceVersion: null | number;
+}
+
 /** A message that failed permanently, kept byte for byte for replay. Topic translation.dlq.v1, key = original key. */
 export interface DeadLetter {
   /** Unique id of this event; consumers use it for idempotence. */
@@ -133,15 +160,16 @@ export interface TranslationRequestedData {
   readonly sourceVersion: number;
 }
 
-export type IntegrationEvent = ContentChanged | DeadLetter | TranslationCompleted | TranslationRequested;
+export type IntegrationEvent = ContentChanged | ContentDeleted | DeadLetter | TranslationCompleted | TranslationRequested;
 
 export type EventType = IntegrationEvent['eventType'];
 
-export const EVENT_TYPES = ['ContentChanged', 'DeadLetter', 'TranslationCompleted', 'TranslationRequested'] as const;
+export const EVENT_TYPES = ['ContentChanged', 'ContentDeleted', 'DeadLetter', 'TranslationCompleted', 'TranslationRequested'] as const;
 
 /** Schema version each event type is written with (the latest .avsc). */
 export const LATEST_SCHEMA_VERSION = {
   ContentChanged: 1,
+  ContentDeleted: 1,
   DeadLetter: 1,
   TranslationCompleted: 3,
   TranslationRequested: 1,

@@ -37,10 +37,13 @@ describe('migrations', () => {
       'Migration20261122120000_key_budgets',
       'Migration20261122170700_api_key_modules',
       'Migration20261124180000_translation_requested_at',
+      'Migration20261124210000_content_lifecycle',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
       'chat_usage',
+      'content_deletions',
+      'content_reports',
       'content_translations',
       'dead_letters',
       'key_budget_usage',
@@ -88,6 +91,9 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124210000_content_lifecycle']);
+    expect(await tables()).not.toContain('content_deletions');
+    expect(await tables()).not.toContain('content_reports');
     expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
     const modules = await client.query(

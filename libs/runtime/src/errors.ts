@@ -37,7 +37,7 @@ export const ERROR_CATALOGUE = {
     code: 40007,
     status: 400,
     summary:
-      'The entity type is reserved by the platform (`text` files the results of POST /api/v1/translate); report content under another type.',
+      'The entity type is reserved by the platform (`text` files the results of POST /api/v1/translate, `tracking` is the path of GET /api/v1/content/tracking/{tracking_id}); report content under another type.',
   },
   API_KEY_MISSING: {
     code: 40101,
@@ -77,6 +77,12 @@ export const ERROR_CATALOGUE = {
     code: 40404,
     status: 404,
     summary: 'No dead-letter entry has this id (it may have been replayed, purged or evicted).',
+  },
+  TRACKING_NOT_FOUND: {
+    code: 40405,
+    status: 404,
+    summary:
+      'No report with this tracking id was made with this API key (a report is tracked only for the key that made it).',
   },
   METHOD_NOT_ALLOWED: {
     code: 40501,

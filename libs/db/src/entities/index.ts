@@ -1,5 +1,7 @@
 import { ApiKey } from './api-key.entity.js';
 import { ChatUsage } from './chat-usage.entity.js';
+import { ContentDeletion } from './content-deletion.entity.js';
+import { ContentReport } from './content-report.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
 import { KeyBudgetUsage } from './key-budget-usage.entity.js';
@@ -11,6 +13,8 @@ import { TranslationConfig } from './translation-config.entity.js';
 
 export * from './api-key.entity.js';
 export * from './chat-usage.entity.js';
+export * from './content-deletion.entity.js';
+export * from './content-report.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
 export * from './key-budget-usage.entity.js';
@@ -23,6 +27,8 @@ export * from './translation-config.entity.js';
 export const ENTITIES = [
   ApiKey,
   ChatUsage,
+  ContentDeletion,
+  ContentReport,
   ContentTranslation,
   DeadLetterEntry,
   KeyBudgetUsage,

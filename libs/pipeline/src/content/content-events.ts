@@ -2,6 +2,8 @@ import {
   topicName,
   type ContentChanged,
   type ContentChangedData,
+  type ContentDeleted,
+  type ContentDeletedData,
   type TranslationRequested,
   type TranslationRequestedData,
 } from '@tp/contracts';
@@ -62,5 +64,27 @@ export function contentChangedEntry(
     topic: topicName('contentChanged', topicPrefix),
     key: contentChangedKey(change.entityType, change.entityId),
     event: newEvent('ContentChanged', data, context),
+  };
+}
+
+/**
+ * The ContentDeleted of a deleted entity for the outbox: on the content topic under the entity's key,
+ * like its changes, so one entity's changes and deletion stay in order.
+ */
+export function contentDeletedEntry(
+  deletion: ContentDeletedData,
+  topicPrefix: string,
+  context: EventContext,
+): OutboxEntry & { readonly event: ContentDeleted } {
+  const data: ContentDeletedData = {
+    module: deletion.module,
+    entityType: deletion.entityType,
+    entityId: deletion.entityId,
+    sourceVersion: deletion.sourceVersion ?? null,
+  };
+  return {
+    topic: topicName('contentChanged', topicPrefix),
+    key: contentChangedKey(deletion.entityType, deletion.entityId),
+    event: newEvent('ContentDeleted', data, context),
   };
 }

@@ -2,3 +2,4 @@ export * from './content-events.js';
 export * from './message-keys.js';
 export * from './source-hash.js';
 export * from './stored-field.js';
+export * from './content-reports.js';

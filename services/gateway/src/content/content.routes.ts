@@ -4,6 +4,8 @@ import { EventCodec } from '@tp/schemas';
 
 import { GatewayCommandBus } from '../commands/command-bus.js';
 import type { AnyRoute } from '../http/route.js';
+import { DeleteContentHandler } from './delete-content/delete-content.handler.js';
+import { deleteContentRoute } from './delete-content/delete-content.routes.js';
 import { ContentStore } from './read-content/content.store.js';
 import { ContentReadCache } from './read-content/content-read-cache.js';
 import { ReadContent } from './read-content/read-content.js';
@@ -12,6 +14,7 @@ import { TranslationRequests } from './read-content/translation-requests.js';
 import type { TopicLimit } from './report-change/deliverable-size.js';
 import { ReportContentChangeHandler } from './report-change/report-change.handler.js';
 import { reportChangeRoute } from './report-change/report-change.routes.js';
+import { trackReportRoute } from './track-report/track-report.routes.js';
 
 export interface ContentDeps {
   readonly orm: Orm;
@@ -29,7 +32,10 @@ export interface ContentDeps {
   readonly topicLimit?: TopicLimit;
 }
 
-/** The content pipeline's edge: the command (report a change) and the query (read merged content). */
+/**
+ * The content pipeline's edge: the commands (report a change, delete an entity) and the queries (read
+ * merged content, track a report).
+ */
 export function contentRoutes(deps: ContentDeps): AnyRoute[] {
   const codec = deps.codec ?? new EventCodec();
   const commands = new GatewayCommandBus([
@@ -39,6 +45,7 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
       topicPrefix: deps.topicPrefix,
       ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
     }),
+    new DeleteContentHandler({ orm: deps.orm, codec, topicPrefix: deps.topicPrefix }),
   ]);
   const reader = new ReadContent(
     new ContentStore(deps.orm),
@@ -52,5 +59,12 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
       throttleSeconds: deps.requestThrottleSeconds,
     }),
   );
-  return [reportChangeRoute(commands, deps.maxTextChars), ...readContentRoutes(reader)] as AnyRoute[];
+  // Tracking before the reads: GET /api/v1/content/{type}/{id} would take its path (type `tracking`
+  // is reserved for it).
+  return [
+    reportChangeRoute(commands, deps.maxTextChars),
+    deleteContentRoute(commands),
+    trackReportRoute(deps.orm),
+    ...readContentRoutes(reader),
+  ] as AnyRoute[];
 }

@@ -104,6 +104,17 @@ const seededVendor = async (url: string) => {
   return url;
 };
 
+/** A change reported with the client key; returns the path that tracks it. */
+const trackedReport = async () => {
+  const res = await fetch(`${gateway.url}/api/v1/content/catalog/vendor/contract-tracked`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.keys.client}` },
+    body: JSON.stringify({ source_lang: 'zh-CN', source_version: 1, fields: { name: '小米' } }),
+  });
+  const { data } = (await res.json()) as { data: { tracking_id: string } };
+  return `/api/v1/content/tracking/${data.tracking_id}`;
+};
+
 /** One dead letter in the index; returns the path that reads it. */
 const seededDeadLetter = async () => {
   const orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 1 });
@@ -418,6 +429,38 @@ const SCENARIOS: Scenario[] = [
     auth: 'client',
     body: { source_lang: 'zh-CN', source_version: 1, fields: {} },
     status: 400,
+  },
+  {
+    name: 'delete content',
+    method: 'delete',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: '/api/v1/content/catalog/vendor/contract-v3?source_version=2',
+    auth: 'client',
+    status: 202,
+  },
+  {
+    name: 'delete content, bad version',
+    method: 'delete',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: '/api/v1/content/catalog/vendor/contract-v3?source_version=-1',
+    auth: 'client',
+    status: 400,
+  },
+  {
+    name: 'track a report',
+    method: 'get',
+    path: '/api/v1/content/tracking/{tracking_id}',
+    url: trackedReport,
+    auth: 'client',
+    status: 200,
+  },
+  {
+    name: 'track a report, unknown id',
+    method: 'get',
+    path: '/api/v1/content/tracking/{tracking_id}',
+    url: '/api/v1/content/tracking/00000000-0000-4000-8000-000000000000',
+    auth: 'client',
+    status: 404,
   },
   {
     name: 'read content',

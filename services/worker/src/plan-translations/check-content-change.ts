@@ -1,4 +1,4 @@
-import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData } from '@tp/contracts';
+import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData, type ContentDeletedData } from '@tp/contracts';
 import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
 import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
@@ -38,6 +38,26 @@ export function checkContentChange(data: ContentChangedData): ContentChangedData
   });
   if (problems.length > 0) throw new PermanentError('CONTENT_INVALID', problems.join('; '));
   return sourceLang === data.sourceLang ? data : { ...data, sourceLang };
+}
+
+/** The deletion as the planner applies it, or a PermanentError when it names nothing it could store. */
+export function checkContentDeletion(data: ContentDeletedData): ContentDeletedData {
+  if (data.entityType === FREE_TEXT_ENTITY_TYPE) {
+    throw new PermanentError(
+      'MODULE_CONFLICT',
+      `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for free text translations`,
+    );
+  }
+  const problems: string[] = [];
+  checkName(problems, 'module', data.module, CONTENT_COLUMN_CHARS.module);
+  checkName(problems, 'entityType', data.entityType, CONTENT_COLUMN_CHARS.entityType);
+  checkName(problems, 'entityId', data.entityId, CONTENT_COLUMN_CHARS.entityId);
+  const version = data.sourceVersion;
+  if (version !== null && (!Number.isSafeInteger(version) || version < 0)) {
+    problems.push(`sourceVersion: ${version} is not a non-negative integer`);
+  }
+  if (problems.length > 0) throw new PermanentError('CONTENT_INVALID', problems.join('; '));
+  return data;
 }
 
 function checkName(problems: string[], path: string, value: string, maxChars: number): void {

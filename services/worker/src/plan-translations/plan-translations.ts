@@ -32,6 +32,8 @@ export interface TranslationPlan {
   readonly stale: readonly string[];
   /** Fields whose text and language did not change (their stored version may still be bumped). */
   readonly unchanged: readonly string[];
+  /** Stored fields the change left out: their source and translations are removed. */
+  readonly removed: readonly string[];
 }
 
 export interface PlanInput {
@@ -42,16 +44,22 @@ export interface PlanInput {
   /** The entity's stored fields. */
   readonly stored: readonly StoredFieldState[];
   readonly settings: TranslationSettings;
+  /** The version the entity was deleted at (its tombstone), if it was deleted. */
+  readonly deletedVersion?: number;
 }
 
 /**
  * Decides what a ContentChanged does: which source fields to store and which translations to request.
- * A field whose stored version is newer is stale and ignored; a field whose text (hash) and language
+ * A change of the version the entity was deleted at, or older, is stale as a whole: it writes
+ * nothing. A stored field the change leaves out is removed, unless its stored version is newer than
+ * the change. A field whose stored version is newer is stale and ignored, and so is a field new to
+ * an entity stored at a newer version; a field whose text (hash) and language
  * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
  * one translation per target language other than the source language, unless translation is disabled.
  * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
  */
-export function planTranslations({ change, typeOwner, stored, settings }: PlanInput): TranslationPlan {
+export function planTranslations(input: PlanInput): TranslationPlan {
+  const { change, typeOwner, stored, settings, deletedVersion } = input;
   const foreign = [typeOwner, ...stored.map((s) => s.module)].find(
     (module) => module !== undefined && module !== change.module,
   );
@@ -61,7 +69,12 @@ export function planTranslations({ change, typeOwner, stored, settings }: PlanIn
       `entity type ${change.entityType} belongs to module ${foreign}, not ${change.module}`,
     );
   }
+  if (deletedVersion !== undefined && change.sourceVersion <= deletedVersion) {
+    const stale = change.fields.map((f) => f.name);
+    return { writes: [], requests: [], stale, unchanged: [], removed: [] };
+  }
   const byField = new Map(stored.map((s) => [s.field, s]));
+  const newest = Math.max(-1, ...stored.map((s) => s.sourceVersion));
   const targets = settings.enabled ? targetLanguages(settings.targetLanguages, change.sourceLang) : [];
   const writes: SourceWrite[] = [];
   const requests: TranslationRequestedData[] = [];
@@ -79,7 +92,9 @@ export function planTranslations({ change, typeOwner, stored, settings }: PlanIn
       sourceHash: hash,
       sourceVersion: change.sourceVersion,
     };
-    if (before && before.sourceVersion > change.sourceVersion) {
+    // A field new to an entity that is stored at a newer version is stale too: that version's report
+    // left it out (or removed it).
+    if ((before?.sourceVersion ?? newest) > change.sourceVersion) {
       stale.push(name);
     } else if (before && before.sourceHash === hash && before.sourceLang === change.sourceLang) {
       unchanged.push(name);
@@ -90,7 +105,11 @@ export function planTranslations({ change, typeOwner, stored, settings }: PlanIn
       for (const targetLang of targets) requests.push(translationRequestedData(changed, targetLang));
     }
   }
-  return { writes, requests, stale, unchanged };
+  const reported = new Set(change.fields.map((f) => f.name));
+  const removed = stored
+    .filter((s) => !reported.has(s.field) && s.sourceVersion <= change.sourceVersion)
+    .map((s) => s.field);
+  return { writes, requests, stale, unchanged, removed };
 }
 
 /**

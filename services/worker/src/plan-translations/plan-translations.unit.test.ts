@@ -94,7 +94,52 @@ describe('planTranslations', () => {
 
   it('writes nothing for a redelivered change', () => {
     const result = plan({ stored: [stored('name', '你好', 2), stored('description', '好吃', 2)] });
-    expect(result).toEqual({ writes: [], requests: [], stale: [], unchanged: ['name', 'description'] });
+    expect(result).toEqual({
+      writes: [],
+      requests: [],
+      stale: [],
+      unchanged: ['name', 'description'],
+      removed: [],
+    });
+  });
+
+  it('removes a stored field the change leaves out, unless the stored field is newer than the change', () => {
+    const result = plan({
+      change: change({ fields: [{ name: 'name', text: '你好' }] }),
+      stored: [stored('name', '你好', 1), stored('description', '好吃', 2), stored('tagline', '新', 3)],
+    });
+    expect(result.removed).toEqual(['description']);
+    expect(result.writes.map((w) => w.field)).toEqual(['name']);
+  });
+
+  it('ignores a field new to an entity stored at a newer version (that report left it out)', () => {
+    const result = plan({
+      change: change({ sourceVersion: 1, fields: [{ name: 'tagline', text: '新' }] }),
+      stored: [stored('name', '你好', 2)],
+    });
+    expect(result).toMatchObject({ writes: [], requests: [], stale: ['tagline'], removed: [] });
+  });
+
+  it('writes, requests and removes nothing for a change not newer than the deletion of the entity', () => {
+    for (const sourceVersion of [1, 2]) {
+      const result = plan({ change: change({ sourceVersion }), deletedVersion: 2 });
+      expect(result).toEqual({
+        writes: [],
+        requests: [],
+        stale: ['name', 'description'],
+        unchanged: [],
+        removed: [],
+      });
+    }
+  });
+
+  it('brings a deleted entity back with a change newer than its deletion', () => {
+    const result = plan({ change: change({ sourceVersion: 3 }), deletedVersion: 2 });
+    expect(result.writes.map((w) => [w.kind, w.field])).toEqual([
+      ['insert', 'name'],
+      ['insert', 'description'],
+    ]);
+    expect(result.requests).toHaveLength(6);
   });
 
   it('ignores a field whose stored version is newer, even when its text differs', () => {

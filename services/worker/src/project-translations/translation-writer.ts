@@ -3,16 +3,22 @@ import type { Orm } from '@tp/db';
 import { PermanentError } from '@tp/pipeline';
 
 import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
+import { shareEntityLocks } from '../shared/entity-lock.js';
 import { rowKey, type TranslationRow } from './translation-row.js';
 
 /** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */
 export type WriteOutcome = 'written' | 'ignored';
 
-const INSERT =
-  'insert into content_translations as t (entity_type, entity_id, field, target_lang, source_lang, ' +
-  'translated_text, source_hash, source_version, requested_at, engine, truncated, last_event_id, created_at, ' +
-  'updated_at) values ';
-const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())';
+const COLUMNS =
+  '(entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, ' +
+  'requested_at, engine, truncated, last_event_id, created_at, updated_at)';
+const INSERT = `insert into content_translations as t ${COLUMNS} select * from (values `;
+// Typed: the values feed a select, where untyped parameters would be text.
+const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::boolean, ?::uuid, now(), now())';
+// The tombstone guard: a result of a version the entity was deleted at, or older, writes nothing.
+const NOT_DELETED =
+  `) as v ${COLUMNS} where not exists (select 1 from content_deletions d where ` +
+  'd.entity_type = v.entity_type and d.entity_id = v.entity_id and d.deleted_version >= v.source_version)';
 // The version guard: an older source version never overwrites a newer one; of the same version,
 // only a result of a later request does (a retranslation), so a redelivered event, a second result
 // of the same request, or a late or replayed result from before a retranslation writes nothing.
@@ -32,7 +38,8 @@ interface KeyColumns {
 }
 
 /**
- * The projection's version-guarded upsert into content_translations. Rows submitted at the same time
+ * The projection's version-guarded upsert into content_translations; a result for a deleted entity
+ * (of its deletion's version or older) writes nothing. Rows submitted at the same time
  * (messages of different partitions) are written by one statement; plain SQL, because the unit of
  * work's bookkeeping would cost more than the statement at thousands of rows a second. If a batch
  * fails, its rows are written one by one, so one bad row fails only its own message.
@@ -98,8 +105,12 @@ export class TranslationWriter {
         r.lastEventId,
       );
     }
-    const sql = INSERT + keys.map(() => VALUES).join(', ') + UPSERT;
-    const written = await this.orm.em.getConnection().execute<KeyColumns[]>(sql, params, 'all');
+    const sql = INSERT + keys.map(() => VALUES).join(', ') + NOT_DELETED + UPSERT;
+    // Under the entities' shared locks, so a deletion is either before the statement or after it.
+    const written = await this.orm.em.fork().transactional(async (em) => {
+      await shareEntityLocks(em, [...winners.values()]);
+      return em.execute<KeyColumns[]>(sql, params, 'all');
+    });
     const writtenKeys = new Set(
       written.map((w) => `${w.entity_type}\u0000${w.entity_id}\u0000${w.field}\u0000${w.target_lang}`),
     );

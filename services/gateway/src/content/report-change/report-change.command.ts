@@ -28,6 +28,8 @@ export class ReportContentChangeCommand extends Command<ChangeAccepted> {
     readonly change: ContentChange,
     /** The request's id: the correlation id of everything the change causes. */
     readonly correlationId: string,
+    /** The id of the key that reports it: the only one that may track it. */
+    readonly apiKeyId: string,
   ) {
     super();
   }

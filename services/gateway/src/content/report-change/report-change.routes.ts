@@ -1,11 +1,11 @@
-import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import { AppError, codePoints, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
 
-import { assertInScope, inScope } from '../../auth/module-scope.js';
+import { assertInScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
+import { assertTypeNotReserved, conflictForKey, reporterOf } from '../../shared/reported-entity.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { ReportContentChangeCommand } from './report-change.command.js';
@@ -45,17 +45,11 @@ function reportBody(maxTextChars: number) {
         message: `at most ${MAX_REPORTED_FIELDS} fields per report`,
       })
       .meta({
-        description: `The changed fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters. Fields left out are unchanged.`,
+        description: `The entity's fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters. A stored field left out is removed, with its translations; an unchanged text requests nothing.`,
         minProperties: 1,
         maxProperties: MAX_REPORTED_FIELDS,
       }),
   });
-}
-
-/** The module a MODULE_CONFLICT names as the type's owner (report-change.handler.ts). */
-function ownerOf(err: AppError): string {
-  const module = (err.details as { module?: unknown } | undefined)?.module;
-  return typeof module === 'string' ? module : '';
 }
 
 /** POST /api/v1/content/{module}/{type}/{id}: the command side of the content pipeline. */
@@ -65,7 +59,7 @@ export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: num
     path: '/api/v1/content/{module}/{type}/{id}',
     summary: 'Report changed content of one entity',
     description:
-      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Type `text` is reserved (400 ENTITY_TYPE_RESERVED). A change that could not travel through Kafka is refused before it is accepted (413 CONTENT_TOO_LARGE, counted in UTF-8 bytes: the change against the max.message.bytes of the content topic, the translation messages of each field against theirs, the result at 4 bytes per source byte). Read the result with GET /api/v1/content/{type}/{id}. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module (and a MODULE_CONFLICT that does not name a module outside its scope).',
+      'Any API key. A business system reports the changed fields of one entity (e.g. module `catalog`, type `vendor`). The change is written to the outbox in one transaction and answered 202 with a tracking id (the ContentChanged event id); the pipeline then stores the source and translates changed fields into the configured languages. A type belongs to the first module that reported it: another module gets 409 MODULE_CONFLICT. Types `text` and `tracking` are reserved (400 ENTITY_TYPE_RESERVED). The report is the whole set of fields of the entity: a stored field it leaves out is removed with its translations (unless stored at a newer version). Follow it with GET /api/v1/content/tracking/{tracking_id}. A change that could not travel through Kafka is refused before it is accepted (413 CONTENT_TOO_LARGE, counted in UTF-8 bytes: the change against the max.message.bytes of the content topic, the translation messages of each field against theirs, the result at 4 bytes per source byte). Read the result with GET /api/v1/content/{type}/{id}. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module (and a MODULE_CONFLICT that does not name a module outside its scope).',
     tags: ['content'],
     access: 'client',
     request: {
@@ -90,13 +84,7 @@ export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: num
     ],
     handler: async ({ params, body, req, principal }) => {
       assertInScope(principal, params.module);
-      if (params.type === FREE_TEXT_ENTITY_TYPE) {
-        throw new AppError(
-          'ENTITY_TYPE_RESERVED',
-          `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for the results of POST /api/v1/translate`,
-          { type: params.type },
-        );
-      }
+      assertTypeNotReserved(params.type);
       const command = new ReportContentChangeCommand(
         {
           module: params.module,
@@ -107,14 +95,10 @@ export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: num
           fields: Object.entries(body.fields).map(([name, text]) => ({ name, text })),
         },
         requestId(req),
+        reporterOf(principal),
       );
-      const accepted = await commands.execute(command).catch((err: unknown) => {
-        if (err instanceof AppError && err.code === 'MODULE_CONFLICT' && !inScope(principal, ownerOf(err))) {
-          // The type is taken, which the key must learn; by which module outside its scope, it must not.
-          throw new AppError('MODULE_CONFLICT', `entity type ${params.type} belongs to another module`, {
-            type: params.type,
-          });
-        }
+      const accepted = await commands.execute(command).catch((caught: unknown) => {
+        const err = conflictForKey(caught, principal, params.type);
         if (err instanceof AppError || err instanceof SchemaError) throw err;
         requestLog(req).error({ err }, 'could not write a content change to the outbox');
         throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot store the change right now; retry later');

@@ -1,0 +1,91 @@
+import { HEADERS } from '@tp/contracts';
+import type { ContentReportKind, Orm } from '@tp/db';
+
+type Em = Orm['em'];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A report of a business system as tracked in content_reports (GET /api/v1/content/tracking/{id}).
+ * Its tracking id is the id of the report's event (ContentChanged or ContentDeleted); the requests
+ * the planner writes for it carry that id as their causation id.
+ */
+export interface NewContentReport {
+  readonly trackingId: string;
+  /** The key that reported it: the only one that may track it. */
+  readonly apiKeyId: string;
+  readonly kind: ContentReportKind;
+  readonly module: string;
+  readonly entityType: string;
+  readonly entityId: string;
+  /** Null for a deletion without a version. */
+  readonly sourceVersion: number | null;
+}
+
+/** Records an accepted report, in the transaction that writes its event to the outbox. */
+export async function recordContentReport(em: Em, report: NewContentReport): Promise<void> {
+  await em.execute(
+    'insert into content_reports (tracking_id, api_key_id, kind, module, entity_type, entity_id, ' +
+      'source_version, accepted_at) values (?, ?, ?, ?, ?, ?, ?, now())',
+    [
+      report.trackingId,
+      report.apiKeyId,
+      report.kind,
+      report.module,
+      report.entityType,
+      report.entityId,
+      report.sourceVersion,
+    ],
+    'run',
+  );
+}
+
+/**
+ * Marks the report of event `trackingId` planned, with the requests it made: each planned field in
+ * each planned language (the planner requests every changed field in the same languages). A report
+ * produced to Kafka directly has no row, and the update changes nothing.
+ */
+export async function markContentReportPlanned(
+  em: Em,
+  trackingId: string,
+  requests: readonly { readonly field: string; readonly targetLang: string }[],
+): Promise<void> {
+  if (!UUID.test(trackingId)) return;
+  const fields = [...new Set(requests.map((r) => r.field))];
+  const languages = [...new Set(requests.map((r) => r.targetLang))];
+  await em.execute(
+    // Lists travel as JSON: the driver would spread an array parameter.
+    'update content_reports set planned_at = now(), planned_fields = array(select jsonb_array_elements_text(?::jsonb)), ' +
+      'planned_languages = array(select jsonb_array_elements_text(?::jsonb)), requests = ? where tracking_id = ?',
+    [JSON.stringify(fields), JSON.stringify(languages), requests.length, trackingId],
+    'run',
+  );
+}
+
+/**
+ * Counts a new dead letter on the report it belongs to: the report's own event (the planner refused
+ * it), or one of its requests (whose causation id is the report's event id). One primary-key update
+ * at most each; dead letters of anything else change nothing.
+ */
+export async function countDeadLetterOnReport(
+  em: Em,
+  headers: Readonly<Record<string, string>>,
+  errorCode: string,
+): Promise<void> {
+  const eventId = headers[HEADERS.eventId];
+  const causationId = headers[HEADERS.causationId];
+  if (eventId && UUID.test(eventId)) {
+    await em.execute(
+      'update content_reports set refused_code = ? where tracking_id = ?',
+      [errorCode, eventId],
+      'run',
+    );
+  }
+  if (causationId && UUID.test(causationId)) {
+    await em.execute(
+      'update content_reports set dead_letter_codes = array_append(dead_letter_codes, ?) where tracking_id = ?',
+      [errorCode, causationId],
+      'run',
+    );
+  }
+}
