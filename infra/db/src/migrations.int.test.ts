@@ -37,12 +37,14 @@ describe('migrations', () => {
       'Migration20261122120000_key_budgets',
       'Migration20261122170700_api_key_modules',
       'Migration20261124180000_translation_requested_at',
+      'Migration20261124200000_glossaries',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
       'chat_usage',
       'content_translations',
       'dead_letters',
+      'glossaries',
       'key_budget_usage',
       'mikro_orm_migrations',
       'moderation_terms',
@@ -88,6 +90,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124200000_glossaries']);
+    expect(await tables()).not.toContain('glossaries');
     expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
     const modules = await client.query(

@@ -2,6 +2,7 @@ import { ApiKey } from './api-key.entity.js';
 import { ChatUsage } from './chat-usage.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
+import { Glossary } from './glossary.entity.js';
 import { KeyBudgetUsage } from './key-budget-usage.entity.js';
 import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
@@ -13,6 +14,7 @@ export * from './api-key.entity.js';
 export * from './chat-usage.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
+export * from './glossary.entity.js';
 export * from './key-budget-usage.entity.js';
 export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
@@ -25,6 +27,7 @@ export const ENTITIES = [
   ChatUsage,
   ContentTranslation,
   DeadLetterEntry,
+  Glossary,
   KeyBudgetUsage,
   ModerationTerm,
   NliConfig,
