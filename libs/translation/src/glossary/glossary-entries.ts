@@ -61,13 +61,17 @@ export function checkEntries(raw: readonly GlossaryEntry[]): GlossaryEntry[] {
     const source = entry.source.trim().normalize('NFC');
     const target = entry.target.trim().normalize('NFC');
     const problem = termProblem(source, 'source') ?? termProblem(target, 'target');
-    if (problem) return issues.push({ line, message: problem });
+    if (problem) {
+      issues.push({ line, message: problem });
+      return;
+    }
     const earlier = seen.get(source);
     if (earlier !== undefined) {
-      return issues.push({
+      issues.push({
         line,
         message: `the source term ${JSON.stringify(source)} is already on line ${earlier}`,
       });
+      return;
     }
     seen.set(source, line);
     bytes += Buffer.byteLength(source) + Buffer.byteLength(target) + 2;
