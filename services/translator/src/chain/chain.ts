@@ -16,7 +16,8 @@ import {
   type ResilienceOptions,
   type ResilientEngine,
 } from './resilience.js';
-import { translateWithEngine, type EngineOutcome } from './translate-with-engine.js';
+import { mask, restore } from './protected-spans.js';
+import { translateWithEngine, type ChainGlossary, type EngineOutcome } from './translate-with-engine.js';
 
 /**
  * The spec's order (primary online, free fallback, local instance, offline), with Apertium as a
@@ -57,6 +58,8 @@ export interface TranslateRequest {
   /** Our language code, or `auto`. */
   readonly source: string;
   readonly target: string;
+  /** The pair's glossary, applied on every engine (see translateWithEngine). */
+  readonly glossary?: ChainGlossary;
 }
 
 /** `unsupported`: the engine does not serve the pair (by its list, not called, or by its own answer). */
@@ -260,14 +263,28 @@ export function createChain(engines: ChainEngines): TranslationChain {
     return undefined;
   }
 
-  /** Two hops through `via`; the first hop's text is what the second translates. */
+  /**
+   * Two hops through `via`; the first hop's text is what the second translates. A glossary's terms
+   * are masked before the first hop and replaced after the second: no engine sees them.
+   */
   async function tryPivot(request: TranslateRequest, via: string, attempts: Attempt[], signal: AbortSignal) {
+    const { glossary, ...plain } = request;
+    const masked = glossary
+      ? mask(plain.text, { scanner: glossary.scanner, targets: glossary.entries.map((e) => e.target) })
+      : undefined;
     const first = { source: request.source, target: via };
-    const one = await tryHop({ ...request, ...first }, attempts, signal, first);
+    const one = await tryHop(
+      { ...plain, text: masked?.text ?? plain.text, ...first },
+      attempts,
+      signal,
+      first,
+    );
     if (!one) return undefined;
     const second = { source: via, target: request.target };
     const two = await tryHop({ text: one.text, ...second }, attempts, signal, second);
-    return two && { one: { ...one, ...first }, two: { ...two, ...second } };
+    if (!two) return undefined;
+    const text = masked ? restore(two.text, masked.spans).text : two.text;
+    return { one: { ...one, ...first }, two: { ...two, text, ...second } };
   }
 
   const coverages = () => slots.map(({ engine }) => engine && directory.coverage(engine.name));
