@@ -75,6 +75,13 @@ export function mask(text: string, terms?: MaskTerms): MaskedText {
 
 /** Protected spans and glossary matches in text order; a match overlapping a protected span is dropped. */
 function* spansOf(text: string, terms: MaskTerms | undefined) {
+  if (!terms) {
+    for (const [start, matchEnd] of protectedSpans(text)) {
+      const end = start + spanLength(text.slice(start, matchEnd));
+      yield { start, end, value: text.slice(start, end) };
+    }
+    return;
+  }
   const matches = terms ? terms.scanner.find(text) : [];
   let next = 0;
   let cursor = 0;
