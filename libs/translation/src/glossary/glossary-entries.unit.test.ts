@@ -1,3 +1,5 @@
+import { describe, expect, it } from '@jest/globals';
+
 import { AppError } from '@tp/runtime';
 
 import { GLOSSARY_LIMITS, checkEntries, parseEntries } from './glossary-entries.js';

@@ -1,3 +1,5 @@
+import { describe, expect, it } from '@jest/globals';
+
 import { GLOSSARY_LIMITS } from './glossary-entries.js';
 import { TermScanner } from './term-scanner.js';
 
