@@ -37,6 +37,7 @@ describe('migrations', () => {
       'Migration20261122120000_key_budgets',
       'Migration20261122170700_api_key_modules',
       'Migration20261124180000_translation_requested_at',
+      'Migration20261124200000_glossaries',
       'Migration20261124210000_content_lifecycle',
     ]);
     expect(await tables()).toEqual([
@@ -46,6 +47,7 @@ describe('migrations', () => {
       'content_reports',
       'content_translations',
       'dead_letters',
+      'glossaries',
       'key_budget_usage',
       'mikro_orm_migrations',
       'moderation_terms',
@@ -94,6 +96,8 @@ describe('migrations', () => {
     expect(await migrateDown(db.url)).toEqual(['Migration20261124210000_content_lifecycle']);
     expect(await tables()).not.toContain('content_deletions');
     expect(await tables()).not.toContain('content_reports');
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124200000_glossaries']);
+    expect(await tables()).not.toContain('glossaries');
     expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
     const modules = await client.query(

@@ -39,6 +39,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'The entity type is reserved by the platform (`text` files the results of POST /api/v1/translate, `tracking` is the path of GET /api/v1/content/tracking/{tracking_id}); report content under another type.',
   },
+  GLOSSARY_ENTRIES_INVALID: {
+    code: 40008,
+    status: 400,
+    summary:
+      'The glossary entries cannot be read (malformed CSV or TSV, an empty term, a term repeated, a tab, line break or control character in a term); `details.issues` names each line.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,
@@ -116,6 +122,12 @@ export const ERROR_CATALOGUE = {
     status: 413,
     summary:
       "The reported content could not travel through the pipeline: the change, or one field's translation messages, would be larger than the Kafka topic takes (counted in UTF-8 bytes); `details` names the field, the bytes and the limit.",
+  },
+  GLOSSARY_TOO_LARGE: {
+    code: 41304,
+    status: 413,
+    summary:
+      'The glossary has more entries, or more bytes of entries, than one glossary may hold, or a term is too long; `details` gives the limit.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     code: 41501,

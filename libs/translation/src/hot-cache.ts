@@ -17,15 +17,23 @@ export interface CacheKeyInput {
   readonly source: string;
   readonly target: string;
   readonly text: string;
+  /**
+   * The version of the pair's glossary applied (0 or absent: none). Part of the key, so an edited
+   * glossary is never answered from translations made with the one before.
+   */
+  readonly glossaryVersion?: number;
 }
 
 /**
  * The spec's key: the first 32 hex characters of SHA-256 over source, target and text. The parts are
  * joined with U+0000, which no language code contains, so ("a", "b|c") and ("a|b", "c") never collide.
+ * With a glossary, `U+0000 g<version>` follows the text.
  */
-export function hotCacheHash({ source, target, text }: CacheKeyInput): string {
+export function hotCacheHash({ source, target, text, glossaryVersion }: CacheKeyInput): string {
+  // Without a glossary the key is the spec's, as before glossaries existed.
+  const glossary = glossaryVersion ? `\u0000g${glossaryVersion}` : '';
   // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.
-  return hash('sha256', `${source}\u0000${target}\u0000${text}`, 'hex').slice(0, 32);
+  return hash('sha256', `${source}\u0000${target}\u0000${text}${glossary}`, 'hex').slice(0, 32);
 }
 
 export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>

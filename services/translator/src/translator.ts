@@ -7,6 +7,7 @@ import { HotCache } from '@tp/translation';
 
 import { createChain, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
+import { GlossaryDirectory } from './glossary/glossary-directory.js';
 import { EngineConsumers } from './consume-requests/engine-consumers.js';
 import { chainOptions, onlineEngines } from './engines-from-config.js';
 import { OfflineEngine, offlineSessionOptions } from './engines/offline/index.js';
@@ -97,6 +98,7 @@ export async function startTranslator(config: TranslatorConfig) {
           maxTextChars: config.MAX_TEXT_CHARS,
           metrics,
           maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
+          glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
         });
         testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
         translateRoutes(app, {

@@ -36,6 +36,8 @@ export interface TestTranslator {
   get<T = Record<string, unknown>>(path: string): Promise<Reply<T>>;
   /** Every outbox row, oldest first. */
   outbox(): Promise<OutboxRow[]>;
+  /** Runs SQL on the translator's database (e.g. to write glossaries as the gateway does). */
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startTestTranslator(settings: Record<string, string> = {})
       const res = await fetch(`${url}${path}`);
       return { status: res.status, headers: res.headers, body: (await res.json()) as T };
     },
+    sql: (query, params = []) => orm.em.getConnection().execute(query, params),
     async outbox() {
       const rows = await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
       return rows.map((row) => ({

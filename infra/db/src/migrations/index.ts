@@ -7,6 +7,7 @@ import { Migration20261121190000_dead_letters_unique } from './Migration20261121
 import { Migration20261122120000_key_budgets } from './Migration20261122120000_key_budgets.js';
 import { Migration20261122170700_api_key_modules } from './Migration20261122170700_api_key_modules.js';
 import { Migration20261124180000_translation_requested_at } from './Migration20261124180000_translation_requested_at.js';
+import { Migration20261124200000_glossaries } from './Migration20261124200000_glossaries.js';
 import { Migration20261124210000_content_lifecycle } from './Migration20261124210000_content_lifecycle.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
@@ -27,5 +28,6 @@ export const MIGRATIONS: readonly MigrationObject[] = [
     name: 'Migration20261124180000_translation_requested_at',
     class: Migration20261124180000_translation_requested_at,
   },
+  { name: 'Migration20261124200000_glossaries', class: Migration20261124200000_glossaries },
   { name: 'Migration20261124210000_content_lifecycle', class: Migration20261124210000_content_lifecycle },
 ];

@@ -4,6 +4,7 @@ import { ContentDeletion } from './content-deletion.entity.js';
 import { ContentReport } from './content-report.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
+import { Glossary } from './glossary.entity.js';
 import { KeyBudgetUsage } from './key-budget-usage.entity.js';
 import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
@@ -17,6 +18,7 @@ export * from './content-deletion.entity.js';
 export * from './content-report.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
+export * from './glossary.entity.js';
 export * from './key-budget-usage.entity.js';
 export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
@@ -31,6 +33,7 @@ export const ENTITIES = [
   ContentReport,
   ContentTranslation,
   DeadLetterEntry,
+  Glossary,
   KeyBudgetUsage,
   ModerationTerm,
   NliConfig,

@@ -17,7 +17,8 @@ import {
   type ResilienceOptions,
   type ResilientEngine,
 } from './resilience.js';
-import { translateWithEngine, type EngineOutcome } from './translate-with-engine.js';
+import { mask, restore } from './protected-spans.js';
+import { translateWithEngine, type ChainGlossary, type EngineOutcome } from './translate-with-engine.js';
 
 export interface SlotOptions {
   /** Split long text into engine.maxChars chunks (default on, off for `fallback`: see SLOT_DEFAULTS). */
@@ -51,6 +52,8 @@ export interface TranslateRequest {
   /** Our language code, or `auto`. */
   readonly source: string;
   readonly target: string;
+  /** The pair's glossary, applied on every engine (see translateWithEngine). */
+  readonly glossary?: ChainGlossary;
 }
 
 /** One step of the route that produced a translation. */
@@ -317,7 +320,10 @@ async function tryHop(
   return undefined;
 }
 
-/** Two hops through `via`; the first hop's text is what the second translates. */
+/**
+ * Two hops through `via`; the first hop's text is what the second translates. A glossary's terms
+ * are masked before the first hop and replaced after the second: no engine sees them.
+ */
 async function tryPivot(
   parts: ChainParts,
   request: TranslateRequest,
@@ -325,12 +331,24 @@ async function tryPivot(
   attempts: Attempt[],
   signal: AbortSignal,
 ) {
+  const { glossary, ...plain } = request;
+  const masked = glossary
+    ? mask(plain.text, { scanner: glossary.scanner, targets: glossary.entries.map((e) => e.target) })
+    : undefined;
   const first = { source: request.source, target: via };
-  const one = await tryHop(parts, { ...request, ...first }, attempts, signal, first);
+  const one = await tryHop(
+    parts,
+    { ...plain, text: masked?.text ?? plain.text, ...first },
+    attempts,
+    signal,
+    first,
+  );
   if (!one) return undefined;
   const second = { source: via, target: request.target };
   const two = await tryHop(parts, { text: one.text, ...second }, attempts, signal, second);
-  return two && { one: { ...one, ...first }, two: { ...two, ...second } };
+  if (!two) return undefined;
+  const text = masked ? restore(two.text, masked.spans).text : two.text;
+  return { one: { ...one, ...first }, two: { ...two, text, ...second } };
 }
 
 /** The attempt's outcome, and the text to return if it is one. */

@@ -14,3 +14,4 @@ export {
 } from './protected-spans.js';
 export * from './resilience.js';
 export { splitSentences, splitText } from './splitter.js';
+export type { ChainGlossary } from './translate-with-engine.js';

@@ -16,6 +16,7 @@
  */
 
 import { isDecimalDigitCodePoint } from '@tp/runtime';
+import type { TermMatch, TermScanner } from '@tp/translation';
 
 import { protectedSpans, tokenAt } from './span-scanner.js';
 
@@ -43,23 +44,64 @@ const CLOSE = '⟧';
 
 export const token = (index: number): string => `${OPEN}${index}${CLOSE}`;
 
-/** Replaces protected spans by tokens. Directly adjacent spans (`<b>{name}</b>`) become one token. */
-export function mask(text: string): MaskedText {
+/** Glossary terms to mask as well: each match is restored as its target term. */
+export interface MaskTerms {
+  readonly scanner: TermScanner;
+  /** Target term per term index of the scanner. */
+  readonly targets: readonly string[];
+}
+
+/**
+ * Replaces protected spans by tokens. Directly adjacent spans (`<b>{name}</b>`) become one token.
+ * With `terms`, glossary source terms outside protected spans are masked too, and their token is
+ * restored as the target term: the engine never sees the term, and the translation gets the target.
+ */
+export function mask(text: string, terms?: MaskTerms): MaskedText {
   const spans: string[] = [];
   let masked = '';
   let cursor = 0;
-  for (const [start, matchEnd] of protectedSpans(text)) {
-    const end = start + spanLength(text.slice(start, matchEnd));
+  for (const { start, end, value } of spansOf(text, terms)) {
     const plain = text.slice(cursor, start);
     if (plain === '' && spans.length > 0) {
-      spans[spans.length - 1] += text.slice(start, end);
+      spans[spans.length - 1] += value;
     } else {
       masked += plain + token(spans.length);
-      spans.push(text.slice(start, end));
+      spans.push(value);
     }
     cursor = end;
   }
   return { text: masked + text.slice(cursor), spans };
+}
+
+/** Protected spans and glossary matches in text order; a match overlapping a protected span is dropped. */
+function* spansOf(text: string, terms: MaskTerms | undefined) {
+  if (!terms) {
+    for (const [start, matchEnd] of protectedSpans(text)) {
+      const end = start + spanLength(text.slice(start, matchEnd));
+      yield { start, end, value: text.slice(start, end) };
+    }
+    return;
+  }
+  const matches = terms ? terms.scanner.find(text) : [];
+  let next = 0;
+  let cursor = 0;
+  const termsBefore = function* (limit: number) {
+    while (next < matches.length && (matches[next] as TermMatch).start < limit) {
+      const match = matches[next] as TermMatch;
+      next += 1;
+      if (match.start >= cursor && match.end <= limit) {
+        cursor = match.end;
+        yield { start: match.start, end: match.end, value: terms?.targets[match.term] ?? '' };
+      }
+    }
+  };
+  for (const [start, matchEnd] of protectedSpans(text)) {
+    const end = start + spanLength(text.slice(start, matchEnd));
+    yield* termsBefore(start);
+    cursor = end;
+    yield { start, end, value: text.slice(start, end) };
+  }
+  yield* termsBefore(text.length);
 }
 
 /** The text with each protected span (adjacent ones together) replaced by one space: what is left to read. */

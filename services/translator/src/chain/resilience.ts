@@ -97,6 +97,7 @@ export function withResilience(
   return {
     name: engine.name,
     maxChars: engine.maxChars,
+    ...(engine.appliesGlossaries ? { appliesGlossaries: true } : {}),
     // Reading the pairs is not a translation: no breaker, retries or timeout of the chain's.
     languagePairs: (signal) => engine.languagePairs(signal),
     async translate(request, signal) {

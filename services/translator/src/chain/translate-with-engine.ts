@@ -1,6 +1,13 @@
-import { EngineError, type TranslationEngine } from '../engines/engine.js';
+import type { TermScanner } from '@tp/translation';
+
+import {
+  EngineError,
+  GlossaryNotAppliedError,
+  type EngineGlossary,
+  type TranslationEngine,
+} from '../engines/engine.js';
 import { UNCHANGED, checkOutput } from './output-checks.js';
-import { mask, restore } from './protected-spans.js';
+import { mask, restore, type MaskTerms } from './protected-spans.js';
 import { BreakerOpenError } from './resilience.js';
 import { splitText } from './splitter.js';
 
@@ -8,6 +15,14 @@ export interface EngineInput {
   readonly text: string;
   readonly source: string;
   readonly target: string;
+  /** The pair's glossary: its terms masked and replaced, or passed to an engine that applies it. */
+  readonly glossary?: ChainGlossary;
+}
+
+/** A glossary as the chain applies it. */
+export interface ChainGlossary extends EngineGlossary {
+  /** Finds the source terms (index = entry index). */
+  readonly scanner: TermScanner;
 }
 
 export type EngineOutcome =
@@ -45,7 +60,26 @@ export async function translateWithEngine(
   split: boolean,
   signal: AbortSignal,
 ): Promise<EngineOutcome> {
-  const masked = mask(input.text);
+  const { glossary } = input;
+  if (!glossary) return translateMasked(engine, input, split, signal, undefined);
+  if (engine.appliesGlossaries) {
+    const native = await translateMasked(engine, input, split, signal, undefined, glossary);
+    // The engine could not take this glossary: its terms are masked instead, as for any engine.
+    if (native.ok || !native.glossaryRefused) return native;
+  }
+  const targets = glossary.entries.map((entry) => entry.target);
+  return translateMasked(engine, input, split, signal, { scanner: glossary.scanner, targets });
+}
+
+async function translateMasked(
+  engine: TranslationEngine,
+  input: EngineInput,
+  split: boolean,
+  signal: AbortSignal,
+  terms: MaskTerms | undefined,
+  glossary?: EngineGlossary,
+): Promise<EngineOutcome & { glossaryRefused?: boolean }> {
+  const masked = mask(input.text, terms);
   const { pieces, cutShort } = piecesFor(masked.text, engine.maxChars, split);
 
   const translated: string[] = [];
@@ -61,10 +95,12 @@ export async function translateWithEngine(
     }
     let result;
     try {
-      result = await engine.translate({ text: core, source: input.source, target: input.target }, signal);
+      const request = { text: core, source: input.source, target: input.target };
+      result = await engine.translate(glossary ? { ...request, glossary } : request, signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       return {
+        ...(error instanceof GlossaryNotAppliedError ? { glossaryRefused: true } : {}),
         ok: false,
         breakerOpen: error instanceof BreakerOpenError,
         reason: describe(error),

@@ -19,6 +19,18 @@ export interface EngineRequest {
   readonly source: string;
   /** Our language code. */
   readonly target: string;
+  /** Only for engines with `appliesGlossaries`: the pair's glossary, for the engine's own glossary API. */
+  readonly glossary?: EngineGlossary;
+}
+
+/** A glossary as an engine with its own glossary API takes it. */
+export interface EngineGlossary {
+  /** Changes with every version of the glossary: `<id>:<version>`. */
+  readonly key: string;
+  /** Our language codes of the glossary's pair. */
+  readonly source: string;
+  readonly target: string;
+  readonly entries: readonly { readonly source: string; readonly target: string }[];
 }
 
 export interface EngineResult {
@@ -36,6 +48,11 @@ export interface TranslationEngine {
   /** Most characters one call accepts; the chain splits longer text on sentence boundaries. */
   readonly maxChars: number;
   translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult>;
+  /**
+   * The engine applies glossaries itself (DeepL's glossary API): the chain passes the glossary
+   * instead of masking its terms. It throws GlossaryNotAppliedError when it cannot for a pair.
+   */
+  readonly appliesGlossaries?: boolean;
   /**
    * Asks the engine which language pairs it serves now (its language list, its installed pairs or
    * models). The chain's pair directory calls it at start and then periodically.
@@ -74,4 +91,11 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The engine cannot apply this glossary itself (e.g. DeepL has no glossaries for the pair): mask its terms instead. */
+export class GlossaryNotAppliedError extends EngineError {
+  constructor(engine: EngineName, message: string, options?: { cause?: unknown }) {
+    super(engine, 'unsupported', message, undefined, options);
+  }
 }

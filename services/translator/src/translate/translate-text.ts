@@ -14,6 +14,7 @@ import {
 } from '../chain/index.js';
 import type { CompletedTranslationSink } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
+import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
 import { InFlight } from './in-flight.js';
 import type { EventOrigin } from './translation-completed.event.js';
 
@@ -59,6 +60,8 @@ export interface TranslateTextDeps {
   readonly metrics?: Registry;
   /** Most distinct texts translated at once that identical requests can join (default 10,000). */
   readonly maxInFlight?: number;
+  /** The glossaries per language pair; none applied without it. */
+  readonly glossaries?: GlossaryLookup;
 }
 
 export interface RequestOrigin extends EventOrigin {
@@ -115,7 +118,14 @@ export class TranslateText {
     // Nothing to translate: no engine call, nothing cached or kept.
     if (text.trim() === '' || source === target) return asIs(source);
 
-    const key = { source, target, text };
+    // The glossary version is part of the key: an edited glossary is never answered from the cache.
+    const glossaries = this.deps.glossaries;
+    const keyVersion = !glossaries
+      ? 0
+      : auto
+        ? await glossaries.targetVersion(target)
+        : (await glossaries.forPair(source, target)).version;
+    const key = { source, target, text, glossaryVersion: keyVersion };
     const hit = await this.deps.cache.read(key);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
     if (hit) return fromCache(hit, target, auto, seconds());
@@ -125,10 +135,14 @@ export class TranslateText {
     const used = guessed ?? source;
     if (used === target) return asIs(used, guessed);
 
+    // A glossary applies when the source is known (or detected by us); DeepL needs it too.
+    const pair: PairGlossary =
+      glossaries && used !== 'auto' ? await glossaries.forPair(used, target) : { version: 0 };
     // Identical requests in flight at the same time share one run of the chain (one engine call).
-    const request = { text, source: used, target };
+    const request = { text, source: used, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) };
+    const joinKey = hotCacheHash({ text, source: used, target, glossaryVersion: pair.version });
     const { value: outcome, shared } = await this.inFlight
-      .run(hotCacheHash(request), origin.signal, (signal) => this.runOnce(key, request, signal))
+      .run(joinKey, origin.signal, (signal) => this.runOnce(key, request, pair.version, signal))
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
@@ -172,7 +186,12 @@ export class TranslateText {
    * again (a run that finished a moment ago has stored its result there), and it stays joinable until
    * its own result is stored: so a request arriving at any moment either joins, or hits the cache.
    */
-  private async runOnce(key: CacheKey, request: ChainRequest, signal: AbortSignal): Promise<Outcome> {
+  private async runOnce(
+    key: CacheKey,
+    request: ChainRequest,
+    appliedVersion: number,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
     const stored = await this.deps.cache.read(key);
     if (stored) return { hit: stored };
     const result = await this.deps.chain.translate(request, signal);
@@ -187,11 +206,32 @@ export class TranslateText {
       };
       // Stored under the key asked for and, for `auto`, under the language found, so a later request
       // naming that language hits too (a Redis round trip, or nothing while Redis is down).
-      const keys = actualSource === key.source ? [key] : [key, { ...key, source: actualSource }];
+      const keys = [key];
+      if (
+        actualSource !== key.source &&
+        (await this.appliesTo(actualSource, request.target, appliedVersion))
+      ) {
+        keys.push({ ...key, source: actualSource, glossaryVersion: appliedVersion });
+      }
       await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
     }
     return { result, actualSource };
   }
+
+  private appliesTo(source: string, target: string, applied: number): Promise<boolean> {
+    return appliesToPair(this.deps.glossaries, source, target, applied);
+  }
+}
+
+/** Whether a result made with glossary version `applied` is right for the pair (an engine-detected source had none). */
+async function appliesToPair(
+  glossaries: GlossaryLookup | undefined,
+  source: string,
+  target: string,
+  applied: number,
+): Promise<boolean> {
+  if (!glossaries) return true;
+  return (await glossaries.forPair(source, target)).version === applied;
 }
 
 /** What one shared run produced: a result another run had just cached, or its own chain result. */

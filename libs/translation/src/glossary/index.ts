@@ -1,0 +1,2 @@
+export * from './glossary-entries.js';
+export * from './term-scanner.js';

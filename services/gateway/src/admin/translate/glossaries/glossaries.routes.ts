@@ -1,0 +1,161 @@
+import {
+  GLOSSARY_LIMITS,
+  checkEntries,
+  normaliseLanguageTag,
+  parseEntries,
+  type GlossaryEntry,
+} from '@tp/translation';
+import { z } from 'zod';
+
+import { defineRoute } from '../../../http/route.js';
+import type { GlossaryStore } from './glossary.store.js';
+
+const TAGS = ['admin: translation'];
+const PATH = '/api/admin/translate/glossaries';
+
+const entrySchema = z.object({ source: z.string(), target: z.string() });
+
+const summarySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    source_lang: z.string(),
+    target_lang: z.string(),
+    entry_count: z.int(),
+    version: z.int().meta({
+      description:
+        'Changes on every write and never repeats for the pair; part of the translator’s cache key, so an edit applies to the next translation.',
+    }),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'GlossarySummary' });
+
+const glossarySchema = summarySchema.extend({ entries: z.array(entrySchema) }).meta({ id: 'Glossary' });
+
+const language = z.string().transform((tag, ctx) => {
+  const code = normaliseLanguageTag(tag);
+  if (code) return code;
+  ctx.addIssue({
+    code: 'custom',
+    message: `unsupported language ${JSON.stringify(tag)} (see GET /api/v1/translate/languages)`,
+  });
+  return z.NEVER;
+});
+
+const entriesField = z
+  .union([z.string(), z.array(z.strictObject({ source: z.string(), target: z.string() }))])
+  .meta({
+    description: `Either a list of \`{source, target}\`, or text in \`entries_format\`: CSV (\`source,target\` a line, RFC 4180 quoting) or TSV, as DeepL's glossary API takes them. Terms are trimmed; no empty term, no source term twice, no tab, line break or control character in a term; at most ${GLOSSARY_LIMITS.maxEntries} entries, ${GLOSSARY_LIMITS.maxBytes / 1024} KiB of terms and ${GLOSSARY_LIMITS.maxTermLength} characters a term.`,
+  });
+const entriesFormat = z
+  .enum(['csv', 'tsv'])
+  .meta({ description: 'How `entries` text is written (default csv).' });
+
+const createBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  source_lang: language,
+  target_lang: language,
+  entries: entriesField,
+  entries_format: entriesFormat.optional(),
+});
+
+const updateBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    entries: entriesField.optional(),
+    entries_format: entriesFormat.optional(),
+  })
+  .refine((body) => body.name !== undefined || body.entries !== undefined, {
+    error: 'must set name, entries or both',
+  });
+
+const idParams = z.strictObject({ id: z.uuid() });
+
+/** Entries from a body: a list is checked as it is; text is parsed in its format first. */
+function readEntries(
+  entries: string | readonly GlossaryEntry[],
+  format: 'csv' | 'tsv' = 'csv',
+): GlossaryEntry[] {
+  return typeof entries === 'string' ? parseEntries(entries, format) : checkEntries(entries);
+}
+
+const APPLIES =
+  'Applies on every engine: source terms are kept out of the engine and replaced by their target term (whole words, case-sensitive); DeepL gets the glossary through its own glossary API. The translator sees a change within its GLOSSARY_REFRESH_MS (1 s by default), and translations cached before it are not served again.';
+
+/** Admin management of glossaries: one term list per language pair. */
+export function glossaryRoutes(store: GlossaryStore) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: PATH,
+      summary: 'List glossaries',
+      description: 'Every glossary without its entries, by language pair.',
+      tags: TAGS,
+      access: 'admin',
+      response: {
+        status: 200,
+        description: 'The glossaries.',
+        schema: z.object({ glossaries: z.array(summarySchema) }),
+      },
+      handler: async () => ({ glossaries: await store.list() }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: PATH,
+      summary: 'Create the glossary of a language pair',
+      description: `One glossary per pair: a second one is 409 CONFLICT. ${APPLIES}`,
+      tags: TAGS,
+      access: 'admin',
+      request: { body: createBody },
+      response: { status: 201, description: 'The new glossary.', schema: glossarySchema },
+      errors: ['CONFLICT', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
+      handler: ({ body }) =>
+        store.create({
+          name: body.name,
+          sourceLang: body.source_lang,
+          targetLang: body.target_lang,
+          entries: readEntries(body.entries, body.entries_format),
+        }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${PATH}/{id}`,
+      summary: 'Read a glossary with its entries',
+      tags: TAGS,
+      access: 'admin',
+      request: { params: idParams },
+      response: { status: 200, description: 'The glossary.', schema: glossarySchema },
+      errors: ['NOT_FOUND'],
+      handler: ({ params }) => store.get(params.id),
+    }),
+    defineRoute({
+      method: 'put',
+      path: `${PATH}/{id}`,
+      summary: 'Rename a glossary or replace its entries',
+      description: `\`entries\` replaces the whole list (CSV import included). Every update gets a new \`version\`. ${APPLIES}`,
+      tags: TAGS,
+      access: 'admin',
+      request: { params: idParams, body: updateBody },
+      response: { status: 200, description: 'The updated glossary.', schema: glossarySchema },
+      errors: ['NOT_FOUND', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
+      handler: ({ params, body }) =>
+        store.update(params.id, {
+          name: body.name,
+          entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
+        }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${PATH}/{id}`,
+      summary: 'Delete a glossary',
+      description: 'Translations of the pair no longer apply any terms, from the next one on.',
+      tags: TAGS,
+      access: 'admin',
+      request: { params: idParams },
+      response: { status: 200, description: 'The deleted glossary.', schema: summarySchema },
+      errors: ['NOT_FOUND'],
+      handler: ({ params }) => store.remove(params.id),
+    }),
+  ];
+}

@@ -1,0 +1,108 @@
+import type { Orm } from '@tp/db';
+import { TermScanner } from '@tp/translation';
+
+import type { ChainGlossary } from '../chain/index.js';
+
+/** The glossary of a pair as the translator applies it, or none (version 0). */
+export interface PairGlossary {
+  readonly version: number;
+  readonly glossary?: ChainGlossary;
+}
+
+export interface GlossaryLookup {
+  /** The pair's glossary as of at most `refreshMs` ago. */
+  forPair(source: string, target: string): Promise<PairGlossary>;
+  /** For `auto` requests: a number that changes whenever any glossary into `target` changes (0: none). */
+  targetVersion(target: string): Promise<number>;
+}
+
+interface Row {
+  id: string;
+  source_lang: string;
+  target_lang: string;
+  version: string;
+}
+
+const NONE: PairGlossary = { version: 0 };
+
+/**
+ * Reads which glossaries exist and their versions from Postgres, at most once per `refreshMs` (one
+ * small query over a table of a few rows a pair), and a glossary's entries only when its version is new
+ * to this process. Why not a Redis key bumped on edit: this costs one query a second per translator
+ * instead of a Redis round trip per request, and needs nothing from the gateway (docs/decisions.md).
+ */
+export class GlossaryDirectory implements GlossaryLookup {
+  private versions = new Map<string, { id: string; version: number }>();
+  private loaded = new Map<string, PairGlossary>();
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly refreshMs = 1000,
+  ) {}
+
+  async forPair(source: string, target: string): Promise<PairGlossary> {
+    await this.fresh();
+    const pair = `${source}\u0000${target}`;
+    const current = this.versions.get(pair);
+    if (!current) return NONE;
+    const held = this.loaded.get(pair);
+    if (held?.version === current.version) return held;
+    const loaded = await this.load(current.id, source, target);
+    if (loaded) this.loaded.set(pair, loaded);
+    return loaded ?? NONE;
+  }
+
+  async targetVersion(target: string): Promise<number> {
+    await this.fresh();
+    let sum = 0;
+    for (const [pair, { version }] of this.versions) if (pair.endsWith(`\u0000${target}`)) sum += version;
+    return sum;
+  }
+
+  private async fresh(): Promise<void> {
+    if (performance.now() - this.checkedAt < this.refreshMs) return;
+    this.refreshing ??= this.refresh().finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+  }
+
+  private async refresh(): Promise<void> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<Row[]>('select id, source_lang, target_lang, version from glossaries');
+    this.versions = new Map(
+      rows.map((row) => [
+        `${row.source_lang}\u0000${row.target_lang}`,
+        { id: row.id, version: Number(row.version) },
+      ]),
+    );
+    for (const pair of this.loaded.keys()) if (!this.versions.has(pair)) this.loaded.delete(pair);
+    this.checkedAt = performance.now();
+  }
+
+  private async load(id: string, source: string, target: string): Promise<PairGlossary | undefined> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ entries: { source: string; target: string }[]; version: string }[]>(
+        'select entries, version from glossaries where id = ?',
+        [id],
+      );
+    const row = rows[0];
+    if (!row) return undefined;
+    const version = Number(row.version);
+    const entries = row.entries.map(({ source: s, target: t }) => ({ source: s, target: t }));
+    return {
+      version,
+      glossary: {
+        key: `${id}:${version}`,
+        source,
+        target,
+        entries,
+        scanner: new TermScanner(entries.map((entry) => entry.source)),
+      },
+    };
+  }
+}
