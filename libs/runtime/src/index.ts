@@ -6,3 +6,4 @@ export * from './metrics.js';
 export * from './readiness.js';
 export * from './service.js';
 export * from './text.js';
+export * from './tracing.js';
