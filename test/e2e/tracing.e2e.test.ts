@@ -99,13 +99,13 @@ async function call(
 }
 
 /** Reports vendor `id` under a trace the test starts: the caller's span is the gateway span's parent. */
-async function reportTraced(id: string) {
+async function reportTraced(id: string, name: string) {
   const caller = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') };
   const res = await call(
     'POST',
     `/api/v1/content/catalog/vendor/${id}`,
     clientKey,
-    { source_lang: 'zh-CN', source_version: 1, fields: { name: '华为技术' } },
+    { source_lang: 'zh-CN', source_version: 1, fields: { name } },
     { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
   );
   expect(res.status).toBe(202);
@@ -141,6 +141,12 @@ function ancestry(span: ReceivedSpan): ReceivedSpan[] {
 const projectionOf = (traceId: string, entityId: string) =>
   inTrace(traceId).find((s) => s.name === 'projection write' && s.attributes['tp.entity_id'] === entityId);
 
+/** Whether the projection write of `entityId` is in the trace, with every ancestor up to the gateway's span. */
+function reachesGateway(traceId: string, entityId: string): boolean {
+  const projection = projectionOf(traceId, entityId);
+  return projection !== undefined && ancestry(projection).at(-1)?.service === 'gateway';
+}
+
 beforeAll(async () => {
   db = await createTestDatabase();
   sql = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -168,11 +174,14 @@ beforeAll(async () => {
   for (const name of ['translator', 'worker', 'gateway'] as const) {
     processes.set(name, runService(name, env, ports[name]));
   }
-  for (const proc of processes.values()) {
+  for (const [name, proc] of processes) {
     await waitFor(
       `${proc.url} /health`,
       async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-    );
+      40_000,
+    ).catch((err: unknown) => {
+      throw new Error(`${name} did not start: ${proc.output().slice(-2000)}`, { cause: err });
+    });
   }
   [adminKey, clientKey] = await Promise.all([
     createKeyWithCli(db.url, 'admin'),
@@ -195,16 +204,30 @@ afterAll(async () => {
 
 describe('tracing (gateway, worker and translator as processes, spans exported by OTLP)', () => {
   it('one report is one trace: gateway request, outbox, planner, engine, projection write, parent by parent', async () => {
-    const caller = await reportTraced('t-1');
+    const caller = await reportTraced('t-1', '华为技术');
     await waitFor('the row written', async () => (await rowCount('t-1')) === 1, 30_000);
     await waitFor(
-      'the projection write span',
-      () => projectionOf(caller.traceId, 't-1') !== undefined,
+      'the spans from the gateway to the projection write',
+      () => reachesGateway(caller.traceId, 't-1'),
       15_000,
-    );
+    )
+      .catch((err: unknown) => {
+        const seen = [...new Set(spans.map((x) => `${x.service}:${x.name}`))].join(', ');
+        throw new Error(`spans: ${seen}; gateway: ${processes.get('gateway')!.output().slice(-1500)}`, {
+          cause: err,
+        });
+      })
+      .catch((err: unknown) => {
+        const seen = [...new Set(spans.map((x) => `${x.service}:${x.name}`))].join(', ');
+        throw new Error(`spans: ${seen}; gateway: ${processes.get('gateway')!.output().slice(-1500)}`, {
+          cause: err,
+        });
+      });
 
     const path = ancestry(projectionOf(caller.traceId, 't-1')!);
-    const steps = path.map((s) => `${s.service}:${s.name.replace(`${prefix}.`, '')}`);
+    const steps = path.map(
+      (s) => `${s.service}:${s.name.replace(/ \S*?\.(?=(content|translation)\.)/, ' ')}`,
+    );
     expect(steps).toEqual([
       'worker:projection write',
       'worker:process translation.completed.v1',
@@ -216,7 +239,7 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
       'worker:process content.changed.v1',
       'worker:send content.changed.v1',
       'gateway:outbox write',
-      'gateway:POST /api/v1/content/catalog/:entityType/:entityId',
+      'gateway:POST /api/v1/content/:module/:type/:id',
     ]);
     // The gateway's span is the caller's child: the trace started outside.
     expect(path.at(-1)?.parentSpanId).toBe(caller.spanId);
@@ -245,7 +268,7 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
       { type: 'respond', status: 503, body: { error: 'down' } },
       { times: 1000, path: '/translate' },
     );
-    const caller = await reportTraced('t-2');
+    const caller = await reportTraced('t-2', '联想集团');
     let failedId: unknown;
     await waitFor(
       'the dead letter of t-2',
@@ -256,7 +279,11 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
         return failedId !== undefined;
       },
       40_000,
-    );
+    ).catch((err: unknown) => {
+      throw new Error(`no dead letter: ${processes.get('translator')!.output().slice(-3000)}`, {
+        cause: err,
+      });
+    });
     expect(projectionOf(caller.traceId, 't-2')).toBeUndefined();
 
     libre.reset();
@@ -266,13 +293,13 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
     expect(replay.status).toBe(200);
     await waitFor('the replayed row written', async () => (await rowCount('t-2')) === 1, 30_000);
     await waitFor(
-      'its projection write span',
-      () => projectionOf(caller.traceId, 't-2') !== undefined,
+      'the spans from the gateway to the projection write',
+      () => reachesGateway(caller.traceId, 't-2'),
       15_000,
     );
     // Its ancestry reaches the original report's gateway span through the failed attempts' retry.
     const names = ancestry(projectionOf(caller.traceId, 't-2')!).map((s) => `${s.service}:${s.name}`);
-    expect(names.at(-1)).toBe('gateway:POST /api/v1/content/catalog/:entityType/:entityId');
+    expect(names.at(-1)).toBe('gateway:POST /api/v1/content/:module/:type/:id');
     expect(names.filter((n) => n.startsWith('translator:process ')).length).toBeGreaterThanOrEqual(2);
   }, 90_000);
 });
