@@ -296,7 +296,17 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
       'the spans from the gateway to the projection write',
       () => reachesGateway(caller.traceId, 't-2'),
       15_000,
-    );
+    ).catch((err: unknown) => {
+      const mine = spans.filter((x) => x.attributes['tp.entity_id'] === 't-2');
+      const paths = mine.map(
+        (x) =>
+          `${x.traceId === caller.traceId}:` +
+          ancestry(x)
+            .map((a) => `${a.service}:${a.name}`)
+            .join(' < '),
+      );
+      throw new Error(`t-2 spans: ${paths.join('\n')}`, { cause: err });
+    });
     // Its ancestry reaches the original report's gateway span through the failed attempts' retry.
     const names = ancestry(projectionOf(caller.traceId, 't-2')!).map((s) => `${s.service}:${s.name}`);
     expect(names.at(-1)).toBe('gateway:POST /api/v1/content/:module/:type/:id');
