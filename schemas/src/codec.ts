@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import { AVRO_CONTENT_TYPE, HEADERS, type IntegrationEvent } from '@tp/contracts';
 import type avsc from 'avsc';
 
@@ -40,6 +41,9 @@ export class EventCodec {
       [HEADERS.correlationId]: event.correlationId,
     };
     if (event.causationId) headers[HEADERS.causationId] = event.causationId;
+    // W3C trace context (`traceparent`, `tracestate`) of the work that made the event, when a span is
+    // active: producers send it on as their `send` span's, so consumers join the same trace.
+    propagation.inject(context.active(), headers);
     return { value, headers };
   }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { IntegrationEvent } from '@tp/contracts';
+import { withSpan, withSpanSync } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
 import { OutboxMessage } from './entities/index.js';
@@ -18,17 +19,31 @@ export interface OutboxEntry {
  * event that does not match its schema fails the command instead of poisoning the topic later.
  */
 export function addToOutbox(em: EntityManager, codec: EventCodec, entries: readonly OutboxEntry[]): void {
-  for (const { topic, key, event } of entries) {
-    const { value, headers } = codec.encode(event);
-    em.create(OutboxMessage, {
-      eventId: event.eventId,
-      eventType: event.eventType,
-      topic,
-      messageKey: key,
-      payload: value,
-      headers,
-    });
-  }
+  withSpanSync('outbox write', outboxAttributes(entries), () => {
+    for (const { topic, key, event } of entries) {
+      const { value, headers } = codec.encode(event);
+      em.create(OutboxMessage, {
+        eventId: event.eventId,
+        eventType: event.eventType,
+        topic,
+        messageKey: key,
+        payload: value,
+        headers,
+      });
+    }
+  });
+}
+
+/**
+ * The `outbox write` span's attributes. Its context goes into each row's `traceparent` header (the
+ * codec writes the active context), so the relay's `send` spans, and the consumers after them,
+ * continue this trace.
+ */
+function outboxAttributes(entries: readonly OutboxEntry[]) {
+  return {
+    'tp.outbox.rows': entries.length,
+    'tp.event.types': [...new Set(entries.map((e) => e.event.eventType))].join(','),
+  };
 }
 
 /**
@@ -42,17 +57,19 @@ export async function insertIntoOutbox(
   entries: readonly OutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  const params: unknown[] = [];
-  for (const { topic, key, event } of entries) {
-    const { value, headers } = codec.encode(event);
-    params.push(event.eventId, event.eventType, topic, key, value, JSON.stringify(headers));
-  }
-  await em.execute(
-    'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
-      entries.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
-    params,
-    'run',
-  );
+  await withSpan('outbox write', outboxAttributes(entries), async () => {
+    const params: unknown[] = [];
+    for (const { topic, key, event } of entries) {
+      const { value, headers } = codec.encode(event);
+      params.push(event.eventId, event.eventType, topic, key, value, JSON.stringify(headers));
+    }
+    await em.execute(
+      'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
+        entries.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
+      params,
+      'run',
+    );
+  });
 }
 
 export interface OutboxBacklog {

@@ -9,3 +9,4 @@ export * from './compression.js';
 export * from './message-size.js';
 export * from './topic-limits.js';
 export * from './consumer-lag.js';
+export * from './tracing.js';

@@ -3,6 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
 import { followHealth, type ConsumerHealth } from './consumer-health.js';
 import type { BatchHandler, IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
+import { processSpan } from './tracing.js';
 
 export interface KafkaConsumerOptions {
   readonly groupId: string;
@@ -45,7 +46,10 @@ export class KafkaConsumer implements MessageConsumer {
   }
 
   start(handler: MessageHandler): Promise<void> {
-    return this.run((messages) => handler(messages[0] as IncomingMessage), 1);
+    return this.run((messages) => {
+      const message = messages[0] as IncomingMessage;
+      return processSpan(message, () => handler(message));
+    }, 1);
   }
 
   /** Like start(), with up to `maxBatch` consecutive messages of one partition per handler call. */

@@ -5,6 +5,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { producerDefaultsOf, type ProducerDefaults } from './kafka-client.js';
 import { MessageTooLargeError, fittingRecordBytes, recordBudget, splitIntoRequests } from './message-size.js';
 import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js';
+import { endSendSpans, withSendSpans } from './tracing.js';
 
 /**
  * Idempotent producer (acks from all in-sync replicas, broker-side de-duplication of retries). One
@@ -89,7 +90,19 @@ export class KafkaProducer implements MessageProducer {
     await this.producer.disconnect();
   }
 
+  /** Sends one produce request, each traced message in a `send` span (tracing.ts) until it is answered. */
   private async sendRequest(request: readonly TopicMessages[]): Promise<void> {
+    const traced = withSendSpans(request);
+    try {
+      await this.sendTraced(traced.request);
+      endSendSpans(traced.spans);
+    } catch (err) {
+      endSendSpans(traced.spans, err);
+      throw err;
+    }
+  }
+
+  private async sendTraced(request: readonly TopicMessages[]): Promise<void> {
     const topicMessages = request.map(({ topic, messages }) => ({
       topic,
       messages: messages.map(toKafkaMessage),

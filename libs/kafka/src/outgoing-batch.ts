@@ -8,6 +8,7 @@ import type {
   OutgoingMessage,
   TopicMessages,
 } from './port.js';
+import { processSpan } from './tracing.js';
 
 /**
  * What the handlers of one batch publish, kept in memory and sent in one produce request at the end
@@ -108,7 +109,7 @@ export function publishingBatchHandler(
     const settled = await Promise.allSettled(
       inKeyOrder(messages).map((sameKey) =>
         limit(async () => {
-          for (const message of sameKey) await handle(message);
+          for (const message of sameKey) await processSpan(message, () => handle(message));
         }),
       ),
     );

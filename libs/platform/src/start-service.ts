@@ -13,6 +13,7 @@ import {
   type FastLane,
   type Logger,
   type RunningService,
+  initTracing,
 } from '@tp/runtime';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
@@ -60,6 +61,7 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
   RunningService & { readonly context: ServiceContext; readonly port: number; readonly server: Server }
 > {
   const { name, config } = definition;
+  initTracing(name);
   const logger = createLogger(name, config.LOG_LEVEL);
   const metrics = createMetrics(name);
   const deps = await connectDependencies(name, config, logger, definition.needs);

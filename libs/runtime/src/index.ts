@@ -7,3 +7,4 @@ export * from './readiness.js';
 export * from './require-json.js';
 export * from './service.js';
 export * from './text.js';
+export * from './tracing.js';

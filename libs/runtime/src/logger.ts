@@ -1,12 +1,18 @@
 import { pino, type Logger } from 'pino';
 
+import { activeTraceIds } from './tracing.js';
+
 export type { Logger } from 'pino';
 
-/** JSON logs on stdout, one object per line, with the service name on every line. */
+/**
+ * JSON logs on stdout, one object per line, with the service name on every line, and the active span's
+ * `trace_id` and `span_id` on lines written inside one.
+ */
 export function createLogger(service: string, level: string = 'info'): Logger {
   return pino({
     level,
     base: { service },
+    mixin: activeTraceIds,
     timestamp: isoTime,
     formatters: { level: (label) => ({ level: label }) },
     // API keys and credentials must never reach a log line.

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 
 import { ConfigError } from './config.js';
 import type { Logger } from './logger.js';
+import { shutdownTracing } from './tracing.js';
 
 /** What a started service hands back: its logger and how to stop it, in order. */
 export interface RunningService {
@@ -35,6 +36,7 @@ export async function runService(
     if (err) logger.error({ err }, 'stopping after an unexpected error');
     else logger.info({ signal }, 'stopping');
     await running.stop();
+    await shutdownTracing();
     logger.info('stopped');
   });
 }

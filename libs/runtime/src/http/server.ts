@@ -9,6 +9,7 @@ import {
 import type { Express } from 'express';
 
 import { ConfigError } from '../config.js';
+import { contextFromHeaders, contextWithSpan, inContext, SpanKind, startSpan } from '../tracing.js';
 
 /**
  * A handler that may take a request before Express does: it returns true when it has taken it (and
@@ -24,11 +25,12 @@ export function listen(
   portSetting: string,
   lane?: FastLane,
 ): Promise<Server> {
-  const handler: RequestListener = lane
+  const inner: RequestListener = lane
     ? (req, res) => {
         if (!lane(req, res)) app(req, res);
       }
     : app;
+  const handler = traced(inner);
   return new Promise((resolve, reject) => {
     const server = createServer(handler);
     server.listen(port, host);
@@ -45,4 +47,33 @@ export function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
+}
+
+/**
+ * Each request in a SERVER span (HTTP semantic conventions), a child of the caller's `traceparent`
+ * when it sends one, active for all the request's work, so logs, outbox rows and outgoing calls join
+ * the caller's trace. Ended when the answer is done or the client goes away.
+ */
+function traced(handler: RequestListener): RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const span = startSpan(
+      req.method ?? 'HTTP',
+      { 'http.request.method': req.method ?? '', 'url.path': path },
+      { kind: SpanKind.SERVER, parent: contextFromHeaders(req.headers) },
+    );
+    const end = () => {
+      const route = (req as { route?: { path?: unknown }; baseUrl?: string }).route?.path;
+      if (typeof route === 'string') {
+        const template = `${(req as { baseUrl?: string }).baseUrl ?? ''}${route}`;
+        span.setAttribute('http.route', template);
+        span.updateName(`${req.method ?? 'HTTP'} ${template}`);
+      }
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: 2 });
+      span.end();
+    };
+    res.once('close', end);
+    inContext(contextWithSpan(contextFromHeaders(req.headers), span), () => handler(req, res));
+  };
 }

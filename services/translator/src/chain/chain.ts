@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
+import { withSpan } from '@tp/runtime';
 import type { Registry } from 'prom-client';
 
 import type { EngineName, TranslationEngine } from '../engines/engine.js';
@@ -154,7 +155,16 @@ export function createChain(engines: ChainEngines): TranslationChain {
   let listed: { from: readonly (PairCoverage | undefined)[]; pairs: ServedPair[] } | undefined;
   return {
     directory,
-    translate: (request, signal = NEVER_ABORTED) => translateThrough(parts, request, signal),
+    translate: (request, signal = NEVER_ABORTED) =>
+      withSpan(
+        'translation chain',
+        { 'tp.source_language': request.source, 'tp.target_language': request.target },
+        async (span) => {
+          const result = await translateThrough(parts, request, signal);
+          if (result.engine) span.setAttribute('tp.engine', result.engine);
+          return result;
+        },
+      ),
     status() {
       return slots.map((slot) => ({
         slot: slot.name,
@@ -241,12 +251,22 @@ async function translateThrough(
 
 /** Runs one configured engine, unless its breaker is open. */
 async function run(engine: ResilientEngine, slot: Slot, request: TranslateRequest, signal: AbortSignal) {
-  const started = performance.now();
-  const result: EngineOutcome =
-    engine.breakerState() === 'open'
-      ? { ok: false, breakerOpen: true, reason: 'circuit breaker open' }
-      : await translateWithEngine(engine, request, slot.split, signal);
-  return { result, ms: performance.now() - started };
+  const attributes = {
+    'tp.engine': engine.name,
+    'tp.slot': slot.name,
+    'tp.source_language': request.source,
+    'tp.target_language': request.target,
+  };
+  return withSpan(`engine attempt ${engine.name}`, attributes, async (span) => {
+    const started = performance.now();
+    const result: EngineOutcome =
+      engine.breakerState() === 'open'
+        ? { ok: false, breakerOpen: true, reason: 'circuit breaker open' }
+        : await translateWithEngine(engine, request, slot.split, signal);
+    span.setAttribute('tp.outcome', attemptOutcome(result));
+    if (!result.ok) span.setStatus({ code: 2, message: result.reason });
+    return { result, ms: performance.now() - started };
+  });
 }
 
 /** One attempt's outcome into the metrics (with its pair) and the slot's own counts. */
@@ -392,4 +412,11 @@ function finishPivot(
     [one, two].map(({ source, target, engine }) => ({ source, target, engine })),
     attempts,
   );
+}
+
+/** An engine outcome as the attempt span's `tp.outcome`. */
+function attemptOutcome(result: EngineOutcome): string {
+  if (result.ok) return 'ok';
+  if (result.unsupported) return 'unsupported';
+  return result.breakerOpen ? 'breaker-open' : 'failed';
 }

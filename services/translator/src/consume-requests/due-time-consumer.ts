@@ -1,6 +1,7 @@
 import {
   groupConsumer,
   runHandler,
+  processSpan,
   toIncoming,
   type ConsumerHealth,
   type MessageConsumer,
@@ -68,7 +69,8 @@ export class DueTimeConsumer implements MessageConsumer {
             signal,
           });
           if (!due) break;
-          await runHandler(heartbeat, () => handler(toIncoming(topic, partition, message)));
+          const incoming = toIncoming(topic, partition, message);
+          await runHandler(heartbeat, () => processSpan(incoming, () => handler(incoming)));
           resolveOffset(message.offset);
           // One commit per message: retries are few, and each may have waited long for its turn.
           const offset = (BigInt(message.offset) + 1n).toString();

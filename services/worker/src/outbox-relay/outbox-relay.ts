@@ -9,7 +9,7 @@ import {
   type TopicMessages,
 } from '@tp/kafka';
 import { deadLetterCounter, type DeadLetterIndex } from '@tp/pipeline';
-import type { Logger } from '@tp/runtime';
+import { contextFromHeaders, linkTo, withSpan, type Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import {
@@ -17,6 +17,7 @@ import {
   RELAY_DEAD_LETTER_GROUP,
   rowDeadLetter,
   rowMessage,
+  rowTraceHeaders,
   type OutboxRow,
   type RowFailure,
 } from './outbox-rows.js';
@@ -111,7 +112,16 @@ export class OutboxRelay {
         [this.options.batchSize],
       );
       if (rows.length === 0) return undefined;
-      const result = await this.publish(rows);
+      // One span per batch, linked to the trace of each row (their `send` spans are the rows' children).
+      const links = rows.flatMap((row) => linkTo(contextFromHeaders(rowTraceHeaders(row))));
+      const result = await withSpan(
+        'outbox relay',
+        { 'tp.outbox.rows': rows.length },
+        () => this.publish(rows),
+        {
+          links,
+        },
+      );
       await this.record(tx, result);
       return result;
     });

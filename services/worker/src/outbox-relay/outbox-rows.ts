@@ -72,3 +72,15 @@ export function rowDeadLetter(row: OutboxRow, failure: RowFailure): NewDeadLette
     failedAt: new Date(),
   };
 }
+
+/** The row's `traceparent`/`tracestate` headers (the context it was written in), when it has them. */
+export function rowTraceHeaders(row: OutboxRow): Record<string, string> {
+  const { headers } = row;
+  if (typeof headers !== 'object' || headers === null) return {};
+  const out: Record<string, string> = {};
+  for (const name of ['traceparent', 'tracestate']) {
+    const value = (headers as Record<string, unknown>)[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}

@@ -1,3 +1,4 @@
+import { withSpan } from '@tp/runtime';
 import { DriverException } from '@mikro-orm/core';
 import type { ContentChanged, ContentChangedData } from '@tp/contracts';
 import { insertIntoOutbox, type Orm } from '@tp/db';
@@ -77,7 +78,12 @@ export class ContentChangedHandler {
       throw new PermanentError('UNEXPECTED_EVENT_TYPE', `${event.eventType} on the ContentChanged topic`);
     }
     const change = checkContentChange(event.data);
-    const plan = await this.store(event, change).catch(rethrowDataErrorsAsPermanent);
+    const attributes = { 'tp.entity_type': change.entityType, 'tp.entity_id': change.entityId };
+    const plan = await withSpan('planner', attributes, async (span) => {
+      const planned = await this.store(event, change).catch(rethrowDataErrorsAsPermanent);
+      span.setAttribute('tp.translations_requested', planned.requests.length);
+      return planned;
+    });
     this.counters?.requested.inc(plan.requests.length);
     if (plan.stale.length) this.counters?.skipped.inc({ reason: 'stale' }, plan.stale.length);
     if (plan.unchanged.length) this.counters?.skipped.inc({ reason: 'unchanged' }, plan.unchanged.length);

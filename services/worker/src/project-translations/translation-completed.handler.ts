@@ -1,3 +1,4 @@
+import { withSpan } from '@tp/runtime';
 import type { IncomingMessage } from '@tp/kafka';
 import { PermanentError } from '@tp/pipeline';
 import type { EventCodec } from '@tp/schemas';
@@ -54,7 +55,12 @@ export class TranslationCompletedHandler {
       );
     }
     const row = translationRow(event);
-    const outcome = await this.options.writer.write(row);
+    const attributes = { 'tp.entity_type': row.entityType, 'tp.entity_id': row.entityId };
+    const outcome = await withSpan('projection write', attributes, async (span) => {
+      const written = await this.options.writer.write(row);
+      span.setAttribute('tp.outcome', written);
+      return written;
+    });
     (outcome === 'written' ? this.counters?.written : this.counters?.ignored)?.inc();
     // Also after an ignored write: a redelivery may follow a crash between the write and this delete.
     await this.options.cache.invalidate(row.entityType, row.entityId);
