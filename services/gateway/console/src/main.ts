@@ -25,6 +25,8 @@ const root = document.getElementById('page') as HTMLElement;
 const nav = document.getElementById('nav') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
 let leave: (() => void) | void;
+/** While a key is tried, a refusal is the sign-in form's to report. */
+let signingIn = false;
 
 function signInForm(message?: HTMLElement): void {
   nav.hidden = true;
@@ -49,11 +51,14 @@ function signInForm(message?: HTMLElement): void {
 
 async function signIn(key: string, status: HTMLElement): Promise<void> {
   session.signIn(key);
+  signingIn = true;
   try {
     await api('GET', '/api/admin/translate/config');
+    signingIn = false;
     location.hash = '#/overview';
     await show();
   } catch (err) {
+    signingIn = false;
     session.signOut();
     const why =
       err instanceof ApiError && err.status === 401
@@ -101,6 +106,7 @@ async function show(): Promise<void> {
 }
 
 whenUnauthorised(() => {
+  if (signingIn) return;
   session.signOut();
   signInForm(notice('error', 'The API refused the key; sign in again.'));
 });
