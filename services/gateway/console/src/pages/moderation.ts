@@ -35,14 +35,28 @@ const list = (text: string) =>
 
 export async function moderationPage(root: HTMLElement) {
   const termsHost = h('section', { class: 'card', 'aria-labelledby': 'terms-title' });
-  const [nliStatus, nliConfig] = await Promise.all([
+  const nliHost = h('div', {});
+  root.append(termsHost, nliHost);
+  // Each part reports its own failure: the NLI service may be down while the terms are not.
+  await Promise.all([
+    showTerms(termsHost).catch((err) => fill(termsHost, notice('error', `Terms: ${describeError(err)}`))),
+    showNli(nliHost),
+  ]);
+}
+
+async function showNli(host: HTMLElement): Promise<void> {
+  const [status, config] = await Promise.all([
     api<NliStatus>('GET', '/api/admin/nli/status').catch(
       (err) => ({ error: describeError(err) }) as NliStatus,
     ),
-    api<NliConfig>('GET', '/api/admin/nli/config'),
+    api<NliConfig>('GET', '/api/admin/nli/config').catch((err) => describeError(err)),
   ]);
-  root.append(termsHost, statusCard(nliStatus), configForm(nliConfig), testForm(nliConfig));
-  await showTerms(termsHost);
+  fill(
+    host,
+    statusCard(status),
+    typeof config === 'string' ? notice('error', `NLI configuration: ${config}`) : configForm(config),
+    testForm(typeof config === 'string' ? [] : config.candidate_labels),
+  );
 }
 
 async function showTerms(host: HTMLElement): Promise<void> {
@@ -150,9 +164,9 @@ function configForm(c: NliConfig): HTMLElement {
   return form;
 }
 
-function testForm(c: NliConfig): HTMLElement {
+function testForm(candidates: readonly string[]): HTMLElement {
   const text = h('textarea', { rows: 2, required: true });
-  const labels = input({ value: c.candidate_labels.join(', ') });
+  const labels = input({ value: candidates.join(', ') });
   const result = h('div', { 'aria-live': 'polite' });
   const form = h(
     'form',

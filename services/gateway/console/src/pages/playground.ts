@@ -45,7 +45,7 @@ export async function playgroundPage(root: HTMLElement) {
           h(
             'p',
             { class: 'muted' },
-            `${t.source} → ${t.target} by ${t.engine}${t.cached ? ' (cached)' : ''} in ${Math.round(t.duration)} ms`,
+            `${t.source} → ${t.target} by ${t.engine}${t.cached ? ' (cached)' : ''} in ${Math.round(t.duration * 1000)} ms`,
           ),
           t.route?.length
             ? table(

@@ -78,7 +78,7 @@ function testForm(): HTMLElement {
           h(
             'p',
             { class: 'muted' },
-            `${t.source} → ${t.target} by ${t.engine} in ${Math.round(t.duration)} ms`,
+            `${t.source} → ${t.target} by ${t.engine} in ${Math.round(t.duration * 1000)} ms`,
           ),
           table(
             'Attempts, in order',
