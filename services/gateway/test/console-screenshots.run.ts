@@ -98,13 +98,16 @@ async function traffic(page: Page): Promise<void> {
   })();
   await waitForText(page.locator('.chart-host + p'), /Now: [1-9]/, 30_000);
   // A few readings more, so the chart draws a line rather than a point.
-  await page.waitForFunction(
-    "(document.querySelector('.chart .translations')?.getAttribute('points') ?? '').split(' ').length >= 4",
-    undefined,
-    { timeout: 30_000 },
-  );
+  await page.waitForFunction(chartHasPoints, 4, { timeout: 30_000 });
   going = false;
   await load;
+}
+
+/** Runs in the page (a function, not a string: the console's CSP forbids eval). */
+function chartHasPoints(min: number): boolean {
+  type Doc = { querySelector(s: string): { getAttribute(name: string): string | null } | null };
+  const doc = (globalThis as unknown as { document: Doc }).document;
+  return (doc.querySelector('.chart .translations')?.getAttribute('points') ?? '').split(' ').length >= min;
 }
 
 const shot = (page: Page, name: string, width: string) =>

@@ -57,7 +57,7 @@ function engines(status: Status, pairs: Pairs | undefined): HTMLElement {
   });
   return h(
     'div',
-    {},
+    { class: 'engines' },
     table(
       'Engines',
       ['Slot', 'Engine', 'Health', 'Breaker', 'OK / failed', 'Pairs served', 'Last error'],
