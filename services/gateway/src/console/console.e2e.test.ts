@@ -141,4 +141,32 @@ describe('operator console', () => {
     await waitForText(page.getByRole('table', { name: /key\(s\)/ }), 'revoked');
     expect((await me(key)).status).toBe(401);
   });
+
+  it('fits a 390 px phone: no page scrolls sideways, wide tables scroll in their own box', async () => {
+    await context.close();
+    context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    page = await context.newPage();
+    await signIn(page, gateway.url, gateway.keys.admin);
+    await page.getByRole('table', { name: 'Engines' }).waitFor();
+    const titles = ['Overview', 'Dead letters', 'Translation', 'Moderation and NLI', 'API keys', 'Translate'];
+    const overflowing: string[] = [];
+    for (const title of titles) {
+      await page.getByRole('link', { name: title, exact: true }).click();
+      await page.getByRole('heading', { level: 2, name: title }).waitFor();
+      await page.locator('main form, main table, main .notice').first().waitFor();
+      if (await page.evaluate(pageScrollsSideways)) overflowing.push(title);
+    }
+    expect(overflowing).toEqual([]);
+  });
 });
+
+/** Runs in the page: whether the document is wider than the window. */
+function pageScrollsSideways(): boolean {
+  const { documentElement } = (globalThis as unknown as { document: { documentElement: Element } }).document;
+  return documentElement.scrollWidth > documentElement.clientWidth;
+}
+
+interface Element {
+  readonly scrollWidth: number;
+  readonly clientWidth: number;
+}
