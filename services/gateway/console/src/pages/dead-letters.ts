@@ -44,7 +44,8 @@ function describe(f: Filters): string {
   return parts.length ? parts.join(', ') : 'every entry';
 }
 
-export async function deadLettersPage(root: HTMLElement) {
+/** The filter form: its fields, the filters they give, and the kinds offered in the selects. */
+function filterForm() {
   const code = select([['', 'Any code']], { name: 'code' });
   const topic = select([['', 'Any topic']], { name: 'topic' });
   const group = select([['', 'Any group']], { name: 'group' });
@@ -65,65 +66,67 @@ export async function deadLettersPage(root: HTMLElement) {
       h('button', { type: 'reset', class: 'secondary' }, 'Clear'),
     ),
   );
+  const selects = [
+    [code, 'Any code', (k: DeadLetterKind) => k.code],
+    [topic, 'Any topic', (k: DeadLetterKind) => k.topic],
+    [group, 'Any group', (k: DeadLetterKind) => k.group],
+  ] as const;
+  return {
+    form,
+    filters: (): Filters => ({
+      ...(code.value ? { code: code.value } : {}),
+      ...(topic.value ? { topic: topic.value } : {}),
+      ...(group.value ? { group: group.value } : {}),
+      ...(from.value ? { from: isoOf(from.value) } : {}),
+      ...(to.value ? { to: isoOf(to.value) } : {}),
+    }),
+    /** Offers the kinds present, keeping a choice that is still among them. */
+    offer(kinds: readonly DeadLetterKind[]) {
+      for (const [el, any, pick] of selects) {
+        const values = distinct(kinds, pick);
+        const current = el.value;
+        fill(el, h('option', { value: '' }, any), ...values.map((v) => h('option', { value: v }, v)));
+        el.value = values.includes(current) ? current : '';
+      }
+    },
+    choose(kind: DeadLetterKind) {
+      code.value = kind.code;
+      topic.value = kind.topic;
+      group.value = kind.group;
+    },
+  };
+}
+
+export async function deadLettersPage(root: HTMLElement) {
+  const filter = filterForm();
   const kindsHost = h('section', { 'aria-label': 'Kinds of failure' });
   const listHost = h('section', { 'aria-label': 'Matching entries', 'aria-live': 'polite' });
   const bulkHost = h('section', { class: 'card', 'aria-label': 'Replay or purge' });
   const bulkStatus = h('div', { class: 'bulk-status', 'aria-live': 'polite' });
   const detailHost = h('section', { 'aria-label': 'Entry' });
-  root.append(form, kindsHost, bulkHost, bulkStatus, listHost, detailHost);
-
-  const filters = (): Filters => ({
-    ...(code.value ? { code: code.value } : {}),
-    ...(topic.value ? { topic: topic.value } : {}),
-    ...(group.value ? { group: group.value } : {}),
-    ...(from.value ? { from: isoOf(from.value) } : {}),
-    ...(to.value ? { to: isoOf(to.value) } : {}),
-  });
-
-  const setOptions = (el: HTMLSelectElement, any: string, values: string[]) => {
-    const current = el.value;
-    fill(el, h('option', { value: '' }, any), ...values.map((v) => h('option', { value: v }, v)));
-    el.value = values.includes(current) ? current : '';
-  };
+  root.append(filter.form, kindsHost, bulkHost, bulkStatus, listHost, detailHost);
 
   const load = async (): Promise<void> => {
-    const f = filters();
+    const f = filter.filters();
     const page = await api<DeadLetterPage>('GET', BASE, undefined, { ...f, limit: PAGE_SIZE } as Query);
-    setOptions(
-      code,
-      'Any code',
-      distinct(page.kinds, (k) => k.code),
-    );
-    setOptions(
-      topic,
-      'Any topic',
-      distinct(page.kinds, (k) => k.topic),
-    );
-    setOptions(
-      group,
-      'Any group',
-      distinct(page.kinds, (k) => k.group),
-    );
-    fill(
-      kindsHost,
-      kindsTable(page.kinds, (k) => {
-        code.value = k.code;
-        topic.value = k.topic;
-        group.value = k.group;
-        void load();
-      }),
-    );
+    filter.offer(page.kinds);
+    const pick = (k: DeadLetterKind) => {
+      filter.choose(k);
+      void load();
+    };
+    fill(kindsHost, kindsTable(page.kinds, pick));
     fill(
       listHost,
       entriesTable(page, (id) => void open(id, detailHost)),
     );
     fill(bulkHost, bulkActions(f, page.matched, bulkStatus, load));
   };
-  form.addEventListener('submit', (event) => {
+  filter.form.addEventListener('submit', (event) => {
     event.preventDefault();
     void load().catch((err) => fill(listHost, notice('error', describeError(err))));
   });
-  form.addEventListener('reset', () => setTimeout(() => void load(), 0));
+  // The form's fields change after the reset event; load once they have.
+  filter.form.addEventListener('reset', () => setTimeout(() => void load(), 0));
   await load();
 }
 
