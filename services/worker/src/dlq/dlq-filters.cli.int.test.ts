@@ -68,6 +68,10 @@ describe('npm run dlq by kind of failure', () => {
     expect(lines.filter((l) => l.includes('TRANSLATION_FAILED: every engine failed'))).toHaveLength(2);
     expect(out.stdout).not.toContain('MESSAGE_UNDECODABLE:');
     expect(out.stdout).toContain('2 shown of 2 with code TRANSLATION_FAILED, 3 in the index');
+    const ranged = await dlq('list', '--from', '2026-11-20T10:02:00Z', '--group', 'translator.engines');
+    expect(ranged.stdout).toContain(
+      '1 shown of 1 with failed from 2026-11-20T10:02:00.000Z, group translator.engines, 3 in the index',
+    );
     const kinds = await dlq('kinds');
     expect(kinds.stdout.split('\n').slice(1, 3)).toEqual([
       '     2  TRANSLATION_FAILED  translation.requested.v1  translator.engines',

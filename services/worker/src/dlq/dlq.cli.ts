@@ -1,4 +1,4 @@
-// npm run dlq -- list [--limit n] [--before-id id] [--code c] [--topic t] [--group g] [--json]
+// npm run dlq -- list [--limit n] [--before-id id] [--from iso] [--to iso] [--code c] [--topic t] [--group g] [--json]
 // npm run dlq -- kinds [--json]
 // npm run dlq -- show <id> [--json]
 // npm run dlq -- replay (--id <id>... | --from <iso> --to <iso> | --all) [--code c] [--topic t] [--group g] [--dry-run]
@@ -26,6 +26,8 @@ import { filterFromOptions, selectionFromOptions, type SelectionOptions } from '
 interface ListOptions {
   readonly limit: number;
   readonly beforeId?: number;
+  readonly from?: Date;
+  readonly to?: Date;
   readonly code?: string;
   readonly topic?: string;
   readonly group?: string;
@@ -87,6 +89,13 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
+function isoDate(value: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new InvalidArgumentError('must be an ISO 8601 date-time');
+  }
+  return new Date(value);
+}
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function selectionCommand(name: 'replay' | 'purge', description: string): Command {
@@ -120,20 +129,27 @@ program
   .description('list entries, newest first')
   .option('--limit <n>', 'entries to show (default 50)', positiveInt, 50)
   .option('--before-id <id>', 'entries older than this id (the next page)', positiveInt)
+  .option('--from <iso>', 'only entries that failed at or after this time', isoDate)
+  .option('--to <iso>', 'only entries that failed before this time', isoDate)
   .option('--code <code>', 'only entries with this error code')
   .option('--topic <topic>', 'only entries from this original topic')
   .option('--group <group>', 'only entries this consumer group gave up on')
   .option('--json', 'print JSON')
   .action(async (options: ListOptions) => {
     const filter = filterFromOptions(options);
+    const matching = {
+      ...(options.from ? { from: options.from } : {}),
+      ...(options.to ? { to: options.to } : {}),
+      ...(filter ? { filter } : {}),
+    };
     const { entries, total, matched, kinds } = await withIndex(async (index) => ({
       entries: await index.list({
         limit: options.limit,
         ...(options.beforeId ? { beforeId: options.beforeId } : {}),
-        ...(filter ? { filter } : {}),
+        ...matching,
       }),
       total: await index.count(),
-      matched: await index.count(filter ? { filter } : {}),
+      matched: await index.count(matching),
       kinds: await index.kinds(),
     }));
     if (options.json) {
@@ -142,8 +158,13 @@ program
       return;
     }
     for (const entry of entries) process.stdout.write(`${entryLine(entry)}\n`);
-    const of = filter
-      ? `${matched} with ${describeFilter(filter)}, ${total} in the index`
+    const narrowed = [
+      options.from && `failed from ${options.from.toISOString()}`,
+      options.to && `failed before ${options.to.toISOString()}`,
+      filter && describeFilter(filter),
+    ].filter(Boolean);
+    const of = narrowed.length
+      ? `${matched} with ${narrowed.join(', ')}, ${total} in the index`
       : `${total} in the index`;
     process.stdout.write(`${entries.length} shown of ${of}\n`);
   });
