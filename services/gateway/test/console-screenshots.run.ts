@@ -18,7 +18,7 @@ import { startTestGateway, type TestGateway } from './gateway-fixture.js';
 
 // `npm run console:screenshots`: every console page at 1280 and 390 px, saved to docs/console/ (shown in
 // the README). Not a test of the suite (the file name has no tier); jest runs it for its global setup
-// (Postgres, Redis, Kafka) against a real translator with the shared APy and the tiny zh->en model.
+// (Postgres, Redis, Kafka) against a real translator with the shared APy and the tiny zh->en model (text in Latin script: the machine's chromium has no CJK font).
 
 const OUT = `${REPO_ROOT}docs/console`;
 const WIDTHS = [
@@ -134,8 +134,8 @@ async function pages(page: Page, width: string): Promise<void> {
   await shot(page, 'dead-letter-entry', width);
 
   await page.getByRole('link', { name: 'Translation', exact: true }).click();
-  await page.getByLabel('Text', { exact: true }).fill('你好，世界');
-  await page.getByLabel('Source (empty: detect)').fill('zh-CN');
+  await page.getByLabel('Text', { exact: true }).fill('El vendedor envía el pedido hoy.');
+  await page.getByLabel('Source (empty: detect)').fill('es');
   await page.getByRole('button', { name: 'Run the chain' }).click();
   await page.getByRole('table', { name: 'Attempts, in order' }).waitFor();
   await shot(page, 'translation', width);
