@@ -16,6 +16,8 @@ import { translateAdminRoutes } from './admin/translate/translate-admin.routes.j
 import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
+import { requestMetricsRoute } from './console/request-metrics.routes.js';
+import { serveConsole } from './console/serve-console.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, serveOpenApi, type OpenApiDocument } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
@@ -136,6 +138,7 @@ export function gatewayRoutes(
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
     }),
     ...deadLetterRoutes(new DeadLetterIndex(orm), new EventCodec()),
+    requestMetricsRoute(context.metrics),
     ...translateAdminRoutes({
       orm,
       translator,
@@ -188,6 +191,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
   const routes = gatewayRoutes(config, context, keys, budgets);
+  serveConsole(app);
   serveOpenApi(app, gatewayDocument(routes));
   mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
   const lane = cacheHitLane({

@@ -8,6 +8,8 @@ import { AppError, codePoints } from '@tp/runtime';
 import { countDeadLetterOnReport } from '../content/content-reports.js';
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import type {
+  DeadLetterFilter,
+  DeadLetterKind,
   DeadLetterSelection,
   OnProgress,
   PurgeOutcome,
@@ -40,7 +42,12 @@ export interface DeadLetterListQuery {
   readonly from?: Date;
   /** Only entries that failed before this time. */
   readonly to?: Date;
+  /** Only entries of this kind. */
+  readonly filter?: DeadLetterFilter;
 }
+
+/** What count() counts: entries that failed in a range and are of a kind; everything when empty. */
+export type DeadLetterCountQuery = Omit<DeadLetterListQuery, 'limit' | 'beforeId'>;
 
 export interface DeadLetterIndexOptions {
   /** Entries kept; adding beyond evicts the oldest (default 1000). */
@@ -52,6 +59,9 @@ export interface DeadLetterIndexOptions {
 /** The filters this index uses, in MikroORM's query shape. */
 interface EntryFilter {
   failedAt?: { $gte?: Date; $lt?: Date };
+  errorCode?: string;
+  originalTopic?: string;
+  consumerGroup?: string;
   id?: { $lt?: number; $gt?: number; $lte?: number };
 }
 
@@ -122,13 +132,31 @@ export class DeadLetterIndex {
     return { added: inserted.affectedRows > 0, evicted: evicted.affectedRows };
   }
 
-  async count(): Promise<number> {
-    return this.orm.em.fork().count(DeadLetterEntry, {});
+  /** Entries in the index, or those a query matches. */
+  async count(query: DeadLetterCountQuery = {}): Promise<number> {
+    return this.orm.em.fork().count(DeadLetterEntry, entryFilter(query));
+  }
+
+  /** The kinds of failure in the index (code, topic, group) with their counts, largest first. */
+  async kinds(): Promise<DeadLetterKind[]> {
+    const rows = await this.orm.em
+      .fork()
+      .execute<{ error_code: string; original_topic: string; consumer_group: string; count: string }[]>(
+        `select error_code, original_topic, consumer_group, count(*) as count from dead_letters
+       group by error_code, original_topic, consumer_group
+       order by count(*) desc, error_code, original_topic, consumer_group`,
+      );
+    return rows.map((row) => ({
+      code: row.error_code,
+      topic: row.original_topic,
+      group: row.consumer_group,
+      count: Number(row.count),
+    }));
   }
 
   /** Entries newest first, without payloads. */
   async list(query: DeadLetterListQuery): Promise<DeadLetterSummary[]> {
-    const where: EntryFilter = failedWithin(query.from, query.to);
+    const where: EntryFilter = entryFilter(query);
     if (query.beforeId !== undefined) where.id = { $lt: query.beforeId };
     const rows = await this.orm.em.fork().find(DeadLetterEntry, where, {
       orderBy: { id: 'desc' },
@@ -141,6 +169,14 @@ export class DeadLetterIndex {
   async get(id: number): Promise<DeadLetterRecord | undefined> {
     const row = await this.orm.em.fork().findOne(DeadLetterEntry, { id });
     return row ? record(row) : undefined;
+  }
+
+  /**
+   * How many entries replay() or purge() would take now (a dry run); unknown ids in `{ids}` fail as
+   * they would there.
+   */
+  async countSelected(selection: DeadLetterSelection): Promise<number> {
+    return (await this.plan(selection)).total;
   }
 
   /**
@@ -226,7 +262,10 @@ export class DeadLetterIndex {
       }
       return { total: ids.length, batches: iterate(chunks(ids, this.batchSize)) };
     }
-    const filter: EntryFilter = 'all' in selection ? {} : failedWithin(selection.from, selection.to);
+    const filter: EntryFilter = entryFilter({
+      ...('all' in selection ? {} : { from: selection.from, to: selection.to }),
+      ...(selection.filter ? { filter: selection.filter } : {}),
+    });
     const [last] = await em.find(DeadLetterEntry, {}, { orderBy: { id: 'desc' }, limit: 1, fields: ['id'] });
     if (!last) return { total: 0, batches: iterate([]) };
     const upTo = last.id;
@@ -252,11 +291,15 @@ export class DeadLetterIndex {
   }
 }
 
-function failedWithin(from: Date | undefined, to: Date | undefined): EntryFilter {
-  if (from && to) return { failedAt: { $gte: from, $lt: to } };
-  if (from) return { failedAt: { $gte: from } };
-  if (to) return { failedAt: { $lt: to } };
-  return {};
+function entryFilter({ from, to, filter }: DeadLetterCountQuery): EntryFilter {
+  const where: EntryFilter = {};
+  if (from && to) where.failedAt = { $gte: from, $lt: to };
+  else if (from) where.failedAt = { $gte: from };
+  else if (to) where.failedAt = { $lt: to };
+  if (filter?.code !== undefined) where.errorCode = filter.code;
+  if (filter?.topic !== undefined) where.originalTopic = filter.topic;
+  if (filter?.group !== undefined) where.consumerGroup = filter.group;
+  return where;
 }
 
 /** The key as the outbox stores it (text), or why it cannot be stored as it was. */

@@ -596,6 +596,20 @@ const SCENARIOS: Scenario[] = [
     body: { all: true },
     status: 200,
   },
+  {
+    name: 'request counters',
+    method: 'get',
+    path: '/api/admin/metrics/requests',
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'request counters, client',
+    method: 'get',
+    path: '/api/admin/metrics/requests',
+    auth: 'client',
+    status: 403,
+  },
 ];
 
 describe('the served OpenAPI document', () => {

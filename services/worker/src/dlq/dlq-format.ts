@@ -1,4 +1,5 @@
 import type {
+  DeadLetterKind,
   DeadLetterRecord,
   DeadLetterSummary,
   PayloadView,
@@ -58,4 +59,11 @@ export function replaySummary(outcome: ReplayOutcome): string {
 
 export function purgeSummary(outcome: PurgeOutcome): string {
   return `purged ${outcome.purged} of ${outcome.selected} selected${outcome.gone ? `; ${outcome.gone} left the index meanwhile` : ''}\n`;
+}
+
+/** The kinds of failure in the index, one line each: count, code, topic, group (for --code etc.). */
+export function kindsText(kinds: readonly DeadLetterKind[]): string {
+  if (kinds.length === 0) return 'the index is empty\n';
+  const lines = kinds.map((k) => `${String(k.count).padStart(6)}  ${k.code}  ${k.topic}  ${k.group}`);
+  return `${'count'.padStart(6)}  --code  --topic  --group\n${lines.join('\n')}\n`;
 }

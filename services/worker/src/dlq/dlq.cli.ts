@@ -1,19 +1,42 @@
-// npm run dlq -- list [--limit n] [--before-id id] [--json]
+// npm run dlq -- list [--limit n] [--before-id id] [--from iso] [--to iso] [--code c] [--topic t] [--group g] [--json]
+// npm run dlq -- kinds [--json]
 // npm run dlq -- show <id> [--json]
-// npm run dlq -- replay (--id <id>... | --from <iso> --to <iso> | --all)
-// npm run dlq -- purge  (--id <id>... | --from <iso> --to <iso> | --all)
+// npm run dlq -- replay (--id <id>... | --from <iso> --to <iso> | --all) [--code c] [--topic t] [--group g] [--dry-run]
+// npm run dlq -- purge  (--id <id>... | --from <iso> --to <iso> | --all) [--code c] [--topic t] [--group g] [--dry-run]
+// --code/--topic/--group alone select every entry of that kind; --dry-run prints the count it would take.
 // Talks to Postgres directly (DATABASE_URL). Replays go through the outbox, so a running worker
 // publishes them; summaries go to stdout, the progress bar to stderr (only on a terminal).
 import { connectDatabase } from '@tp/db';
-import { DeadLetterIndex, describeSelection, payloadView, type BulkProgress } from '@tp/pipeline';
+import {
+  DeadLetterIndex,
+  describeFilter,
+  describeSelection,
+  payloadView,
+  type BulkProgress,
+} from '@tp/pipeline';
 import { env, parseEnv, redactUrl } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 
-import { entryJson, entryLine, purgeSummary, replaySummary, showText } from './dlq-format.js';
-import { selectionFromOptions, type SelectionOptions } from './dlq-selection.js';
+import { entryJson, entryLine, kindsText, purgeSummary, replaySummary, showText } from './dlq-format.js';
+import { filterFromOptions, selectionFromOptions, type SelectionOptions } from './dlq-selection.js';
+
+interface ListOptions {
+  readonly limit: number;
+  readonly beforeId?: number;
+  readonly from?: Date;
+  readonly to?: Date;
+  readonly code?: string;
+  readonly topic?: string;
+  readonly group?: string;
+  readonly json?: boolean;
+}
+
+interface BulkOptions extends SelectionOptions {
+  readonly dryRun?: boolean;
+}
 
 const { DATABASE_URL: url } = parseEnv(
   z.object({
@@ -66,6 +89,13 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
+function isoDate(value: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new InvalidArgumentError('must be an ISO 8601 date-time');
+  }
+  return new Date(value);
+}
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function selectionCommand(name: 'replay' | 'purge', description: string): Command {
@@ -74,7 +104,20 @@ function selectionCommand(name: 'replay' | 'purge', description: string): Comman
     .option('--id <id>', 'an entry id (repeat for more)', collect)
     .option('--from <iso>', 'entries that failed at or after this time (with --to)')
     .option('--to <iso>', 'entries that failed before this time (with --from)')
-    .option('--all', 'every entry present when the command starts');
+    .option('--all', 'every entry present when the command starts')
+    .option('--code <code>', 'only entries with this error code (alone: every such entry)')
+    .option('--topic <topic>', 'only entries from this original topic (alone: every such entry)')
+    .option('--group <group>', 'only entries this consumer group gave up on (alone: every such entry)')
+    .option('--dry-run', 'print how many entries would be taken, and take none');
+}
+
+/** Prints what a dry run would take; true when it was one. */
+async function dryRun(verb: string, options: BulkOptions): Promise<boolean> {
+  if (!options.dryRun) return false;
+  const selection = selectionFromOptions(options);
+  const count = await withIndex((index) => index.countSelected(selection));
+  process.stdout.write(`${describeSelection(selection)}: would ${verb} ${count} (dry run)\n`);
+  return true;
 }
 
 const program = new Command('dlq')
@@ -86,23 +129,53 @@ program
   .description('list entries, newest first')
   .option('--limit <n>', 'entries to show (default 50)', positiveInt, 50)
   .option('--before-id <id>', 'entries older than this id (the next page)', positiveInt)
+  .option('--from <iso>', 'only entries that failed at or after this time', isoDate)
+  .option('--to <iso>', 'only entries that failed before this time', isoDate)
+  .option('--code <code>', 'only entries with this error code')
+  .option('--topic <topic>', 'only entries from this original topic')
+  .option('--group <group>', 'only entries this consumer group gave up on')
   .option('--json', 'print JSON')
-  .action(async (options: { limit: number; beforeId?: number; json?: boolean }) => {
-    const { entries, total } = await withIndex(async (index) => ({
+  .action(async (options: ListOptions) => {
+    const filter = filterFromOptions(options);
+    const matching = {
+      ...(options.from ? { from: options.from } : {}),
+      ...(options.to ? { to: options.to } : {}),
+      ...(filter ? { filter } : {}),
+    };
+    const { entries, total, matched, kinds } = await withIndex(async (index) => ({
       entries: await index.list({
         limit: options.limit,
         ...(options.beforeId ? { beforeId: options.beforeId } : {}),
+        ...matching,
       }),
       total: await index.count(),
+      matched: await index.count(matching),
+      kinds: await index.kinds(),
     }));
     if (options.json) {
-      process.stdout.write(
-        `${JSON.stringify({ entries: entries.map((e) => entryJson(e)), total }, null, 2)}\n`,
-      );
+      const json = { entries: entries.map((e) => entryJson(e)), total, matched, kinds };
+      process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       return;
     }
     for (const entry of entries) process.stdout.write(`${entryLine(entry)}\n`);
-    process.stdout.write(`${entries.length} shown of ${total} in the index\n`);
+    const narrowed = [
+      options.from && `failed from ${options.from.toISOString()}`,
+      options.to && `failed before ${options.to.toISOString()}`,
+      filter && describeFilter(filter),
+    ].filter(Boolean);
+    const of = narrowed.length
+      ? `${matched} with ${narrowed.join(', ')}, ${total} in the index`
+      : `${total} in the index`;
+    process.stdout.write(`${entries.length} shown of ${of}\n`);
+  });
+
+program
+  .command('kinds')
+  .description('the kinds of failure in the index (error code, topic, group) with their counts')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const kinds = await withIndex((index) => index.kinds());
+    process.stdout.write(options.json ? `${JSON.stringify(kinds, null, 2)}\n` : kindsText(kinds));
   });
 
 program
@@ -125,7 +198,8 @@ program.addCommand(
   selectionCommand(
     'replay',
     'put entries back on their original topics (original key, bytes and headers) through the outbox',
-  ).action(async (options: SelectionOptions) => {
+  ).action(async (options: BulkOptions) => {
+    if (await dryRun('replay', options)) return;
     const selection = selectionFromOptions(options);
     const bar = progressBar('replaying');
     const outcome = await withIndex((index) => index.replay(selection, bar.update)).finally(bar.stop);
@@ -137,7 +211,8 @@ program.addCommand(
   selectionCommand(
     'purge',
     'delete entries from the index (the topic keeps them until its retention)',
-  ).action(async (options: SelectionOptions) => {
+  ).action(async (options: BulkOptions) => {
+    if (await dryRun('purge', options)) return;
     const selection = selectionFromOptions(options);
     const bar = progressBar('purging');
     const outcome = await withIndex((index) => index.purge(selection, bar.update)).finally(bar.stop);

@@ -4,7 +4,7 @@ import type { EventCodec } from '@tp/schemas';
 import { z } from 'zod';
 
 import { defineRoute } from '../../http/route.js';
-import { selectionBody, selectionOf } from './dead-letter-selection.body.js';
+import { filterFields, filterOf, selectionBody, selectionOf } from './dead-letter-selection.body.js';
 import {
   dateTime,
   deadLetterSchema,
@@ -32,6 +32,7 @@ const listQuery = z
       .meta({ description: 'Entries older than this id: `next_before_id` of the last page.' }),
     from: dateTime.optional().meta({ description: 'Entries that failed at or after this time (ISO 8601).' }),
     to: dateTime.optional().meta({ description: 'Entries that failed before this time (ISO 8601).' }),
+    ...filterFields,
   })
   .superRefine((query, ctx) => {
     if (query.from !== undefined && query.to !== undefined && Date.parse(query.from) > Date.parse(query.to)) {
@@ -44,7 +45,32 @@ const outcomeSchema = {
   gone: z.int().nonnegative().meta({
     description: 'Entries that left the index meanwhile (replayed, purged or evicted by someone else).',
   }),
+  dry_run: z
+    .literal(true)
+    .meta({ description: 'Present on a dry run, when nothing was done: `selected` is what would be taken.' })
+    .optional(),
 };
+
+const kindSchema = z
+  .object({
+    code: z.string().meta({ description: 'The error code.' }),
+    topic: z.string().meta({ description: 'The original topic.' }),
+    group: z.string().meta({ description: 'The consumer group.' }),
+    count: z.int().positive(),
+  })
+  .meta({ id: 'DeadLetterKind' });
+
+type ListQuery = z.output<typeof listQuery>;
+
+/** The index's list/count query for the listing's parameters (without paging). */
+function countQuery(query: ListQuery) {
+  const filter = filterOf(query);
+  return {
+    ...(query.from !== undefined ? { from: new Date(query.from) } : {}),
+    ...(query.to !== undefined ? { to: new Date(query.to) } : {}),
+    ...(filter ? { filter } : {}),
+  };
+}
 
 /**
  * Operators' view of the dead-letter index (the worker fills it from translation.dlq.v1); the CLI
@@ -59,7 +85,7 @@ const listRoute = (index: DeadLetterIndex) =>
     method: 'get',
     path: '/api/admin/translate/dead-letters',
     summary: 'List dead letters, newest first',
-    description: `The index keeps the newest ${index.maxEntries} dead letters; older ones stay on the dead-letter topic only.`,
+    description: `The index keeps the newest ${index.maxEntries} dead letters; older ones stay on the dead-letter topic only. Filter by failure time and by kind of failure (\`code\`, \`topic\`, \`group\`); \`kinds\` lists the kinds present.`,
     tags: TAGS,
     access: 'admin',
     request: { query: listQuery },
@@ -69,6 +95,13 @@ const listRoute = (index: DeadLetterIndex) =>
       schema: z.object({
         entries: z.array(deadLetterSummarySchema),
         total: z.int().nonnegative().meta({ description: 'Entries in the index, whatever the filters.' }),
+        matched: z
+          .int()
+          .nonnegative()
+          .meta({ description: 'Entries the filters (time, code, topic, group) match, over all pages.' }),
+        kinds: z
+          .array(kindSchema)
+          .meta({ description: 'Every kind of failure in the index with its count, largest first.' }),
         next_before_id: z
           .int()
           .positive()
@@ -78,19 +111,23 @@ const listRoute = (index: DeadLetterIndex) =>
     },
     handler: async ({ query }) => {
       const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-      const [entries, total] = await Promise.all([
+      const matching = countQuery(query);
+      const [entries, total, matched, kinds] = await Promise.all([
         index.list({
           limit,
           ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
-          ...(query.from !== undefined ? { from: new Date(query.from) } : {}),
-          ...(query.to !== undefined ? { to: new Date(query.to) } : {}),
+          ...matching,
         }),
         index.count(),
+        index.count(matching),
+        index.kinds(),
       ]);
       const last = entries.at(-1);
       return {
         entries: entries.map(summaryJson),
         total,
+        matched,
+        kinds,
         next_before_id: entries.length === limit && last ? last.id : null,
       };
     },
@@ -136,7 +173,12 @@ const replayRoute = (index: DeadLetterIndex) =>
     },
     errors: ['DEAD_LETTER_NOT_FOUND'],
     handler: async ({ body }) => {
-      const outcome = await index.replay(selectionOf(body));
+      const selection = selectionOf(body);
+      if (body.dry_run) {
+        const selected = await index.countSelected(selection);
+        return { selected, replayed: 0, gone: 0, refused: [], dry_run: true as const };
+      }
+      const outcome = await index.replay(selection);
       return { ...outcome, refused: [...outcome.refused] };
     },
   });
@@ -156,5 +198,11 @@ const purgeRoute = (index: DeadLetterIndex) =>
       schema: z.object({ ...outcomeSchema, purged: z.int().nonnegative() }),
     },
     errors: ['DEAD_LETTER_NOT_FOUND'],
-    handler: ({ body }) => index.purge(selectionOf(body)),
+    handler: async ({ body }) => {
+      const selection = selectionOf(body);
+      if (body.dry_run) {
+        return { selected: await index.countSelected(selection), purged: 0, gone: 0, dry_run: true as const };
+      }
+      return index.purge(selection);
+    },
   });
