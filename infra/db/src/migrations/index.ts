@@ -7,6 +7,7 @@ import { Migration20261121190000_dead_letters_unique } from './Migration20261121
 import { Migration20261122120000_key_budgets } from './Migration20261122120000_key_budgets.js';
 import { Migration20261122170700_api_key_modules } from './Migration20261122170700_api_key_modules.js';
 import { Migration20261124180000_translation_requested_at } from './Migration20261124180000_translation_requested_at.js';
+import { Migration20261124213000_human_translations } from './Migration20261124213000_human_translations.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -25,5 +26,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261124180000_translation_requested_at',
     class: Migration20261124180000_translation_requested_at,
+  },
+  {
+    name: 'Migration20261124213000_human_translations',
+    class: Migration20261124213000_human_translations,
   },
 ];

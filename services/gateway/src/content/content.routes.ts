@@ -4,6 +4,8 @@ import { EventCodec } from '@tp/schemas';
 
 import { GatewayCommandBus } from '../commands/command-bus.js';
 import type { AnyRoute } from '../http/route.js';
+import { EditTranslationHandler } from './edit-translation/edit-translation.handler.js';
+import { editTranslationRoute } from './edit-translation/edit-translation.routes.js';
 import { ContentStore } from './read-content/content.store.js';
 import { ContentReadCache } from './read-content/content-read-cache.js';
 import { ReadContent } from './read-content/read-content.js';
@@ -39,6 +41,7 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
       topicPrefix: deps.topicPrefix,
       ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
     }),
+    new EditTranslationHandler({ orm: deps.orm, redis: deps.redis, keyPrefix: deps.keyPrefix }),
   ]);
   const reader = new ReadContent(
     new ContentStore(deps.orm),
@@ -52,5 +55,9 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
       throttleSeconds: deps.requestThrottleSeconds,
     }),
   );
-  return [reportChangeRoute(commands, deps.maxTextChars), ...readContentRoutes(reader)] as AnyRoute[];
+  return [
+    reportChangeRoute(commands, deps.maxTextChars),
+    editTranslationRoute(commands, deps.maxTextChars),
+    ...readContentRoutes(reader),
+  ] as AnyRoute[];
 }

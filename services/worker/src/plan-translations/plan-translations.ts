@@ -12,6 +12,8 @@ export type StoredFieldState = Pick<
 export interface TranslationSettings {
   readonly targetLanguages: readonly string[];
   readonly enabled: boolean;
+  /** Languages whose human translations are never replaced by a machine one (issue #19). */
+  readonly humanOnlyLanguages: readonly string[];
 }
 
 /** A source_contents row to write: `insert` for a field seen for the first time, else `update`. */
@@ -42,6 +44,8 @@ export interface PlanInput {
   /** The entity's stored fields. */
   readonly stored: readonly StoredFieldState[];
   readonly settings: TranslationSettings;
+  /** `field` -> languages it has a human translation in (only needed with human-only languages). */
+  readonly humanTranslations?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -50,8 +54,15 @@ export interface PlanInput {
  * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
  * one translation per target language other than the source language, unless translation is disabled.
  * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
+ * A human translation in a human-only language is not replaced: nothing is requested for it.
  */
-export function planTranslations({ change, typeOwner, stored, settings }: PlanInput): TranslationPlan {
+export function planTranslations({
+  change,
+  typeOwner,
+  stored,
+  settings,
+  humanTranslations,
+}: PlanInput): TranslationPlan {
   const foreign = [typeOwner, ...stored.map((s) => s.module)].find(
     (module) => module !== undefined && module !== change.module,
   );
@@ -87,7 +98,11 @@ export function planTranslations({ change, typeOwner, stored, settings }: PlanIn
     } else {
       writes.push(write);
       const changed = { ...change, field: name, text, sourceHash: hash };
-      for (const targetLang of targets) requests.push(translationRequestedData(changed, targetLang));
+      const human = humanTranslations?.get(name);
+      for (const targetLang of targets) {
+        const humanOnly = human?.has(targetLang) && settings.humanOnlyLanguages.includes(targetLang);
+        if (!humanOnly) requests.push(translationRequestedData(changed, targetLang));
+      }
     }
   }
   return { writes, requests, stale, unchanged };
