@@ -175,7 +175,7 @@ const readEntityRoute = (reader: ReadContent) =>
     path: '/api/v1/content/{type}/{id}',
     summary: 'Read one entity, translated by x-language',
     description:
-      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
+      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
     request: { params: z.strictObject({ type: entitySegment, id: entityId }), query: metaQuery, headers },
     handler: ({ params, query, headers: h, ...call }) =>
       readOne(reader, params.type, params.id, h['x-language'], query.meta === 'true', call),
