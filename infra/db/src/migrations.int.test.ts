@@ -37,6 +37,7 @@ describe('migrations', () => {
       'Migration20261122120000_key_budgets',
       'Migration20261122170700_api_key_modules',
       'Migration20261124180000_translation_requested_at',
+      'Migration20261124213000_human_translations',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -88,6 +89,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124213000_human_translations']);
+    const origin = await client.query(
+      `select 1 from information_schema.columns where table_name = 'content_translations' and column_name = 'origin'`,
+    );
+    expect(origin.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261124180000_translation_requested_at']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261122170700_api_key_modules']);
     const modules = await client.query(

@@ -13,8 +13,7 @@ export class Migration20261124213000_human_translations extends Migration {
   override up(): void | Promise<void> {
     this.addSql(
       `alter table "content_translations" add column "origin" varchar(10) not null default 'machine', ` +
-        `add column "written_by" uuid null, add column "stale" boolean not null default false, ` +
-        `add constraint "content_translations_origin_check" check ("origin" in ('machine', 'human'));`,
+        `add column "written_by" uuid null, add column "stale" boolean not null default false;`,
     );
     this.addSql(
       `alter table "translation_config" add column "human_only_languages" text[] not null default '{}';`,
@@ -24,8 +23,7 @@ export class Migration20261124213000_human_translations extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "translation_config" drop column "human_only_languages";`);
     this.addSql(
-      `alter table "content_translations" drop constraint "content_translations_origin_check", ` +
-        `drop column "origin", drop column "written_by", drop column "stale";`,
+      `alter table "content_translations" drop column "origin", drop column "written_by", drop column "stale";`,
     );
   }
 }
