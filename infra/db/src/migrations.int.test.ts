@@ -39,6 +39,7 @@ describe('migrations', () => {
       'Migration20261124180000_translation_requested_at',
       'Migration20261124200000_glossaries',
       'Migration20261124210000_content_lifecycle',
+      'Migration20261124213000_human_translations',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -93,6 +94,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124213000_human_translations']);
+    const origin = await client.query(
+      `select 1 from information_schema.columns where table_name = 'content_translations' and column_name = 'origin'`,
+    );
+    expect(origin.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261124210000_content_lifecycle']);
     expect(await tables()).not.toContain('content_deletions');
     expect(await tables()).not.toContain('content_reports');

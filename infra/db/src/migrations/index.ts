@@ -9,6 +9,7 @@ import { Migration20261122170700_api_key_modules } from './Migration202611221707
 import { Migration20261124180000_translation_requested_at } from './Migration20261124180000_translation_requested_at.js';
 import { Migration20261124200000_glossaries } from './Migration20261124200000_glossaries.js';
 import { Migration20261124210000_content_lifecycle } from './Migration20261124210000_content_lifecycle.js';
+import { Migration20261124213000_human_translations } from './Migration20261124213000_human_translations.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -30,4 +31,8 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   },
   { name: 'Migration20261124200000_glossaries', class: Migration20261124200000_glossaries },
   { name: 'Migration20261124210000_content_lifecycle', class: Migration20261124210000_content_lifecycle },
+  {
+    name: 'Migration20261124213000_human_translations',
+    class: Migration20261124213000_human_translations,
+  },
 ];

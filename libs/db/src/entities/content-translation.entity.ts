@@ -22,6 +22,12 @@ export const ContentTranslation = defineEntity({
     requestedAt: p.bigint('number').default(0),
     engine: p.string().length(50),
     truncated: p.boolean().default(false),
+    /** `machine` (the projection) or `human` (PUT .../translations/:lang); a machine result never replaces a human one of the same source version. */
+    origin: p.string().length(10).default('machine'),
+    /** The API key that wrote a human translation; null for a machine one. */
+    writtenBy: p.uuid().nullable(),
+    /** A human translation made from an older source text (kept, and served, until replaced). */
+    stale: p.boolean().default(false),
     /** The TranslationCompleted event last applied, for tracing and idempotence. */
     lastEventId: p.uuid(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -8,6 +8,8 @@ export const TranslationConfig = defineEntity({
     id: p.integer().primary().autoincrement(false),
     targetLanguages: p.array(),
     enabled: p.boolean().default(true),
+    /** Languages whose human translations are never replaced by a machine one, even when stale. */
+    humanOnlyLanguages: p.array().default([]),
     /** Bumped on every change so processes can tell a newer config from the one they hold. */
     revision: p.integer().default(1),
     updatedAt: p

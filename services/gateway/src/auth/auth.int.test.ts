@@ -76,6 +76,12 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
   },
   { method: 'get', path: '/api/v1/vendors/{vendor_id}', access: 'api key', source: BUSINESS },
   { method: 'post', path: '/api/v1/content/{module}/{type}/{id}', access: 'api key', source: BUSINESS },
+  {
+    method: 'put',
+    path: '/api/v1/content/{module}/{type}/{id}/translations/{lang}',
+    access: 'api key',
+    source: 'not in the spec: issue #19, human translations, keyed like the report of a change',
+  },
   { method: 'get', path: '/api/v1/content/{type}/{id}', access: 'api key', source: BUSINESS },
   { method: 'get', path: '/api/v1/content/{type}', access: 'api key', source: BUSINESS },
   {

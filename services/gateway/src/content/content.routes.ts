@@ -6,6 +6,8 @@ import { GatewayCommandBus } from '../commands/command-bus.js';
 import type { AnyRoute } from '../http/route.js';
 import { DeleteContentHandler } from './delete-content/delete-content.handler.js';
 import { deleteContentRoute } from './delete-content/delete-content.routes.js';
+import { EditTranslationHandler } from './edit-translation/edit-translation.handler.js';
+import { editTranslationRoute } from './edit-translation/edit-translation.routes.js';
 import { ContentStore } from './read-content/content.store.js';
 import { ContentReadCache } from './read-content/content-read-cache.js';
 import { ReadContent } from './read-content/read-content.js';
@@ -46,6 +48,7 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
       ...(deps.topicLimit ? { topicLimit: deps.topicLimit } : {}),
     }),
     new DeleteContentHandler({ orm: deps.orm, codec, topicPrefix: deps.topicPrefix }),
+    new EditTranslationHandler({ orm: deps.orm, redis: deps.redis, keyPrefix: deps.keyPrefix }),
   ]);
   const reader = new ReadContent(
     new ContentStore(deps.orm),
@@ -65,6 +68,7 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
     reportChangeRoute(commands, deps.maxTextChars),
     deleteContentRoute(commands),
     trackReportRoute(deps.orm),
+    editTranslationRoute(commands, deps.maxTextChars),
     ...readContentRoutes(reader),
   ] as AnyRoute[];
 }

@@ -290,7 +290,8 @@ function record(
 }
 
 /**
- * Tries the slots in order on one pair. For the requested pair (`hop` undefined) every slot shows
+ * Tries the slots in order on one pair; a truncated answer is kept only if no later slot answers the
+ * whole text. For the requested pair (`hop` undefined) every slot shows
  * in the attempts, refusals included; on a pivot hop only the engines that serve it are tried.
  */
 async function tryHop(
@@ -304,6 +305,7 @@ async function tryHop(
   // An answer identical to the input is suspicious from one engine (echoing is a known failure),
   // but when a second engine agrees, the text is most likely a name or code that stays as it is.
   let echoedBy: EngineName | undefined;
+  let truncated: HopResult;
   for (const slot of slots) {
     signal.throwIfAborted();
     const { engine } = slot;
@@ -334,10 +336,12 @@ async function tryHop(
       ms: Math.round(ms),
       ...hop,
     });
-    if (done) return { ...done, engine: engine.name };
+    if (done && !done.truncated) return { ...done, engine: engine.name };
+    // A truncated text is the last resort (issue #19): a later engine may translate the whole text.
+    if (done) truncated ??= { ...done, engine: engine.name };
     if (!result.ok && result.unchanged) echoedBy ??= engine.name;
   }
-  return undefined;
+  return truncated;
 }
 
 /**

@@ -161,6 +161,41 @@ describe('createChain', () => {
     expect(text.replaceAll('o', '0').startsWith(result.text.trimEnd())).toBe(true);
   });
 
+  it('tries the later slots after a truncated answer and keeps the whole translation of one of them', async () => {
+    const fallback = fake('mymemory', zeroes, 500);
+    const apertium = fake('apertium', async ({ text }) => ({
+      text: text.replaceAll('e', '3'),
+      truncated: false,
+    }));
+    const chain = createChain({ fallback: fallback.engine, apertium: apertium.engine, options });
+    const text = 'This is one sentence of the text. '.repeat(40);
+
+    const result = await chain.translate({ text, source: 'en', target: 'de' });
+
+    expect(result).toMatchObject({ engine: 'apertium', truncated: false, text: text.replaceAll('e', '3') });
+    expect(result.attempts.map((a) => [a.slot, a.outcome])).toEqual([
+      ['primary', 'skipped'],
+      ['fallback', 'ok'],
+      ['local', 'skipped'],
+      ['apertium', 'ok'],
+    ]);
+  });
+
+  it('keeps the truncated answer when no later slot translates the text', async () => {
+    const fallback = fake('mymemory', zeroes, 500);
+    const offline = fake('offline', failing());
+    const chain = createChain({ fallback: fallback.engine, offline: offline.engine, options });
+
+    const result = await chain.translate({
+      text: 'Some more words. '.repeat(40),
+      source: 'en',
+      target: 'de',
+    });
+
+    expect(result).toMatchObject({ engine: 'mymemory', truncated: true });
+    expect(offline.received).toHaveLength(1);
+  });
+
   it('passes on the truncated flag an engine sets itself', async () => {
     const fallback = fake('mymemory', async ({ text }) => ({
       text: text.slice(0, 20).replaceAll('o', '0'),

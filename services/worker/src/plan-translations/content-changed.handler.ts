@@ -1,10 +1,9 @@
-import { withSpan } from '@tp/runtime';
 import { DriverException } from '@mikro-orm/core';
 import type { ContentChanged, ContentChangedData } from '@tp/contracts';
 import { insertIntoOutbox, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
 import { markContentReportPlanned, PermanentError, translationRequestedEntry } from '@tp/pipeline';
-import { perRegistry } from '@tp/runtime';
+import { perRegistry, withSpan } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
@@ -13,8 +12,10 @@ import { checkContentChange } from './check-content-change.js';
 import { applyDeletion } from './content-deleted.js';
 import { planTranslations, type TranslationPlan } from './plan-translations.js';
 import {
+  humanTranslationsOf,
   lockEntity,
   lockTypeOwner,
+  markHumanTranslationsStale,
   readDeletedVersion,
   readSettings,
   removeFields,
@@ -99,9 +100,18 @@ export class ContentChangedHandler {
       // Rows of the entity name its type's owner; only a new entity needs the type looked up.
       const typeOwner = stored.length > 0 ? undefined : await lockTypeOwner(em, change.entityType);
       const deletedVersion = await readDeletedVersion(em, change);
-      const plan = planTranslations({ change, typeOwner, stored, settings, deletedVersion });
+      const humanTranslations = await humanTranslationsOf(em, change, settings);
+      const plan = planTranslations({
+        change,
+        typeOwner,
+        stored,
+        settings,
+        deletedVersion,
+        humanTranslations,
+      });
       if (plan.removed.length > 0) await removeFields(em, change, plan.removed);
       await writeSources(em, change, plan.writes);
+      await markHumanTranslationsStale(em, change, plan.writes);
       const context = { correlationId: event.correlationId, causationId: event.eventId };
       const entries = plan.requests.map((request) =>
         translationRequestedEntry(request, this.options.topicPrefix, context),

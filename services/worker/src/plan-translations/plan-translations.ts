@@ -12,6 +12,8 @@ export type StoredFieldState = Pick<
 export interface TranslationSettings {
   readonly targetLanguages: readonly string[];
   readonly enabled: boolean;
+  /** Languages whose human translations are never replaced by a machine one (issue #19). */
+  readonly humanOnlyLanguages: readonly string[];
 }
 
 /** A source_contents row to write: `insert` for a field seen for the first time, else `update`. */
@@ -46,6 +48,8 @@ export interface PlanInput {
   readonly settings: TranslationSettings;
   /** The version the entity was deleted at (its tombstone), if it was deleted. */
   readonly deletedVersion?: number;
+  /** `field` -> languages it has a human translation in (only needed with human-only languages). */
+  readonly humanTranslations?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -57,9 +61,10 @@ export interface PlanInput {
  * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
  * one translation per target language other than the source language, unless translation is disabled.
  * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
+ * A human translation in a human-only language is not replaced: nothing is requested for it.
  */
 export function planTranslations(input: PlanInput): TranslationPlan {
-  const { change, typeOwner, stored, settings, deletedVersion } = input;
+  const { change, typeOwner, stored, settings, deletedVersion, humanTranslations } = input;
   const foreign = [typeOwner, ...stored.map((s) => s.module)].find(
     (module) => module !== undefined && module !== change.module,
   );
@@ -102,7 +107,11 @@ export function planTranslations(input: PlanInput): TranslationPlan {
     } else {
       writes.push(write);
       const changed = { ...change, field: name, text, sourceHash: hash };
-      for (const targetLang of targets) requests.push(translationRequestedData(changed, targetLang));
+      const human = humanTranslations?.get(name);
+      for (const targetLang of targets) {
+        const humanOnly = human?.has(targetLang) && settings.humanOnlyLanguages.includes(targetLang);
+        if (!humanOnly) requests.push(translationRequestedData(changed, targetLang));
+      }
     }
   }
   const reported = new Set(change.fields.map((f) => f.name));

@@ -31,7 +31,7 @@ const stored = (
   sourceVersion,
 });
 
-const enabled = { targetLanguages: ['en', 'ja', 'de'], enabled: true };
+const enabled = { targetLanguages: ['en', 'ja', 'de'], enabled: true, humanOnlyLanguages: [] };
 
 const plan = (over: Partial<PlanInput> = {}) =>
   planTranslations({ change: change(), typeOwner: undefined, stored: [], settings: enabled, ...over });
@@ -47,6 +47,25 @@ const permanentCode = (fn: () => unknown): string | undefined => {
 };
 
 describe('planTranslations', () => {
+  it('requests no machine translation of a changed field with a human translation in a human-only language', () => {
+    const result = plan({
+      settings: { ...enabled, humanOnlyLanguages: ['ja'] },
+      stored: [stored('name', '旧', 1)],
+      humanTranslations: new Map([
+        ['name', new Set(['ja', 'de'])],
+        ['description', new Set(['en'])],
+      ]),
+    });
+    // ja is human-only: its human translation of name stays; de is not, so it is requested.
+    expect(result.requests.map((r) => `${r.field}:${r.targetLang}`)).toEqual([
+      'name:en',
+      'name:de',
+      'description:en',
+      'description:ja',
+      'description:de',
+    ]);
+  });
+
   it('stores new fields and requests each field in every target language', () => {
     const result = plan();
     expect(result.writes.map((w) => [w.kind, w.field, w.sourceVersion])).toEqual([
@@ -75,7 +94,11 @@ describe('planTranslations', () => {
 
   it('never requests the source language, and asks for each configured language once', () => {
     const result = plan({
-      settings: { targetLanguages: ['zh-CN', 'en', 'EN', 'en-US', 'xx-unknown'], enabled: true },
+      settings: {
+        targetLanguages: ['zh-CN', 'en', 'EN', 'en-US', 'xx-unknown'],
+        enabled: true,
+        humanOnlyLanguages: [],
+      },
     });
     expect(result.requests.map((r) => r.targetLang)).toEqual(['en', 'en']);
     expect(result.requests.map((r) => r.field)).toEqual(['name', 'description']);
@@ -165,7 +188,9 @@ describe('planTranslations', () => {
   });
 
   it('stores the source but requests nothing while translation is disabled', () => {
-    const result = plan({ settings: { targetLanguages: ['en', 'ja'], enabled: false } });
+    const result = plan({
+      settings: { targetLanguages: ['en', 'ja'], enabled: false, humanOnlyLanguages: [] },
+    });
     expect(result.writes).toHaveLength(2);
     expect(result.requests).toEqual([]);
   });

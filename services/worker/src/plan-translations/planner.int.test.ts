@@ -7,7 +7,7 @@ import {
   type DeadLetter,
   type TranslationRequested,
 } from '@tp/contracts';
-import { OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
+import { ContentTranslation, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import type { KafkaProducer } from '@tp/kafka';
 import { contentChangedKey, contentReadCacheKey, sourceHash } from '@tp/pipeline';
 import type { RedisClient } from '@tp/redis';
@@ -129,6 +129,59 @@ const counter = async (name: string, labels: Record<string, string> = {}) => {
       .reduce((sum, v) => sum + v.value, 0) ?? 0
   );
 };
+
+/** A human translation of `text` at `sourceVersion`, as PUT .../translations/{lang} stores it. */
+async function human(entityId: string, targetLang: string, text: string, sourceVersion: number) {
+  const em = orm.em.fork();
+  em.create(ContentTranslation, {
+    entityType: 'vendor',
+    entityId,
+    field: 'name',
+    targetLang,
+    sourceLang: 'zh-CN',
+    translatedText: `By hand (${targetLang})`,
+    sourceHash: sourceHash(text),
+    sourceVersion,
+    engine: 'human',
+    origin: 'human',
+    writtenBy: '00000000-0000-4000-8000-000000000009',
+    lastEventId: '00000000-0000-4000-8000-00000000000a',
+  });
+  await em.flush();
+}
+
+const translations = (entityId: string) =>
+  orm.em.fork().find(ContentTranslation, { entityId }, { orderBy: { targetLang: 'asc' } });
+
+describe('planner: human translations (issue #19)', () => {
+  it('marks human translations of a changed field stale, keeps them, and requests machine ones unless the language is human-only', async () => {
+    await send(contentChanged('v-human', { fields: [{ name: 'name', text: '旧' }] }));
+    await plannerCaughtUp();
+    await human('v-human', 'en', '旧', 1);
+    await human('v-human', 'ja', '旧', 1);
+    await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { humanOnlyLanguages: ['ja'] });
+    try {
+      const before = (await requests('v-human')).length;
+      // The same text again (a version bump) marks nothing; a new text does.
+      await send(contentChanged('v-human', { sourceVersion: 2, fields: [{ name: 'name', text: '旧' }] }));
+      await plannerCaughtUp();
+      expect((await translations('v-human')).map((t) => t.stale)).toEqual([false, false]);
+      await send(contentChanged('v-human', { sourceVersion: 3, fields: [{ name: 'name', text: '新' }] }));
+      await plannerCaughtUp();
+      expect(await translations('v-human')).toMatchObject([
+        { targetLang: 'en', origin: 'human', stale: true, translatedText: 'By hand (en)' },
+        { targetLang: 'ja', origin: 'human', stale: true, translatedText: 'By hand (ja)' },
+      ]);
+      const asked = (await requests('v-human')).slice(before).map((r) => r.event.data);
+      expect(asked.map((d) => [d.targetLang, d.text, d.sourceVersion])).toEqual([
+        ['en', '新', 3],
+        ['de', '新', 3],
+      ]);
+    } finally {
+      await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { humanOnlyLanguages: [] });
+    }
+  });
+});
 
 describe('planner', () => {
   it('stores 2 fields of a new entity and requests each in 3 languages, then drops its read cache', async () => {

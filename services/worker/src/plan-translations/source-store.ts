@@ -16,11 +16,15 @@ export interface EntityAddress {
 }
 
 export async function readSettings(em: Em): Promise<TranslationSettings> {
-  const [row] = await em.execute<{ target_languages: string[]; enabled: boolean }[]>(
-    'select target_languages, enabled from translation_config where id = 1',
-  );
+  const [row] = await em.execute<
+    { target_languages: string[]; enabled: boolean; human_only_languages: string[] }[]
+  >('select target_languages, enabled, human_only_languages from translation_config where id = 1');
   if (!row) throw new Error('translation_config has no row 1; run the migrations');
-  return { targetLanguages: row.target_languages, enabled: row.enabled };
+  return {
+    targetLanguages: row.target_languages,
+    enabled: row.enabled,
+    humanOnlyLanguages: row.human_only_languages,
+  };
 }
 
 /** The entity's stored fields, locked until the transaction ends. */
@@ -126,4 +130,45 @@ export async function removeFields(
   for (const table of ['source_contents', 'content_translations']) {
     await em.execute(`delete from ${table} where entity_type = ? and entity_id = ?${only}`, params, 'run');
   }
+}
+
+/** The languages each field has a human translation in; read only when some language is human-only. */
+export async function humanTranslationsOf(
+  em: Em,
+  change: ContentChangedData,
+  settings: TranslationSettings,
+): Promise<Map<string, Set<string>> | undefined> {
+  if (settings.humanOnlyLanguages.length === 0) return undefined;
+  const rows = await em.execute<{ field: string; target_lang: string }[]>(
+    "select field, target_lang from content_translations where entity_type = ? and entity_id = ? and origin = 'human'",
+    [change.entityType, change.entityId],
+  );
+  const byField = new Map<string, Set<string>>();
+  for (const { field, target_lang } of rows) {
+    byField.set(field, (byField.get(field) ?? new Set()).add(target_lang));
+  }
+  return byField;
+}
+
+/**
+ * Human translations of a field whose text changed are kept (and still served) but marked stale;
+ * the machine translation of the new text, when one is requested, replaces them (issue #19).
+ */
+export async function markHumanTranslationsStale(
+  em: Em,
+  change: ContentChangedData,
+  writes: readonly SourceWrite[],
+): Promise<void> {
+  if (writes.length === 0) return;
+  const params: unknown[] = [];
+  for (const w of writes) params.push(w.field, w.sourceHash);
+  params.push(change.entityType, change.entityId);
+  await em.execute(
+    'update content_translations t set stale = true from (values ' +
+      writes.map(() => '(?, ?)').join(', ') +
+      ") as c(field, source_hash) where t.field = c.field and t.source_hash <> c.source_hash and t.origin = 'human' " +
+      'and not t.stale and t.entity_type = ? and t.entity_id = ?',
+    params,
+    'run',
+  );
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   consumerGroup,
@@ -107,6 +109,86 @@ const rows = (entityId: string) =>
 
 const counter = async (name: string) =>
   (await metrics.getSingleMetric(name)?.get())?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+
+/** A human translation of source version `sourceVersion`, as PUT .../translations/{lang} stores it. */
+async function human(entityId: string, sourceVersion: number, targetLang = 'en'): Promise<void> {
+  await orm.em
+    .getConnection()
+    .execute(
+      'insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, ' +
+        'source_hash, source_version, requested_at, engine, last_event_id, origin, written_by, stale, created_at, updated_at) ' +
+        "values ('vendor', ?, 'name', ?, 'zh-CN', 'By hand', ?, ?, ?, 'human', ?, 'human', ?, false, now(), now())",
+      [entityId, targetLang, 'a'.repeat(64), sourceVersion, Date.now(), randomUUID(), randomUUID()],
+    );
+}
+
+const setHumanOnly = (languages: string[]) =>
+  orm.em
+    .getConnection()
+    .execute('update translation_config set human_only_languages = ?::text[] where id = 1', [
+      `{${languages.join(',')}}`,
+    ]);
+
+describe('projection: human translations and weak results (issue #19)', () => {
+  it('never replaces a human translation with a machine result of the same source version, replayed or retranslated', async () => {
+    const before = completed('v-human', 2, { requestedAt: 1 });
+    await human('v-human', 2);
+    const retranslated = completed('v-human', 2, {
+      translatedText: 'machine',
+      requestedAt: Date.now() + 60_000,
+    });
+    // A late result of an earlier request, the retranslation's result, and both replayed.
+    await send(before, retranslated, before, retranslated);
+    await projectionCaughtUp();
+    expect(await rows('v-human')).toMatchObject([
+      { translatedText: 'By hand', origin: 'human', engine: 'human', sourceVersion: 2 },
+    ]);
+  });
+
+  it('replaces a (stale) human translation with the machine one of a newer source version, except in a human-only language', async () => {
+    await human('v-newer-source', 2, 'en');
+    await human('v-newer-source', 2, 'ja');
+    await setHumanOnly(['ja']);
+    try {
+      await send(
+        completed('v-newer-source', 3, { targetLang: 'en' }),
+        completed('v-newer-source', 3, { targetLang: 'ja' }),
+      );
+      await projectionCaughtUp();
+    } finally {
+      await setHumanOnly([]);
+    }
+    expect(await rows('v-newer-source')).toMatchObject([
+      { targetLang: 'en', translatedText: 'Hello v3', origin: 'machine', writtenBy: null, stale: false },
+      { targetLang: 'ja', translatedText: 'By hand', origin: 'human', sourceVersion: 2 },
+    ]);
+  });
+
+  it('replaces a truncated result with a whole one of the same version, never the other way round', async () => {
+    await send(
+      completed('v-weak', 1, { translatedText: 'Cut', engine: 'mymemory', truncated: true, requestedAt: 10 }),
+    );
+    await projectionCaughtUp();
+    await send(completed('v-weak', 1, { translatedText: 'Whole', engine: 'apertium', requestedAt: 20 }));
+    await projectionCaughtUp();
+    expect(await rows('v-weak')).toMatchObject([
+      { translatedText: 'Whole', engine: 'apertium', truncated: false },
+    ]);
+    // A later request answered by the cutting engine again (the better one was down) changes nothing.
+    await send(
+      completed('v-weak', 1, {
+        translatedText: 'Cut again',
+        engine: 'mymemory',
+        truncated: true,
+        requestedAt: 30,
+      }),
+    );
+    await projectionCaughtUp();
+    expect(await rows('v-weak')).toMatchObject([
+      { translatedText: 'Whole', engine: 'apertium', truncated: false },
+    ]);
+  });
+});
 
 describe('projection', () => {
   it('keeps v2 when the v1 result arrives after it', async () => {

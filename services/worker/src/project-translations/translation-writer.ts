@@ -4,6 +4,7 @@ import { PermanentError } from '@tp/pipeline';
 
 import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import { shareEntityLocks } from '../shared/entity-lock.js';
+import { AS_MACHINE_ROW, MACHINE_MAY_REPLACE } from './machine-may-replace.js';
 import { rowKey, type TranslationRow } from './translation-row.js';
 
 /** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */
@@ -22,12 +23,16 @@ const NOT_DELETED =
 // The version guard: an older source version never overwrites a newer one; of the same version,
 // only a result of a later request does (a retranslation), so a redelivered event, a second result
 // of the same request, or a late or replayed result from before a retranslation writes nothing.
+// Human translations and whole translations are protected further (machine-may-replace.ts).
 const UPSERT =
   ' on conflict (entity_type, entity_id, field, target_lang) do update set source_lang = excluded.source_lang, ' +
   'translated_text = excluded.translated_text, source_hash = excluded.source_hash, ' +
   'source_version = excluded.source_version, requested_at = excluded.requested_at, engine = excluded.engine, ' +
-  'truncated = excluded.truncated, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at ' +
-  'where (t.source_version, t.requested_at) < (excluded.source_version, excluded.requested_at) ' +
+  'truncated = excluded.truncated, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at, ' +
+  AS_MACHINE_ROW +
+  ' where (t.source_version, t.requested_at) < (excluded.source_version, excluded.requested_at) and ' +
+  MACHINE_MAY_REPLACE +
+  ' ' +
   'returning t.entity_type, t.entity_id, t.field, t.target_lang';
 
 interface KeyColumns {

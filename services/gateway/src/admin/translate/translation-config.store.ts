@@ -32,6 +32,7 @@ export class TranslationConfigStore {
       em.assign(row, {
         ...(change.target_languages && { targetLanguages: [...change.target_languages] }),
         ...(change.enabled !== undefined && { enabled: change.enabled }),
+        ...(change.human_only && { humanOnlyLanguages: [...change.human_only] }),
         revision: row.revision + 1,
       });
       await em.flush();
@@ -44,6 +45,7 @@ export function view(row: TranslationConfig): TranslationConfigView {
   return {
     target_languages: [...row.targetLanguages],
     enabled: row.enabled,
+    human_only: [...row.humanOnlyLanguages],
     revision: row.revision,
     updated_at: row.updatedAt.toISOString(),
   };

@@ -11,6 +11,10 @@ export const translationConfigSchema = z
       description: 'Languages every changed field is translated into (the source language is skipped).',
     }),
     enabled: z.boolean().meta({ description: 'false: the planner requests no translations at all.' }),
+    human_only: z.array(z.string()).meta({
+      description:
+        'Languages whose human translations (PUT /api/v1/content/{module}/{type}/{id}/translations/{lang}) are never replaced by a machine one: when the source text changes they are kept, marked stale, and no machine translation is requested.',
+    }),
     revision: z.int().meta({ description: 'Bumped on every update.' }),
     updated_at: z.iso.datetime(),
   })
@@ -23,7 +27,7 @@ export type TranslationConfigView = z.input<typeof translationConfigSchema>;
  * reads them), each once: `en` and `EN-us` are the same language. Every bad item is reported, the
  * duplicates among the valid ones too, so an operator fixes the list in one round.
  */
-const targetLanguages = z
+const languageList = z
   // Items are checked one by one below, so that a wrong type does not hide the other problems.
   .array(z.unknown().meta({ type: 'string', description: 'A language code, e.g. `en`, `zh-CN`.' }), {
     error: 'must be an array of language codes',
@@ -47,14 +51,15 @@ const targetLanguages = z
     return codes;
   });
 
-/** Body of PUT /api/admin/translate/config: either field or both; an absent one keeps its value. */
+/** Body of PUT /api/admin/translate/config: any of its fields; an absent one keeps its value. */
 export const translationConfigBody = z
   .strictObject({
-    target_languages: targetLanguages.optional(),
+    target_languages: languageList.optional(),
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    human_only: languageList.optional(),
   })
-  .refine((body) => body.target_languages !== undefined || body.enabled !== undefined, {
-    error: 'must set target_languages, enabled or both',
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    error: 'must set target_languages, enabled or human_only',
     // Only for an otherwise valid body: an unknown field alone already says what is wrong.
     when: (payload) => payload.issues.length === 0,
   });

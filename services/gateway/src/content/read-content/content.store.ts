@@ -1,6 +1,6 @@
 import type { Orm } from '@tp/db';
 
-import type { TranslatedField } from './merge-content.js';
+import type { TranslatedField, TranslationMeta } from './merge-content.js';
 
 interface FieldRecord {
   readonly entity_id: string;
@@ -13,7 +13,16 @@ interface FieldRecord {
   readonly source_version: string | number;
   readonly target_lang: string | null;
   readonly translated_text: string | null;
+  readonly origin: 'machine' | 'human' | null;
+  readonly engine: string | null;
+  readonly stale: boolean | null;
+  readonly truncated: boolean | null;
 }
+
+type Field = TranslatedField & {
+  translations: Map<string, string>;
+  meta: Map<string, TranslationMeta>;
+};
 
 /** Source contents and their translations, read for the query side. */
 export class ContentStore {
@@ -21,7 +30,8 @@ export class ContentStore {
 
   /**
    * The source fields of the entities `ids` of one type, each with its translations into `languages`
-   * made from its current text (same source hash), in one query however many entities are read.
+   * made from its current text (same source hash), and its human ones whatever text they were made
+   * from (an older one makes them stale), in one query however many entities are read.
    * Entities without source content are absent from the map. Plain SQL: this is the read path.
    */
   async fields(
@@ -35,19 +45,20 @@ export class ContentStore {
       languages.length > 0
         ? `left join content_translations t
              on t.entity_type = s.entity_type and t.entity_id = s.entity_id and t.field = s.field
-            and t.source_hash = s.source_hash and t.target_lang in (?)`
+            and (t.source_hash = s.source_hash or t.origin = 'human') and t.target_lang in (?)`
         : '';
     const translation =
       languages.length > 0
-        ? 't.target_lang, t.translated_text'
-        : 'null as target_lang, null as translated_text';
+        ? `t.target_lang, t.translated_text, t.origin, t.engine, t.truncated,
+           (t.stale or t.source_hash <> s.source_hash) as stale`
+        : 'null as target_lang, null as translated_text, null as origin, null as engine, null as stale, null as truncated';
     const rows = await this.orm.em.getConnection().execute<FieldRecord[]>(
       `select s.entity_id, s.module, s.field, s.source_lang, s.text, s.source_hash, s.source_version, ${translation}
          from source_contents s ${join}
         where s.entity_type = ? and s.entity_id in (?)`,
       languages.length > 0 ? [languages, type, ids] : [type, ids],
     );
-    const byField = new Map<string, TranslatedField & { translations: Map<string, string> }>();
+    const byField = new Map<string, Field>();
     for (const row of rows) {
       const key = `${row.entity_id}\u0000${row.field}`;
       let field = byField.get(key);
@@ -62,6 +73,7 @@ export class ContentStore {
           sourceHash: row.source_hash,
           sourceVersion: Number(row.source_version),
           translations: new Map(),
+          meta: new Map(),
         };
         byField.set(key, field);
         const list = byEntity.get(row.entity_id);
@@ -70,6 +82,13 @@ export class ContentStore {
       }
       if (row.target_lang !== null && row.translated_text !== null) {
         field.translations.set(row.target_lang, row.translated_text);
+        const human = row.origin === 'human';
+        field.meta.set(row.target_lang, {
+          origin: human ? 'human' : 'machine',
+          engine: human ? null : row.engine,
+          stale: row.stale === true,
+          truncated: row.truncated === true,
+        });
       }
     }
     return byEntity;

@@ -1,9 +1,34 @@
 import type { StoredField } from '@tp/pipeline';
 
+/** Where a stored translation comes from, and how good it is (issue #19). */
+export interface TranslationMeta {
+  readonly origin: 'machine' | 'human';
+  /** The engine of a machine translation; null for a human one. */
+  readonly engine: string | null;
+  /** A human translation made from an older source text. */
+  readonly stale: boolean;
+  /** Only the start of the text was translated (MyMemory's 500-character cut). */
+  readonly truncated: boolean;
+}
+
 /** One stored source field of an entity, with its current translations. */
 export interface TranslatedField extends StoredField {
-  /** Translations made from this very text (same source hash), by language code. */
+  /**
+   * Translations made from this very text (same source hash), by language code, and human ones made
+   * from an older text (stale).
+   */
   readonly translations: ReadonlyMap<string, string>;
+  /** What is known of each translation, by language code (absent: a machine one, nothing to flag). */
+  readonly meta?: ReadonlyMap<string, TranslationMeta>;
+}
+
+/** The read meta of one field served from a translation: its language, origin and flags. */
+export interface FieldMeta {
+  readonly language: string;
+  readonly origin: 'machine' | 'human';
+  readonly engine: string | null;
+  readonly stale?: true;
+  readonly truncated?: true;
 }
 
 /** What a client reads: the entity's fields in the asked language where they are translated. */
@@ -20,13 +45,18 @@ export interface ContentView {
   readonly fields: Readonly<Record<string, string>>;
   /** Fields served in their source text because no current translation exists (yet). */
   readonly untranslated: readonly string[];
+  /** Per field served from a translation: where it comes from (answered with `?meta=true`). */
+  readonly meta?: Readonly<Record<string, FieldMeta>>;
 }
 
 export interface MergedContent {
   readonly view: ContentView;
   /** Languages of the texts in the view, for Content-Language: asked ones first. */
   readonly languages: readonly string[];
-  /** Fields not served in the first language asked: what to request a translation for. */
+  /**
+   * Fields not served in the first language asked, or served there by a weak machine translation (a
+   * truncated one): what to request a translation for.
+   */
   readonly wanted: readonly TranslatedField[];
 }
 
@@ -49,8 +79,11 @@ export function mergeContent(
   const untranslated: string[] = [];
   const wanted: TranslatedField[] = [];
   const served = new Set<string>();
+  const meta: Record<string, FieldMeta> = {};
   for (const field of sorted) {
     const found = chain ? pick(field, chain) : { lang: field.sourceLang, text: field.text };
+    const about = found && found.lang !== field.sourceLang ? fieldMeta(field, found.lang) : undefined;
+    if (about) meta[field.field] = about;
     if (found) {
       texts[field.field] = found.text;
       served.add(found.lang);
@@ -59,7 +92,7 @@ export function mergeContent(
       served.add(field.sourceLang);
       untranslated.push(field.field);
     }
-    if (chain && found?.lang !== chain[0]) wanted.push(field);
+    if (chain && (found?.lang !== chain[0] || about?.truncated)) wanted.push(field);
   }
   const asked = chain ?? [];
   return {
@@ -72,12 +105,25 @@ export function mergeContent(
       language: chain?.[0] ?? latest.sourceLang,
       fields: texts,
       untranslated,
+      meta,
     },
     languages: [
       ...asked.filter((lang) => served.has(lang)),
       ...[...served].filter((lang) => !asked.includes(lang)).sort(),
     ],
     wanted,
+  };
+}
+
+/** The meta of a field served from its translation into `lang`; flags only where they apply. */
+function fieldMeta(field: TranslatedField, lang: string): FieldMeta {
+  const known = field.meta?.get(lang);
+  return {
+    language: lang,
+    origin: known?.origin ?? 'machine',
+    engine: known ? known.engine : null,
+    ...(known?.stale ? { stale: true as const } : {}),
+    ...(known?.truncated && known.origin === 'machine' ? { truncated: true as const } : {}),
   };
 }
 

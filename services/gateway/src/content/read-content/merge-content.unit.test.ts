@@ -37,6 +37,7 @@ describe('mergeContent', () => {
       language: 'zh-CN',
       fields: { address: '深圳', name: '华为' },
       untranslated: [],
+      meta: {},
     });
     expect(merged.languages).toEqual(['zh-CN']);
     expect(merged.wanted).toEqual([]);
@@ -83,5 +84,30 @@ describe('mergeContent', () => {
     );
     expect(merged.view).toMatchObject({ source_lang: 'en', source_version: 5 });
     expect(merged.languages).toEqual(['en', 'zh-CN']);
+  });
+
+  it('tells each translated field its origin, engine and flags, and wants a truncated one again', () => {
+    const meta = new Map([
+      ['en', { origin: 'machine' as const, engine: 'mymemory', stale: false, truncated: true }],
+      ['ja', { origin: 'human' as const, engine: null, stale: true, truncated: false }],
+    ]);
+    const translated = [
+      field('name', '华为', { en: 'Hua', ja: 'ファーウェイ' }, { meta }),
+      field('city', '深圳', { en: 'Shenzhen' }),
+      field('note', '好'),
+    ];
+    const english = mergeContent('vendor', 'v-1', translated, ['en']);
+    expect(english.view.meta).toEqual({
+      name: { language: 'en', origin: 'machine', engine: 'mymemory', truncated: true },
+      city: { language: 'en', origin: 'machine', engine: null },
+    });
+    expect(english.wanted.map((f) => f.field)).toEqual(['name', 'note']);
+    const japanese = mergeContent('vendor', 'v-1', translated, ['ja']);
+    expect(japanese.view.meta).toEqual({
+      name: { language: 'ja', origin: 'human', engine: null, stale: true },
+    });
+    // A stale human translation is served; it is not requested from the read path.
+    expect(japanese.view.fields.name).toBe('ファーウェイ');
+    expect(japanese.wanted.map((f) => f.field)).toEqual(['city', 'note']);
   });
 });

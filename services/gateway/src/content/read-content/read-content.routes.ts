@@ -14,6 +14,25 @@ import type { ReadContent, ReadResult } from './read-content.js';
 /** Most ids one list read may ask for. */
 export const MAX_READ_IDS = 100;
 
+const fieldMetaSchema = z
+  .object({
+    language: z.string().meta({ description: 'The language of the translation served.' }),
+    origin: z.enum(['machine', 'human']),
+    engine: z
+      .string()
+      .nullable()
+      .meta({ description: 'The engine of a machine translation; null for a human one.' }),
+    stale: z.literal(true).optional().meta({
+      description:
+        'A human translation made from an older source text (its machine replacement is requested unless the language is human-only).',
+    }),
+    truncated: z.literal(true).optional().meta({
+      description:
+        'Only the start of the text was translated (MyMemory cuts at 500 characters); a whole translation is requested again, throttled.',
+    }),
+  })
+  .meta({ id: 'ContentFieldMeta' });
+
 const contentViewSchema = z
   .object({
     type: z.string(),
@@ -33,8 +52,18 @@ const contentViewSchema = z
       description:
         'Fields served in their source text because no translation of their current text exists yet; their translation has been requested.',
     }),
+    meta: z.record(z.string(), fieldMetaSchema).optional().meta({
+      description:
+        'Only with `?meta=true`: per field served from a translation, where it comes from. Fields served in their source text are not listed.',
+    }),
   })
   .meta({ id: 'ContentView' });
+
+/** The `meta` query flag: answers carry a `meta` block only when it is `true`. */
+const metaFlag = z.enum(['true', 'false']).optional().meta({
+  description:
+    '`true` adds a `meta` block keyed by field: the language, origin (`machine` or `human`), engine, and `stale`/`truncated` where they apply. Without it the answer is as before.',
+});
 
 const headers = z.object({
   'x-language': z
@@ -53,7 +82,10 @@ const responseHeaders = z.object({
   }),
 });
 
+const metaQuery = z.object({ meta: metaFlag });
+
 const idsQuery = z.strictObject({
+  meta: metaFlag,
   ids: z
     .string()
     .superRefine((value, ctx) => {
@@ -110,11 +142,12 @@ function setContentLanguage(
   if (languages.length > 0) res.setHeader('Content-Language', languages.join(', '));
 }
 
-/** The view as the answer's schema types it (mutable arrays). */
-const body = (view: ContentView) => ({
+/** The view as the answer's schema types it (mutable arrays), with its meta only when asked. */
+const body = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
   ...view,
   fields: { ...view.fields },
   untranslated: [...view.untranslated],
+  ...(withMeta ? { meta: { ...meta } } : {}),
 });
 
 /** GET /api/v1/content/{type}/{id}, GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=. */
@@ -142,10 +175,10 @@ const readEntityRoute = (reader: ReadContent) =>
     path: '/api/v1/content/{type}/{id}',
     summary: 'Read one entity, translated by x-language',
     description:
-      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A translation counts only if it was made from the current source text; other fields keep the source text, are listed in `untranslated`, and their translation is requested. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
-    request: { params: z.strictObject({ type: entitySegment, id: entityId }), headers },
-    handler: ({ params, headers: h, ...call }) =>
-      readOne(reader, params.type, params.id, h['x-language'], call),
+      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
+    request: { params: z.strictObject({ type: entitySegment, id: entityId }), query: metaQuery, headers },
+    handler: ({ params, query, headers: h, ...call }) =>
+      readOne(reader, params.type, params.id, h['x-language'], query.meta === 'true', call),
   });
 
 const readVendorRoute = (reader: ReadContent) =>
@@ -156,9 +189,9 @@ const readVendorRoute = (reader: ReadContent) =>
     summary: 'Read one vendor, translated by x-language',
     description:
       'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
-    request: { params: z.strictObject({ vendor_id: entityId }), headers },
-    handler: ({ params, headers: h, ...call }) =>
-      readOne(reader, 'vendor', params.vendor_id, h['x-language'], call),
+    request: { params: z.strictObject({ vendor_id: entityId }), query: metaQuery, headers },
+    handler: ({ params, query, headers: h, ...call }) =>
+      readOne(reader, 'vendor', params.vendor_id, h['x-language'], query.meta === 'true', call),
   });
 
 /** One entity in the language of `tag`, or 404 ENTITY_NOT_FOUND. */
@@ -167,6 +200,7 @@ async function readOne(
   type: string,
   id: string,
   tag: string | undefined,
+  withMeta: boolean,
   { req, res, principal }: { req: Request; res: Response; principal: Principal | undefined },
 ) {
   const chain = chainOf(tag);
@@ -181,7 +215,7 @@ async function readOne(
     });
   }
   setContentLanguage(res, result.found, chain);
-  return body(entry.view);
+  return body(entry.view, withMeta);
 }
 
 const readManyRoute = (reader: ReadContent) =>
@@ -215,7 +249,7 @@ const readManyRoute = (reader: ReadContent) =>
       setContentLanguage(res, result.found, chain);
       return {
         type: params.type,
-        items: result.found.map((entry) => body(entry.view)),
+        items: result.found.map((entry) => body(entry.view, query.meta === 'true')),
         missing: [...result.missing],
       };
     },

@@ -8,7 +8,13 @@ interface Reply {
   readonly body: {
     code: number;
     error?: string;
-    data?: { target_languages: string[]; enabled: boolean; revision: number; updated_at: string };
+    data?: {
+      target_languages: string[];
+      enabled: boolean;
+      human_only: string[];
+      revision: number;
+      updated_at: string;
+    };
     details?: { issues: { path: string; message: string }[] };
   };
 }
@@ -48,7 +54,13 @@ describe('GET/PUT /api/admin/translate/config', () => {
     expect(status).toBe(200);
     expect(body).toEqual({
       code: 0,
-      data: { target_languages: ['en'], enabled: true, revision: 1, updated_at: expect.any(String) },
+      data: {
+        target_languages: ['en'],
+        enabled: true,
+        human_only: [],
+        revision: 1,
+        updated_at: expect.any(String),
+      },
     });
   });
 
@@ -93,6 +105,7 @@ describe('GET/PUT /api/admin/translate/config', () => {
     expect(reply.body.data).toEqual({
       target_languages: ['ja', 'zh-TW', 'de'],
       enabled: false,
+      human_only: [],
       revision: (before?.revision ?? 0) + 1,
       updated_at: expect.any(String),
     });
@@ -104,6 +117,21 @@ describe('GET/PUT /api/admin/translate/config', () => {
     const none = await call('PUT', { target_languages: [] });
     expect(none.body.data).toMatchObject({ target_languages: [], enabled: true });
     expect(none.body.data?.revision).toBe((before?.revision ?? 0) + 3);
+  });
+
+  it('PUT stores human_only as codes, keeps the other fields, and refuses a bad item by its path', async () => {
+    const bad = await call('PUT', { human_only: ['ja', 'klingon'] });
+    expect(bad.status).toBe(400);
+    expect(paths(bad)).toEqual(['body.human_only.1']);
+    const before = (await call('GET')).body.data;
+    const reply = await call('PUT', { human_only: ['JA', 'de-DE'] });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({
+      human_only: ['ja', 'de'],
+      target_languages: before?.target_languages,
+      enabled: before?.enabled,
+    });
+    expect((await call('PUT', { human_only: [] })).body.data?.human_only).toEqual([]);
   });
 
   it('is for admins only: a client key gets 403, no key 401', async () => {

@@ -22,7 +22,7 @@ export function translationConfigRoutes(store: TranslationConfigStore) {
       path: '/api/admin/translate/config',
       summary: 'Update the translation configuration',
       description:
-        'Sets `target_languages` (0 to 50 supported codes, any case: `EN`, `zh_cn`; stored as listed by GET /api/v1/translate/languages; each once), `enabled`, or both; an absent field keeps its value. Bumps `revision`. Applies to the next ContentChanged in every worker, without a restart; translations already requested or stored are not touched.',
+        'Sets `target_languages` (0 to 50 supported codes, any case: `EN`, `zh_cn`; stored as listed by GET /api/v1/translate/languages; each once), `enabled`, `human_only` (a list like `target_languages`), or any of them; an absent field keeps its value. Bumps `revision`. Applies to the next ContentChanged in every worker, without a restart; translations already requested or stored are not touched.',
       tags: TAGS,
       access: 'admin',
       request: { body: translationConfigBody },

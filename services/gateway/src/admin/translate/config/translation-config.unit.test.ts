@@ -14,6 +14,18 @@ describe('PUT /api/admin/translate/config body', () => {
     });
   });
 
+  it('reads human_only like target_languages, naming each bad item', () => {
+    expect(translationConfigBody.parse({ human_only: ['JA', 'zh_tw'] })).toEqual({
+      human_only: ['ja', 'zh-TW'],
+    });
+    expect(problems({ human_only: ['ja', 'xx', 'JA', 3] })).toEqual([
+      ['human_only.1', expect.stringContaining('unsupported language "xx"')],
+      ['human_only.2', 'ja is already listed (item 0)'],
+      ['human_only.3', 'must be a language code (a string)'],
+    ]);
+    expect(problems({ human_only: 'ja' })).toEqual([['human_only', 'must be an array of language codes']]);
+  });
+
   it('accepts an empty list, and enabled alone', () => {
     expect(translationConfigBody.parse({ target_languages: [] })).toEqual({ target_languages: [] });
     expect(translationConfigBody.parse({ enabled: false })).toEqual({ enabled: false });
@@ -42,6 +54,6 @@ describe('PUT /api/admin/translate/config body', () => {
       'target_languages',
       'must list at most 50 languages',
     ]);
-    expect(problems({})).toEqual([['', 'must set target_languages, enabled or both']]);
+    expect(problems({})).toEqual([['', 'must set target_languages, enabled or human_only']]);
   });
 });
