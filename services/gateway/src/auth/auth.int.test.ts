@@ -82,6 +82,18 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
     access: 'api key',
     source: 'not in the spec: issue #19, human translations, keyed like the report of a change',
   },
+  {
+    method: 'delete',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    access: 'api key',
+    source: 'not in the spec: issue #19, deletion, keyed like the report of a change',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/content/tracking/{tracking_id}',
+    access: 'api key',
+    source: 'not in the spec: issue #19, tracking, for the key that made the report (others get 404)',
+  },
   { method: 'get', path: '/api/v1/content/{type}/{id}', access: 'api key', source: BUSINESS },
   { method: 'get', path: '/api/v1/content/{type}', access: 'api key', source: BUSINESS },
   {
@@ -117,6 +129,12 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
       ['get', '/api/admin/translate/dead-letters/{id}'],
       ['post', '/api/admin/translate/dead-letters/replay'],
       ['post', '/api/admin/translate/dead-letters/purge'],
+      ['get', '/api/admin/translate/glossaries'],
+      ['post', '/api/admin/translate/glossaries'],
+      ['get', '/api/admin/translate/glossaries/{id}'],
+      ['put', '/api/admin/translate/glossaries/{id}'],
+      ['delete', '/api/admin/translate/glossaries/{id}'],
+      ['get', '/api/admin/metrics/requests'],
     ] as const
   ).map(([method, path]) => ({ method, path, access: 'admin' as const, source: ADMIN })),
 ];

@@ -104,6 +104,22 @@ const seededVendor = async (url: string) => {
   return url;
 };
 
+/** A glossary of its own language pair (one glossary per pair); returns the path that names it. */
+const newGlossary = async (source: string, target: string) => {
+  const res = await fetch(`${gateway.url}/api/admin/translate/glossaries`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.keys.admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: `contract ${source}-${target}`,
+      source_lang: source,
+      target_lang: target,
+      entries: [{ source: 'Acme', target: 'Acme' }],
+    }),
+  });
+  const { data } = (await res.json()) as { data: { id: string } };
+  return `/api/admin/translate/glossaries/${data.id}`;
+};
+
 /** A change reported with the client key; returns the path that tracks it. */
 const trackedReport = async () => {
   const res = await fetch(`${gateway.url}/api/v1/content/catalog/vendor/contract-tracked`, {
@@ -612,6 +628,65 @@ const SCENARIOS: Scenario[] = [
     path: '/api/admin/translate/dead-letters/purge',
     auth: 'admin',
     body: { all: true },
+    status: 200,
+  },
+  {
+    name: 'glossaries',
+    method: 'get',
+    path: '/api/admin/translate/glossaries',
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'create a glossary',
+    method: 'post',
+    path: '/api/admin/translate/glossaries',
+    auth: 'admin',
+    body: {
+      name: 'brands',
+      source_lang: 'en',
+      target_lang: 'es',
+      entries: 'Acme,Acme\nGreen House,Green House',
+    },
+    status: 201,
+  },
+  {
+    name: 'create a glossary, malformed CSV',
+    method: 'post',
+    path: '/api/admin/translate/glossaries',
+    auth: 'admin',
+    body: {
+      name: 'bad',
+      source_lang: 'en',
+      target_lang: 'pt',
+      entries: 'Acme\n,empty',
+      entries_format: 'csv',
+    },
+    status: 400,
+  },
+  {
+    name: 'one glossary',
+    method: 'get',
+    path: '/api/admin/translate/glossaries/{id}',
+    url: () => newGlossary('en', 'fr'),
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'update a glossary',
+    method: 'put',
+    path: '/api/admin/translate/glossaries/{id}',
+    url: () => newGlossary('en', 'it'),
+    auth: 'admin',
+    body: { name: 'renamed' },
+    status: 200,
+  },
+  {
+    name: 'delete a glossary',
+    method: 'delete',
+    path: '/api/admin/translate/glossaries/{id}',
+    url: () => newGlossary('en', 'ca'),
+    auth: 'admin',
     status: 200,
   },
   {
