@@ -98,7 +98,8 @@ export class OpenApiContract {
     const { pathname } = new URL(path, 'http://x');
     for (const [template, ops] of Object.entries(this.doc.paths)) {
       if (!ops[method.toLowerCase()]) continue;
-      const pattern = new RegExp(`^${template.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
+      // Express's routing is not strict: `/path/` is served by the route of `/path`.
+      const pattern = new RegExp(`^${template.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`);
       const found = pattern.exec(pathname);
       if (!found) continue;
       try {
