@@ -3,7 +3,10 @@ import { describe, expect, it } from '@jest/globals';
 import {
   contentChangedEntry,
   contentChangedKey,
+  freeTextField,
   sourceHash,
+  translationCompletedData,
+  translationCompletedEntry,
   translationMessageKey,
   translationRequestedData,
   translationRequestedEntry,
@@ -114,6 +117,85 @@ describe('contentChangedEntry', () => {
       sourceLang: 'zh-CN',
       sourceVersion: 7,
       fields: [{ name: 'name', text: '你好' }],
+    });
+  });
+});
+
+const outcome = {
+  translatedText: 'Hello',
+  source: 'zh-CN',
+  target: 'en',
+  engine: 'deepl',
+  truncated: false,
+};
+
+describe('translationCompletedData', () => {
+  it('answers the stored field with the outcome, its request time and no detected language', () => {
+    expect(translationCompletedData(stored, outcome, 1_700_000_000_000)).toEqual({
+      entityType: 'vendor',
+      entityId: 'v-1',
+      field: 'name',
+      sourceLang: 'zh-CN',
+      targetLang: 'en',
+      translatedText: 'Hello',
+      sourceHash: SHA256_NIHAO,
+      sourceVersion: 7,
+      engine: 'deepl',
+      truncated: false,
+      detectedSourceLang: null,
+      requestedAt: 1_700_000_000_000,
+    });
+  });
+
+  it('carries the detected language and the truncation of an `auto` outcome', () => {
+    const data = translationCompletedData(
+      stored,
+      { ...outcome, engine: 'mymemory', truncated: true, detectedSource: 'zh-CN' },
+      5,
+    );
+    expect(data).toMatchObject({ engine: 'mymemory', truncated: true, detectedSourceLang: 'zh-CN' });
+  });
+});
+
+describe('freeTextField', () => {
+  it('files free text under entity type text, field text, version 0 and the SHA-256 of the text', () => {
+    expect(freeTextField('h-1', 'abc')).toEqual({
+      entityType: 'text',
+      entityId: 'h-1',
+      field: 'text',
+      sourceHash: SHA256_ABC,
+      sourceVersion: 0,
+    });
+  });
+});
+
+describe('translationCompletedEntry', () => {
+  it('puts the result on the prefixed completed topic under the field key, in the given context', () => {
+    const data = translationCompletedData(freeTextField('h-1', 'abc'), outcome, 9);
+    const entry = translationCompletedEntry(data, 'p.', {
+      correlationId: 'corr-3',
+      causationId: 'req-3',
+    });
+    expect(entry.topic).toBe('p.translation.completed.v1');
+    expect(entry.key).toBe('text:h-1:text:en');
+    expect(entry.event).toMatchObject({
+      eventType: 'TranslationCompleted',
+      correlationId: 'corr-3',
+      causationId: 'req-3',
+    });
+    expect(entry.event.data).toEqual({
+      entityType: 'text',
+      entityId: 'h-1',
+      field: 'text',
+      sourceLang: 'zh-CN',
+      targetLang: 'en',
+      translatedText: 'Hello',
+      sourceHash: SHA256_ABC,
+      sourceVersion: 0,
+      engine: 'deepl',
+      truncated: false,
+      detectedSourceLang: null,
+      requestedAt: 9,
     });
   });
 });

@@ -1,5 +1,6 @@
 import type { TranslationRequested } from '@tp/contracts';
 import type { OutgoingMessage } from '@tp/kafka';
+import { translationCompletedData } from '@tp/pipeline';
 import { newEvent, type EventCodec } from '@tp/schemas';
 
 import type { TranslationResult } from '../translate/translate-text.js';
@@ -15,24 +16,10 @@ export function translationCompletedMessage(
   result: TranslationResult,
   key: string,
 ): OutgoingMessage {
-  const { data } = request;
   const event = newEvent(
     'TranslationCompleted',
-    {
-      entityType: data.entityType,
-      entityId: data.entityId,
-      field: data.field,
-      sourceLang: result.source,
-      targetLang: result.target,
-      translatedText: result.translatedText,
-      sourceHash: data.sourceHash,
-      sourceVersion: data.sourceVersion,
-      engine: result.engine,
-      truncated: result.truncated,
-      detectedSourceLang: result.detectedSource ?? null,
-      // Orders the results of one source version: a retranslation's (a later request) wins.
-      requestedAt: request.occurredAt,
-    },
+    // Orders the results of one source version: a retranslation's (a later request) wins.
+    translationCompletedData(request.data, result, request.occurredAt),
     { correlationId: request.correlationId, causationId: request.eventId },
   );
   const { value, headers } = codec.encode(event);

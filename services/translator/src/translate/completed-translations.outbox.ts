@@ -1,13 +1,26 @@
+import type { TranslationCompletedData } from '@tp/contracts';
 import { addToOutbox, type Orm } from '@tp/db';
+import {
+  freeTextField,
+  translationCompletedData,
+  translationCompletedEntry,
+  type TranslationOutcome,
+} from '@tp/pipeline';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
+import { hotCacheHash } from '@tp/translation';
 import { Counter, type Registry } from 'prom-client';
 
-import {
-  translationCompletedEntry,
-  type CompletedTranslation,
-  type EventOrigin,
-} from './translation-completed.event.js';
+/** A translation the chain produced (never a cache hit), as the outbox event needs it. */
+export interface CompletedTranslation extends TranslationOutcome {
+  readonly text: string;
+}
+
+export interface EventOrigin {
+  readonly correlationId: string;
+  /** The request id: the direct cause of the event. */
+  readonly causationId: string;
+}
 
 /** Where translations go to be kept: the outbox, then Kafka, then content_translations. */
 export interface CompletedTranslationSink {
@@ -60,7 +73,11 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
 
   private async write(completed: CompletedTranslation, origin: EventOrigin): Promise<void> {
     try {
-      const entry = translationCompletedEntry(completed, this.options.topicPrefix, origin);
+      const entry = translationCompletedEntry(
+        freeTextCompletedData(completed),
+        this.options.topicPrefix,
+        origin,
+      );
       await this.options.orm.em.fork().transactional(async (em) => {
         addToOutbox(em, this.options.codec, [entry]);
       });
@@ -73,4 +90,18 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
       );
     }
   }
+}
+
+/**
+ * Free text is filed under the hot cache hash of (source, target, text) as its entity id: the same
+ * text translated again lands on the same content_translations row. No request precedes a free
+ * text's result, so the latest result for a text is the one kept.
+ */
+function freeTextCompletedData(completed: CompletedTranslation): TranslationCompletedData {
+  const { source, target, text } = completed;
+  return translationCompletedData(
+    freeTextField(hotCacheHash({ source, target, text }), text),
+    completed,
+    Date.now(),
+  );
 }

@@ -12,11 +12,10 @@ import {
   type RouteStep,
   type TranslationChain,
 } from '../chain/index.js';
-import type { CompletedTranslationSink } from './completed-translations.outbox.js';
+import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
 import { InFlight } from './in-flight.js';
-import type { EventOrigin } from './translation-completed.event.js';
 
 export interface TranslateTextInput {
   readonly text: string;

@@ -9,8 +9,7 @@ import {
   type TranslateRequest,
   type TranslationChain,
 } from '../chain/index.js';
-import type { CompletedTranslationSink } from './completed-translations.outbox.js';
-import type { CompletedTranslation } from './translation-completed.event.js';
+import type { CompletedTranslationSink, CompletedTranslation } from './completed-translations.outbox.js';
 import { TranslateText } from './translate-text.js';
 
 const origin = { correlationId: 'corr', causationId: 'req' };
