@@ -42,35 +42,14 @@ export async function connectDependencies(
   try {
     let orm: Orm | undefined;
     if (needs.postgres) {
-      orm = await withTimeout(
-        connectDatabase({
-          url: settings.DATABASE_URL,
-          poolMax: settings.DATABASE_POOL_MAX,
-          connectTimeoutMs: timeout,
-        }),
-        timeout + 1000,
-        `no answer within ${timeout} ms`,
-      ).catch((err: Error) => {
-        throw new ConfigError(
-          'DATABASE_URL',
-          `cannot connect to ${redactUrl(settings.DATABASE_URL)}: ${err.message}`,
-        );
-      });
+      orm = await connectPostgres(settings, timeout);
       const connected = orm;
       closers.push(() => connected.close(true));
       checks.push(postgresCheck(connected));
     }
     let kafka: Kafka | undefined;
     if (needs.kafka) {
-      kafka = createKafka({
-        brokers: settings.KAFKA_BROKERS,
-        clientId: service,
-        logger,
-        connectionTimeoutMs: timeout,
-        compression: settings.KAFKA_COMPRESSION,
-        topicPrefix: settings.KAFKA_TOPIC_PREFIX,
-      });
-      await assertKafkaReachable(kafka, settings, timeout);
+      kafka = await reachableKafka(service, settings, logger, timeout);
       const check = kafkaCheck(kafka);
       closers.push(() => check.close());
       checks.push(check);
@@ -94,6 +73,43 @@ export async function connectDependencies(
     await close();
     throw err;
   }
+}
+
+/** Postgres connected within the timeout, or a ConfigError naming DATABASE_URL. */
+async function connectPostgres(settings: CommonSettings, timeout: number): Promise<Orm> {
+  return withTimeout(
+    connectDatabase({
+      url: settings.DATABASE_URL,
+      poolMax: settings.DATABASE_POOL_MAX,
+      connectTimeoutMs: timeout,
+    }),
+    timeout + 1000,
+    `no answer within ${timeout} ms`,
+  ).catch((err: Error) => {
+    throw new ConfigError(
+      'DATABASE_URL',
+      `cannot connect to ${redactUrl(settings.DATABASE_URL)}: ${err.message}`,
+    );
+  });
+}
+
+/** A Kafka client whose brokers answered, or a ConfigError naming KAFKA_BROKERS. */
+async function reachableKafka(
+  service: string,
+  settings: CommonSettings,
+  logger: Logger,
+  timeout: number,
+): Promise<Kafka> {
+  const kafka = createKafka({
+    brokers: settings.KAFKA_BROKERS,
+    clientId: service,
+    logger,
+    connectionTimeoutMs: timeout,
+    compression: settings.KAFKA_COMPRESSION,
+    topicPrefix: settings.KAFKA_TOPIC_PREFIX,
+  });
+  await assertKafkaReachable(kafka, settings, timeout);
+  return kafka;
 }
 
 async function assertKafkaReachable(kafka: Kafka, settings: CommonSettings, timeout: number): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
@@ -32,6 +33,7 @@ import { openAiErrorShape } from './chat/openai-errors.js';
 import { ProviderRegistry } from './chat/providers.js';
 import { chatUsageRoutes } from './chat/usage/chat-usage.routes.js';
 import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
+import type { ModerateText } from './moderation/moderate/moderate-text.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
@@ -99,44 +101,12 @@ export function gatewayRoutes(
     }),
     ...nliRoutes(nli),
     ...moderation.routes,
-    ...chatRoutes({
-      registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
-      guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderation.moderate, {
-        nliMaxChars: config.NLI_MAX_TEXT_CHARS,
-        nliConcurrency: config.CHAT_NLI_CONCURRENCY,
-      }),
-      usage: new ChatUsageRecorder(chatUsage, context.logger, context.metrics, {
-        attempts: config.CHAT_USAGE_WRITE_ATTEMPTS,
-        firstDelayMs: config.CHAT_USAGE_RETRY_MS,
-      }),
-      budgets,
-      stream: { stallMs: config.CHAT_STREAM_STALL_MS },
-    }),
+    ...gatewayChatRoutes(config, context, moderation.moderate, chatUsage, budgets),
     ...chatUsageRoutes(chatUsage),
-    ...contentRoutes({
-      orm,
-      redis: context.deps.redis,
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      maxTextChars: config.MAX_TEXT_CHARS,
-      readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
-      requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
-      ...(context.deps.kafka ? { topicLimit: topicLimitOf(context.deps.kafka) } : {}),
-    }),
+    ...gatewayContentRoutes(config, context, orm),
     whoamiRoute(budgets),
     ...keyRoutes(keys),
-    translateStatusRoute({
-      checks: context.deps.checks,
-      probes: [
-        { name: 'translator', baseUrl: config.TRANSLATOR_URL },
-        { name: 'nli', baseUrl: config.NLI_URL },
-        { name: 'worker', baseUrl: config.WORKER_URL },
-      ],
-      translator,
-      kafka: context.deps.kafka,
-      orm,
-      topicPrefix: config.KAFKA_TOPIC_PREFIX,
-    }),
+    gatewayStatusRoute(config, context, translator, orm),
     ...deadLetterRoutes(new DeadLetterIndex(orm), new EventCodec()),
     requestMetricsRoute(context.metrics),
     ...translateAdminRoutes({
@@ -146,6 +116,64 @@ export function gatewayRoutes(
       maxTextChars: config.MAX_TEXT_CHARS,
     }),
   ] as AnyRoute[];
+}
+
+/** The OpenAI-compatible chat routes, guarded by moderation and metered per key. */
+function gatewayChatRoutes(
+  config: GatewayConfig,
+  context: ServiceContext,
+  moderate: ModerateText,
+  chatUsage: ChatUsageStore,
+  budgets: BudgetStore,
+) {
+  return chatRoutes({
+    registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
+    guardrail: new ChatGuardrail(config.CHAT_GUARDRAIL, moderate, {
+      nliMaxChars: config.NLI_MAX_TEXT_CHARS,
+      nliConcurrency: config.CHAT_NLI_CONCURRENCY,
+    }),
+    usage: new ChatUsageRecorder(chatUsage, context.logger, context.metrics, {
+      attempts: config.CHAT_USAGE_WRITE_ATTEMPTS,
+      firstDelayMs: config.CHAT_USAGE_RETRY_MS,
+    }),
+    budgets,
+    stream: { stallMs: config.CHAT_STREAM_STALL_MS },
+  });
+}
+
+/** The content routes: reads of translated content, reports of changes, deletions. */
+function gatewayContentRoutes(config: GatewayConfig, context: ServiceContext, orm: Orm) {
+  return contentRoutes({
+    orm,
+    redis: context.deps.redis,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    maxTextChars: config.MAX_TEXT_CHARS,
+    readCacheTtlSeconds: config.CONTENT_READ_CACHE_TTL_S,
+    requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+    ...(context.deps.kafka ? { topicLimit: topicLimitOf(context.deps.kafka) } : {}),
+  });
+}
+
+/** The status page: the gateway's own checks and a probe of each service behind it. */
+function gatewayStatusRoute(
+  config: GatewayConfig,
+  context: ServiceContext,
+  translator: TranslatorClient,
+  orm: Orm,
+) {
+  return translateStatusRoute({
+    checks: context.deps.checks,
+    probes: [
+      { name: 'translator', baseUrl: config.TRANSLATOR_URL },
+      { name: 'nli', baseUrl: config.NLI_URL },
+      { name: 'worker', baseUrl: config.WORKER_URL },
+    ],
+    translator,
+    kafka: context.deps.kafka,
+    orm,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+  });
 }
 
 /**

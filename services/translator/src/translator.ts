@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 
-import { startService, type BackgroundTask } from '@tp/platform';
+import type { Express } from 'express';
+
+import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
 import { createLogger, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
@@ -12,10 +14,23 @@ import { EngineConsumers } from './consume-requests/engine-consumers.js';
 import { chainOptions, onlineEngines } from './engines-from-config.js';
 import { OfflineEngine, offlineSessionOptions } from './engines/offline/index.js';
 import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
-import { openLanguageDetector } from './translate/detect-language.js';
+import { openLanguageDetector, type LanguageDetector } from './translate/detect-language.js';
 import { translateRoutes } from './translate/translate.routes.js';
 import { testChainRoutes } from './translate/test-chain.routes.js';
 import { TranslateText } from './translate/translate-text.js';
+
+/** What the routes create and the background tasks and checks use, filled in when the routes mount. */
+interface TranslatorParts {
+  sink?: CompletedTranslationsOutbox;
+  consumers?: EngineConsumers;
+  chain?: TranslationChain;
+}
+
+/** The models loaded before the port opens. */
+interface LoadedModels {
+  readonly offline: OfflineEngine;
+  readonly detector: LanguageDetector;
+}
 
 /**
  * Internal translation service (port 3004): the hot cache in Redis, the engine chain, the Postgres
@@ -23,36 +38,9 @@ import { TranslateText } from './translate/translate-text.js';
  * pipeline (consume-requests/).
  */
 export async function startTranslator(config: TranslatorConfig) {
-  // The offline models and the language detector load before the port opens, so the first request
-  // finds them ready. startService makes its own logger later; this one has the same settings.
-  const bootLogger = createLogger('translator', config.LOG_LEVEL);
-  const [offline, detector] = await Promise.all([
-    OfflineEngine.open({
-      modelsDir: resolve(config.MODELS_DIR),
-      logger: bootLogger,
-      sessionOptions: offlineSessionOptions(config.OFFLINE_THREADS),
-    }),
-    openLanguageDetector(),
-  ]);
-  let sink: CompletedTranslationsOutbox | undefined;
-  let consumers: EngineConsumers | undefined;
-  let chain: TranslationChain | undefined;
-  // The engines' language pairs are read before the consumers start, then kept fresh.
-  const pairs: BackgroundTask = {
-    start: async () => {
-      await chain?.directory.refresh(true);
-      chain?.directory.start();
-    },
-    stop: async () => chain?.directory.stop(),
-  };
-  const shutdown: BackgroundTask = {
-    start: async () => undefined,
-    // Runs after the server stopped taking requests and before the database closes.
-    stop: async () => {
-      await sink?.drain();
-      await offline.close();
-    },
-  };
+  const models = await loadModels(config);
+  const parts: TranslatorParts = {};
+  const { pairs, shutdown } = backgroundTasks(parts, models.offline);
   try {
     return await startService({
       name: 'translator',
@@ -63,67 +51,124 @@ export async function startTranslator(config: TranslatorConfig) {
         {
           name: 'engine-consumers',
           required: false,
-          check: () => consumers?.check() ?? Promise.reject(new Error('not created yet')),
+          check: () => parts.consumers?.check() ?? Promise.reject(new Error('not created yet')),
         },
       ],
-      routes: (app, { deps, logger, metrics }) => {
-        if (!deps.orm) throw new Error('translator needs Postgres');
-        // No models: the slot is "not configured" rather than an engine that refuses every pair.
-        const hasModels = offline.installedModels().length > 0;
-        chain = createChain({
-          ...onlineEngines(config),
-          ...(hasModels ? { offline } : {}),
-          options: {
-            ...chainOptions(config),
-            metrics,
-            pairs: {
-              ...chainOptions(config).pairs,
-              onError: (engine, err) =>
-                logger.warn({ engine, err }, 'could not read the language pairs of an engine'),
-            },
-          },
-        });
-        sink = new CompletedTranslationsOutbox({
-          orm: deps.orm,
-          codec: new EventCodec(),
-          topicPrefix: config.KAFKA_TOPIC_PREFIX,
-          logger,
-          metrics,
-        });
-        const translateText = new TranslateText({
-          chain,
-          cache: new HotCache(deps.redis, config.REDIS_KEY_PREFIX),
-          detector,
-          sink,
-          maxTextChars: config.MAX_TEXT_CHARS,
-          metrics,
-          maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
-          glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
-        });
-        testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
-        translateRoutes(app, {
-          translateText,
-          chain,
-          offlineModels: () => offline.installedModels(),
-          maxTextChars: config.MAX_TEXT_CHARS,
-        });
-        logEngines(logger, chain, offline);
-        if (!deps.kafka) throw new Error('translator needs Kafka');
-        consumers = new EngineConsumers({
-          kafka: deps.kafka,
-          translateText,
-          settings: config,
-          logger: logger.child({ component: 'engine-consumers' }),
-          metrics,
-        });
-      },
+      routes: (app, context) => mountTranslator(app, context, config, models, parts),
       // Stopped in reverse: the consumers finish before the sink drains and the models close.
-      background: () => (consumers ? [shutdown, pairs, consumers] : [shutdown, pairs]),
+      background: () => (parts.consumers ? [shutdown, pairs, parts.consumers] : [shutdown, pairs]),
     });
   } catch (err) {
-    await offline.close();
+    await models.offline.close();
     throw err;
   }
+}
+
+/**
+ * The offline models and the language detector load before the port opens, so the first request
+ * finds them ready. startService makes its own logger later; this one has the same settings.
+ */
+async function loadModels(config: TranslatorConfig): Promise<LoadedModels> {
+  const bootLogger = createLogger('translator', config.LOG_LEVEL);
+  const [offline, detector] = await Promise.all([
+    OfflineEngine.open({
+      modelsDir: resolve(config.MODELS_DIR),
+      logger: bootLogger,
+      sessionOptions: offlineSessionOptions(config.OFFLINE_THREADS),
+    }),
+    openLanguageDetector(),
+  ]);
+  return { offline, detector };
+}
+
+function backgroundTasks(parts: TranslatorParts, offline: OfflineEngine) {
+  // The engines' language pairs are read before the consumers start, then kept fresh.
+  const pairs: BackgroundTask = {
+    start: async () => {
+      await parts.chain?.directory.refresh(true);
+      parts.chain?.directory.start();
+    },
+    stop: async () => parts.chain?.directory.stop(),
+  };
+  const shutdown: BackgroundTask = {
+    start: async () => undefined,
+    // Runs after the server stopped taking requests and before the database closes.
+    stop: async () => {
+      await parts.sink?.drain();
+      await offline.close();
+    },
+  };
+  return { pairs, shutdown };
+}
+
+/** The chain, the outbox sink, the use case, its routes and the engine consumers. */
+function mountTranslator(
+  app: Express,
+  { deps, logger, metrics }: ServiceContext,
+  config: TranslatorConfig,
+  { offline, detector }: LoadedModels,
+  parts: TranslatorParts,
+): void {
+  if (!deps.orm) throw new Error('translator needs Postgres');
+  const chain = translatorChain(config, offline, logger, metrics);
+  parts.chain = chain;
+  const sink = new CompletedTranslationsOutbox({
+    orm: deps.orm,
+    codec: new EventCodec(),
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    logger,
+    metrics,
+  });
+  parts.sink = sink;
+  const translateText = new TranslateText({
+    chain,
+    cache: new HotCache(deps.redis, config.REDIS_KEY_PREFIX),
+    detector,
+    sink,
+    maxTextChars: config.MAX_TEXT_CHARS,
+    metrics,
+    maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
+    glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
+  });
+  testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
+  translateRoutes(app, {
+    translateText,
+    chain,
+    offlineModels: () => offline.installedModels(),
+    maxTextChars: config.MAX_TEXT_CHARS,
+  });
+  logEngines(logger, chain, offline);
+  if (!deps.kafka) throw new Error('translator needs Kafka');
+  parts.consumers = new EngineConsumers({
+    kafka: deps.kafka,
+    translateText,
+    settings: config,
+    logger: logger.child({ component: 'engine-consumers' }),
+    metrics,
+  });
+}
+
+function translatorChain(
+  config: TranslatorConfig,
+  offline: OfflineEngine,
+  logger: Logger,
+  metrics: ServiceContext['metrics'],
+): TranslationChain {
+  // No models: the slot is "not configured" rather than an engine that refuses every pair.
+  const hasModels = offline.installedModels().length > 0;
+  return createChain({
+    ...onlineEngines(config),
+    ...(hasModels ? { offline } : {}),
+    options: {
+      ...chainOptions(config),
+      metrics,
+      pairs: {
+        ...chainOptions(config).pairs,
+        onError: (engine, err) =>
+          logger.warn({ engine, err }, 'could not read the language pairs of an engine'),
+      },
+    },
+  });
 }
 
 /** Which engine fills each slot, and what the offline engine can do: the first thing an operator checks. */

@@ -1,6 +1,9 @@
+import type { Kafka } from 'kafkajs';
+
+import type { Orm } from '@tp/db';
 import { consumersCheck, consumersGauge, KafkaProducer, type HealthReporting } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
-import { startService, type BackgroundTask } from '@tp/platform';
+import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
 import type { DependencyCheck } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 
@@ -34,26 +37,8 @@ export function startWorker(config: WorkerConfig) {
       if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');
       backlog = outboxBacklogCheck(deps.orm, config.OUTBOX_BACKLOG_DEGRADED_S);
       outboxBacklogGauges(deps.orm, metrics);
-      const producer = new KafkaProducer(deps.kafka);
       const index = new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES });
-      const relay = new OutboxRelay(deps.orm, producer, {
-        batchSize: config.OUTBOX_BATCH_SIZE,
-        pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-        retentionMs: config.OUTBOX_RETENTION_HOURS * 3_600_000,
-        logger: logger.child({ component: 'outbox-relay' }),
-        deadLetters: index,
-        metrics,
-      });
-      const relayTask: BackgroundTask = {
-        start: async () => {
-          await producer.connect();
-          await relay.start();
-        },
-        stop: async () => {
-          await relay.stop();
-          await producer.disconnect();
-        },
-      };
+      const relayTask = outboxRelayTask(deps.orm, deps.kafka, index, config, { logger, metrics });
       const deadLetters = deadLetterIndexer({
         kafka: deps.kafka,
         index,
@@ -84,4 +69,33 @@ export function startWorker(config: WorkerConfig) {
       return [relayTask, deadLetters, planner, projection, expiry.task()];
     },
   });
+}
+
+/** The outbox relay with its own producer, connected before it starts and after it stops. */
+function outboxRelayTask(
+  orm: Orm,
+  kafka: Kafka,
+  deadLetters: DeadLetterIndex,
+  config: WorkerConfig,
+  { logger, metrics }: Pick<ServiceContext, 'logger' | 'metrics'>,
+): BackgroundTask {
+  const producer = new KafkaProducer(kafka);
+  const relay = new OutboxRelay(orm, producer, {
+    batchSize: config.OUTBOX_BATCH_SIZE,
+    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    retentionMs: config.OUTBOX_RETENTION_HOURS * 3_600_000,
+    logger: logger.child({ component: 'outbox-relay' }),
+    deadLetters,
+    metrics,
+  });
+  return {
+    start: async () => {
+      await producer.connect();
+      await relay.start();
+    },
+    stop: async () => {
+      await relay.stop();
+      await producer.disconnect();
+    },
+  };
 }

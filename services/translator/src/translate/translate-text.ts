@@ -119,11 +119,7 @@ export class TranslateText {
 
     // The glossary version is part of the key: an edited glossary is never answered from the cache.
     const glossaries = this.deps.glossaries;
-    const keyVersion = !glossaries
-      ? 0
-      : auto
-        ? await glossaries.targetVersion(target)
-        : (await glossaries.forPair(source, target)).version;
+    const keyVersion = await this.glossaryKeyVersion(source, target, auto);
     const key = { source, target, text, glossaryVersion: keyVersion };
     const hit = await this.deps.cache.read(key);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
@@ -146,38 +142,40 @@ export class TranslateText {
         throw used === 'auto' ? undetectable(err) : err;
       });
     if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
-    const { result, actualSource } = outcome;
-    const detectedSource = auto && actualSource !== 'auto' ? actualSource : undefined;
-    const engine = result.engine ?? 'none';
-
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
-    if (origin.recordResult !== false && !shared) {
-      this.deps.sink.record(
-        {
-          text,
-          source: actualSource,
-          target,
-          translatedText: result.text,
-          engine,
-          truncated: result.truncated,
-          ...(detectedSource ? { detectedSource } : {}),
-        },
-        { correlationId: origin.correlationId, causationId: origin.causationId },
-      );
-    }
-    return {
-      translatedText: result.text,
-      source: actualSource,
-      target,
-      ...(detectedSource ? { detectedSource } : {}),
-      engine,
-      cached: false,
-      truncated: result.truncated,
-      duration: seconds(),
-      attempts: result.attempts,
-      route: result.route,
-      ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
-    };
+    if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);
+    return chainAnswer(outcome, target, auto, seconds());
+  }
+
+  /** The glossary version in the cache key: 0 without glossaries, the target's for `auto`. */
+  private async glossaryKeyVersion(source: string, target: string, auto: boolean): Promise<number> {
+    const glossaries = this.deps.glossaries;
+    if (!glossaries) return 0;
+    return auto ? glossaries.targetVersion(target) : (await glossaries.forPair(source, target)).version;
+  }
+
+  /** Hands a translation the chain produced to the sink, to be kept. */
+  private record(
+    text: string,
+    target: string,
+    auto: boolean,
+    outcome: ChainOutcome,
+    origin: RequestOrigin,
+  ): void {
+    const { result, actualSource } = outcome;
+    const detectedSource = detectedSourceOf(auto, actualSource);
+    this.deps.sink.record(
+      {
+        text,
+        source: actualSource,
+        target,
+        translatedText: result.text,
+        engine: result.engine ?? 'none',
+        truncated: result.truncated,
+        ...(detectedSource ? { detectedSource } : {}),
+      },
+      { correlationId: origin.correlationId, causationId: origin.causationId },
+    );
   }
 
   /**
@@ -234,11 +232,39 @@ async function appliesToPair(
 }
 
 /** What one shared run produced: a result another run had just cached, or its own chain result. */
-type Outcome =
-  { readonly hit: CachedTranslation } | { readonly result: ChainResult; readonly actualSource: string };
+type ChainOutcome = { readonly result: ChainResult; readonly actualSource: string };
+type Outcome = { readonly hit: CachedTranslation } | ChainOutcome;
 type CacheKey = Parameters<HotCache['read']>[0];
 type CachedTranslation = NonNullable<Awaited<ReturnType<HotCache['read']>>>;
 type ChainRequest = Parameters<TranslationChain['translate']>[0];
+
+/** For `auto`, the language the chain found (none when nobody could tell). */
+function detectedSourceOf(auto: boolean, actualSource: string): string | undefined {
+  return auto && actualSource !== 'auto' ? actualSource : undefined;
+}
+
+/** The answer from a run of the chain. */
+function chainAnswer(
+  { result, actualSource }: ChainOutcome,
+  target: string,
+  auto: boolean,
+  duration: number,
+): TranslationResult {
+  const detectedSource = detectedSourceOf(auto, actualSource);
+  return {
+    translatedText: result.text,
+    source: actualSource,
+    target,
+    ...(detectedSource ? { detectedSource } : {}),
+    engine: result.engine ?? 'none',
+    cached: false,
+    truncated: result.truncated,
+    duration,
+    attempts: result.attempts,
+    route: result.route,
+    ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
+  };
+}
 
 /** The answer from a hot-cache entry. */
 function fromCache(

@@ -89,26 +89,8 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
       if (langpair === undefined) {
         throw new EngineError('apertium', 'unsupported', `no Apertium pair for ${source} -> ${target}`);
       }
-      if (withdrawn(langpair)) {
-        throw new EngineError(
-          'apertium',
-          'unsupported',
-          `${langpair} is withdrawn for now: APy failed it ${withdrawAfter} times in a row`,
-        );
-      }
-      const body = new URLSearchParams({
-        langpair,
-        q: toApertiumText(text),
-        markUnknown: 'yes',
-        deformat: 'html',
-        reformat: 'html-noent',
-      });
-      const reply = await send(
-        'apertium',
-        translateUrl,
-        { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body },
-        signal,
-      );
+      if (withdrawn(langpair)) throw withdrawnError(langpair, withdrawAfter);
+      const reply = await postTranslate(translateUrl, langpair, text, signal);
       if (reply.status !== 200) {
         const failure = apertiumFailure(reply);
         // The installed pairs changed since /listPairs: read it again next time.
@@ -116,12 +98,42 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
         throw failed(langpair, failure);
       }
       health.delete(langpair);
-      const parsed = translateReply.safeParse(reply.json);
-      if (!parsed.success) throw new EngineError('apertium', 'rejected', 'unexpected response body');
-      const { text: translated, unknownWords } = fromApertiumText(parsed.data.responseData.translatedText);
-      return { text: translated, truncated: false, unknownWords };
+      return translatedResult(reply);
     },
   };
+}
+
+function withdrawnError(langpair: string, withdrawAfter: number): EngineError {
+  return new EngineError(
+    'apertium',
+    'unsupported',
+    `${langpair} is withdrawn for now: APy failed it ${withdrawAfter} times in a row`,
+  );
+}
+
+/** POST /translate of one text as HTML (markup passes through), unknown words marked. */
+function postTranslate(url: string, langpair: string, text: string, signal: AbortSignal): Promise<HttpReply> {
+  const body = new URLSearchParams({
+    langpair,
+    q: toApertiumText(text),
+    markUnknown: 'yes',
+    deformat: 'html',
+    reformat: 'html-noent',
+  });
+  return send(
+    'apertium',
+    url,
+    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body },
+    signal,
+  );
+}
+
+/** The translation of a 200 reply, with the words APy did not know. */
+function translatedResult(reply: HttpReply): EngineResult {
+  const parsed = translateReply.safeParse(reply.json);
+  if (!parsed.success) throw new EngineError('apertium', 'rejected', 'unexpected response body');
+  const { text, unknownWords } = fromApertiumText(parsed.data.responseData.translatedText);
+  return { text, truncated: false, unknownWords };
 }
 
 /**

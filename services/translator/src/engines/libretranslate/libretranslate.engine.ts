@@ -60,19 +60,7 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
           `no LibreTranslate pair for ${source} -> ${target}`,
         );
       }
-      const body = {
-        q: text,
-        source: pair.source,
-        target: pair.target,
-        format: 'text',
-        ...(options.apiKey ? { api_key: options.apiKey } : {}),
-      };
-      const reply = await send(
-        'libretranslate',
-        translateUrl,
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-        signal,
-      );
+      const reply = await postTranslate(translateUrl, text, pair, options.apiKey, signal);
       if (reply.status !== 200) {
         const failure = libreFailure(reply);
         // The instance's models changed since we read /languages: read it again next time.
@@ -80,15 +68,43 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
         throw failure;
       }
 
-      const parsed = translateReply.safeParse(reply.json);
-      if (!parsed.success) throw new EngineError('libretranslate', 'rejected', 'unexpected response body');
-      const detected = parsed.data.detectedLanguage?.language;
-      return {
-        text: parsed.data.translatedText,
-        truncated: false,
-        ...(auto && detected ? { detectedSource: fromLibreCode(detected) } : {}),
-      };
+      return translatedResult(reply, auto);
     },
+  };
+}
+
+/** POST /translate of one plain text in the instance's codes. */
+function postTranslate(
+  url: string,
+  text: string,
+  pair: { source: string; target: string },
+  apiKey: string | undefined,
+  signal: AbortSignal,
+): Promise<HttpReply> {
+  const body = {
+    q: text,
+    source: pair.source,
+    target: pair.target,
+    format: 'text',
+    ...(apiKey ? { api_key: apiKey } : {}),
+  };
+  return send(
+    'libretranslate',
+    url,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    signal,
+  );
+}
+
+/** The translation of a 200 reply, with the language the instance found when asked for `auto`. */
+function translatedResult(reply: HttpReply, auto: boolean): EngineResult {
+  const parsed = translateReply.safeParse(reply.json);
+  if (!parsed.success) throw new EngineError('libretranslate', 'rejected', 'unexpected response body');
+  const detected = parsed.data.detectedLanguage?.language;
+  return {
+    text: parsed.data.translatedText,
+    truncated: false,
+    ...(auto && detected ? { detectedSource: fromLibreCode(detected) } : {}),
   };
 }
 
