@@ -99,13 +99,7 @@ async function translateMasked(
       result = await engine.translate(glossary ? { ...request, glossary } : request, signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      return {
-        ...(error instanceof GlossaryNotAppliedError ? { glossaryRefused: true } : {}),
-        ok: false,
-        breakerOpen: error instanceof BreakerOpenError,
-        reason: describe(error),
-        ...(error instanceof EngineError && error.kind === 'unsupported' ? { unsupported: true } : {}),
-      };
+      return engineFailure(error);
     }
     detectedSource ??= result.detectedSource;
     if (result.unknownWords !== undefined) unknownWords = (unknownWords ?? 0) + result.unknownWords;
@@ -119,17 +113,7 @@ async function translateMasked(
   }
 
   const restored = restore(translated.join(''), masked.spans);
-  // Spans beyond a truncated answer are missing by design. Where we cut, we know which ones; where the
-  // engine cut on its own, we cannot tell, so only doubled or invented tokens count then.
-  const expectedMissing = cutShort
-    ? new Set(restore(pieces.join(''), masked.spans).lost)
-    : new Set(truncated ? restored.lost : []);
-  const lost = restored.lost.filter((index) => !expectedMissing.has(index));
-  const spanProblem = describeSpans(
-    lost.map((i) => masked.spans[i] as string),
-    restored.duplicated.map((i) => masked.spans[i] as string),
-    restored.unexpected,
-  );
+  const spanProblem = spansProblem(masked.spans, restored, pieces, { cutShort, truncated });
   if (spanProblem) return { ok: false, breakerOpen: false, reason: spanProblem };
 
   const done = {
@@ -140,6 +124,39 @@ async function translateMasked(
   };
   if (unchanged) return { ok: false, breakerOpen: false, reason: UNCHANGED, unchanged: done };
   return { ok: true, ...done };
+}
+
+/** A failed engine call as an outcome: a refused glossary, an open breaker and a refused pair are told apart. */
+function engineFailure(error: unknown): EngineOutcome & { glossaryRefused?: boolean } {
+  return {
+    ...(error instanceof GlossaryNotAppliedError ? { glossaryRefused: true } : {}),
+    ok: false,
+    breakerOpen: error instanceof BreakerOpenError,
+    reason: describe(error),
+    ...(error instanceof EngineError && error.kind === 'unsupported' ? { unsupported: true } : {}),
+  };
+}
+
+/**
+ * What went wrong with the protected spans, if anything. Spans beyond a truncated answer are missing by
+ * design. Where we cut, we know which ones; where the engine cut on its own, we cannot tell, so only
+ * doubled or invented tokens count then.
+ */
+function spansProblem(
+  spans: readonly string[],
+  restored: ReturnType<typeof restore>,
+  pieces: readonly string[],
+  { cutShort, truncated }: { readonly cutShort: boolean; readonly truncated: boolean },
+): string | undefined {
+  const expectedMissing = cutShort
+    ? new Set(restore(pieces.join(''), spans).lost)
+    : new Set(truncated ? restored.lost : []);
+  const lost = restored.lost.filter((index) => !expectedMissing.has(index));
+  return describeSpans(
+    lost.map((i) => spans[i] as string),
+    restored.duplicated.map((i) => spans[i] as string),
+    restored.unexpected,
+  );
 }
 
 function piecesFor(text: string, maxChars: number, split: boolean): { pieces: string[]; cutShort: boolean } {

@@ -77,17 +77,21 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         signal,
       );
       if (reply.status !== 200) throw deeplFailure(reply);
-
-      const parsed = translateReply.safeParse(reply.json);
-      if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected response body');
-      const [first] = parsed.data.translations;
-      const detected = first?.detected_source_language;
-      return {
-        text: first?.text ?? '',
-        truncated: false,
-        ...(detected ? { detectedSource: fromDeepLCode(detected) } : {}),
-      };
+      return translatedResult(reply);
     },
+  };
+}
+
+/** The translation of a 200 reply, with the language DeepL found. */
+function translatedResult(reply: HttpReply): EngineResult {
+  const parsed = translateReply.safeParse(reply.json);
+  if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected response body');
+  const [first] = parsed.data.translations;
+  const detected = first?.detected_source_language;
+  return {
+    text: first?.text ?? '',
+    truncated: false,
+    ...(detected ? { detectedSource: fromDeepLCode(detected) } : {}),
   };
 }
 

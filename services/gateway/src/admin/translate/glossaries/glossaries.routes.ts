@@ -86,76 +86,101 @@ const APPLIES =
 /** Admin management of glossaries: one term list per language pair. */
 export function glossaryRoutes(store: GlossaryStore) {
   return [
-    defineRoute({
-      method: 'get',
-      path: PATH,
-      summary: 'List glossaries',
-      description: 'Every glossary without its entries, by language pair.',
-      tags: TAGS,
-      access: 'admin',
-      response: {
-        status: 200,
-        description: 'The glossaries.',
-        schema: z.object({ glossaries: z.array(summarySchema) }),
-      },
-      handler: async () => ({ glossaries: await store.list() }),
-    }),
-    defineRoute({
-      method: 'post',
-      path: PATH,
-      summary: 'Create the glossary of a language pair',
-      description: `One glossary per pair: a second one is 409 CONFLICT. ${APPLIES}`,
-      tags: TAGS,
-      access: 'admin',
-      request: { body: createBody },
-      response: { status: 201, description: 'The new glossary.', schema: glossarySchema },
-      errors: ['CONFLICT', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-      handler: ({ body }) =>
-        store.create({
-          name: body.name,
-          sourceLang: body.source_lang,
-          targetLang: body.target_lang,
-          entries: readEntries(body.entries, body.entries_format),
-        }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: `${PATH}/{id}`,
-      summary: 'Read a glossary with its entries',
-      tags: TAGS,
-      access: 'admin',
-      request: { params: idParams },
-      response: { status: 200, description: 'The glossary.', schema: glossarySchema },
-      errors: ['NOT_FOUND'],
-      handler: ({ params }) => store.get(params.id),
-    }),
-    defineRoute({
-      method: 'put',
-      path: `${PATH}/{id}`,
-      summary: 'Rename a glossary or replace its entries',
-      description: `\`entries\` replaces the whole list (CSV import included). Every update gets a new \`version\`. ${APPLIES}`,
-      tags: TAGS,
-      access: 'admin',
-      request: { params: idParams, body: updateBody },
-      response: { status: 200, description: 'The updated glossary.', schema: glossarySchema },
-      errors: ['NOT_FOUND', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-      handler: ({ params, body }) =>
-        store.update(params.id, {
-          name: body.name,
-          entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
-        }),
-    }),
-    defineRoute({
-      method: 'delete',
-      path: `${PATH}/{id}`,
-      summary: 'Delete a glossary',
-      description: 'Translations of the pair no longer apply any terms, from the next one on.',
-      tags: TAGS,
-      access: 'admin',
-      request: { params: idParams },
-      response: { status: 200, description: 'The deleted glossary.', schema: summarySchema },
-      errors: ['NOT_FOUND'],
-      handler: ({ params }) => store.remove(params.id),
-    }),
+    listGlossaryRoute(store),
+    createGlossaryRoute(store),
+    readGlossaryRoute(store),
+    updateGlossaryRoute(store),
+    deleteGlossaryRoute(store),
   ];
+}
+
+/** GET: every glossary, without entries. */
+function listGlossaryRoute(store: GlossaryStore) {
+  return defineRoute({
+    method: 'get',
+    path: PATH,
+    summary: 'List glossaries',
+    description: 'Every glossary without its entries, by language pair.',
+    tags: TAGS,
+    access: 'admin',
+    response: {
+      status: 200,
+      description: 'The glossaries.',
+      schema: z.object({ glossaries: z.array(summarySchema) }),
+    },
+    handler: async () => ({ glossaries: await store.list() }),
+  });
+}
+
+/** POST: a new glossary for a pair. */
+function createGlossaryRoute(store: GlossaryStore) {
+  return defineRoute({
+    method: 'post',
+    path: PATH,
+    summary: 'Create the glossary of a language pair',
+    description: `One glossary per pair: a second one is 409 CONFLICT. ${APPLIES}`,
+    tags: TAGS,
+    access: 'admin',
+    request: { body: createBody },
+    response: { status: 201, description: 'The new glossary.', schema: glossarySchema },
+    errors: ['CONFLICT', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
+    handler: ({ body }) =>
+      store.create({
+        name: body.name,
+        sourceLang: body.source_lang,
+        targetLang: body.target_lang,
+        entries: readEntries(body.entries, body.entries_format),
+      }),
+  });
+}
+
+/** GET by id: one glossary with its entries. */
+function readGlossaryRoute(store: GlossaryStore) {
+  return defineRoute({
+    method: 'get',
+    path: `${PATH}/{id}`,
+    summary: 'Read a glossary with its entries',
+    tags: TAGS,
+    access: 'admin',
+    request: { params: idParams },
+    response: { status: 200, description: 'The glossary.', schema: glossarySchema },
+    errors: ['NOT_FOUND'],
+    handler: ({ params }) => store.get(params.id),
+  });
+}
+
+/** PUT: rename, or replace the entries. */
+function updateGlossaryRoute(store: GlossaryStore) {
+  return defineRoute({
+    method: 'put',
+    path: `${PATH}/{id}`,
+    summary: 'Rename a glossary or replace its entries',
+    description: `\`entries\` replaces the whole list (CSV import included). Every update gets a new \`version\`. ${APPLIES}`,
+    tags: TAGS,
+    access: 'admin',
+    request: { params: idParams, body: updateBody },
+    response: { status: 200, description: 'The updated glossary.', schema: glossarySchema },
+    errors: ['NOT_FOUND', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
+    handler: ({ params, body }) =>
+      store.update(params.id, {
+        name: body.name,
+        entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
+      }),
+  });
+}
+
+/** DELETE by id. */
+function deleteGlossaryRoute(store: GlossaryStore) {
+  return defineRoute({
+    method: 'delete',
+    path: `${PATH}/{id}`,
+    summary: 'Delete a glossary',
+    description: 'Translations of the pair no longer apply any terms, from the next one on.',
+    tags: TAGS,
+    access: 'admin',
+    request: { params: idParams },
+    response: { status: 200, description: 'The deleted glossary.', schema: summarySchema },
+    errors: ['NOT_FOUND'],
+    handler: ({ params }) => store.remove(params.id),
+  });
 }
