@@ -53,10 +53,15 @@ export const libreTranslateFaults = {
   cannotTranslate: () => respondWith(500, { error: 'Cannot translate text: model failed to load' }),
 };
 
-export async function startLibreTranslateDouble(
-  options: LibreTranslateDoubleOptions = {},
-): Promise<LibreTranslateDouble> {
-  const [simplified, traditional] = options.codes === 'legacy' ? ['zh', 'zt'] : ['zh-Hans', 'zh-Hant'];
+/** The language codes an instance offers, which targets each reaches, and our languages' codes in it. */
+interface InstanceLanguages {
+  readonly codes: readonly string[];
+  readonly targetsOf: (code: string) => string[];
+  readonly toCode: (language: PhraseLanguage) => string;
+}
+
+function instanceLanguages(legacy: boolean): InstanceLanguages {
+  const [simplified, traditional] = legacy ? ['zh', 'zt'] : ['zh-Hans', 'zh-Hant'];
   const codes = ['en', 'de', 'fr', 'es', 'it', 'ja', 'pt', 'pb', simplified, traditional];
   // Japanese has only the English model installed, so it is a source with a single target.
   const targetsOf = (code: string): string[] =>
@@ -67,6 +72,14 @@ export async function startLibreTranslateDouble(
     'zh-Hant': traditional,
   };
   const toCode = (language: PhraseLanguage): string => aliases[language] ?? language;
+  return { codes, targetsOf, toCode };
+}
+
+export async function startLibreTranslateDouble(
+  options: LibreTranslateDoubleOptions = {},
+): Promise<LibreTranslateDouble> {
+  const languages = instanceLanguages(options.codes === 'legacy');
+  const { codes, targetsOf, toCode } = languages;
   const keys = new Set(options.apiKeys ?? []);
   let banned = false;
   let window = { minute: -1, count: 0 };
@@ -88,54 +101,8 @@ export async function startLibreTranslateDouble(
     return undefined;
   };
 
-  const translate = (request: RecordedRequest): DoubleResponse => {
-    const q = field(request.body, 'q');
-    const source = field(request.body, 'source');
-    const target = field(request.body, 'target');
-    const format = field(request.body, 'format') ?? 'text';
-    if (!q || (Array.isArray(q) && q.length === 0)) return error(400, 'Invalid request: missing q parameter');
-    if (!source) return error(400, 'Invalid request: missing source parameter');
-    if (!target) return error(400, 'Invalid request: missing target parameter');
-    const texts = (Array.isArray(q) ? q : [q]).map(String);
-    const chars = texts.reduce((sum, t) => sum + t.length, 0);
-    if (options.charLimit !== undefined && chars > options.charLimit) {
-      return error(400, `Invalid request: request (${chars}) exceeds text limit (${options.charLimit})`);
-    }
-    const detections = texts.map((text) =>
-      source === 'auto'
-        ? { confidence: 90.0, language: toCode(detectLanguage(text)) }
-        : { confidence: 100.0, language: String(source) },
-    );
-    const unknown = detections.find((d) => !codes.includes(d.language));
-    // LibreTranslate formats the whole detection dict into this message.
-    if (unknown)
-      return error(
-        400,
-        `{'confidence': ${unknown.confidence.toFixed(1)}, 'language': '${unknown.language}'} is not supported`,
-      );
-    if (typeof target !== 'string' || !codes.includes(target))
-      return error(400, `${String(target)} is not supported`);
-    if (format !== 'text' && format !== 'html')
-      return error(400, `${String(format)} format is not supported`);
-    const translations: string[] = [];
-    for (const [index, text] of texts.entries()) {
-      const from = detections[index]?.language ?? 'en';
-      if (!targetsOf(from).includes(target)) {
-        return error(
-          400,
-          `${NAMES[target]} (${target}) is not available as a target language from ${NAMES[from]} (${from})`,
-        );
-      }
-      const to = PHRASE_LANGUAGES[target];
-      translations.push((to && lookupPhrase(text, PHRASE_LANGUAGES[from], to)) ?? `[${target}] ${text}`);
-    }
-    const translatedText = Array.isArray(q) ? translations : translations[0];
-    const detectedLanguage = Array.isArray(q) ? detections : detections[0];
-    return {
-      status: 200,
-      body: source === 'auto' ? { translatedText, detectedLanguage } : { translatedText },
-    };
-  };
+  const translate = (request: RecordedRequest): DoubleResponse =>
+    translateReply(request, languages, options.charLimit);
 
   const double = await startHttpDouble((request) => {
     const route = `${request.method} ${request.path}`;
@@ -163,4 +130,57 @@ export async function startLibreTranslateDouble(
       banned = false;
     },
   });
+}
+
+/** POST /translate: LibreTranslate's checks in its order, then the phrase book (or a tagged copy). */
+function translateReply(
+  request: RecordedRequest,
+  { codes, targetsOf, toCode }: InstanceLanguages,
+  charLimit: number | undefined,
+): DoubleResponse {
+  const q = field(request.body, 'q');
+  const source = field(request.body, 'source');
+  const target = field(request.body, 'target');
+  const format = field(request.body, 'format') ?? 'text';
+  if (!q || (Array.isArray(q) && q.length === 0)) return error(400, 'Invalid request: missing q parameter');
+  if (!source) return error(400, 'Invalid request: missing source parameter');
+  if (!target) return error(400, 'Invalid request: missing target parameter');
+  const texts = (Array.isArray(q) ? q : [q]).map(String);
+  const chars = texts.reduce((sum, t) => sum + t.length, 0);
+  if (charLimit !== undefined && chars > charLimit) {
+    return error(400, `Invalid request: request (${chars}) exceeds text limit (${charLimit})`);
+  }
+  const detections = texts.map((text) =>
+    source === 'auto'
+      ? { confidence: 90.0, language: toCode(detectLanguage(text)) }
+      : { confidence: 100.0, language: String(source) },
+  );
+  const unknown = detections.find((d) => !codes.includes(d.language));
+  // LibreTranslate formats the whole detection dict into this message.
+  if (unknown)
+    return error(
+      400,
+      `{'confidence': ${unknown.confidence.toFixed(1)}, 'language': '${unknown.language}'} is not supported`,
+    );
+  if (typeof target !== 'string' || !codes.includes(target))
+    return error(400, `${String(target)} is not supported`);
+  if (format !== 'text' && format !== 'html') return error(400, `${String(format)} format is not supported`);
+  const translations: string[] = [];
+  for (const [index, text] of texts.entries()) {
+    const from = detections[index]?.language ?? 'en';
+    if (!targetsOf(from).includes(target)) {
+      return error(
+        400,
+        `${NAMES[target]} (${target}) is not available as a target language from ${NAMES[from]} (${from})`,
+      );
+    }
+    const to = PHRASE_LANGUAGES[target];
+    translations.push((to && lookupPhrase(text, PHRASE_LANGUAGES[from], to)) ?? `[${target}] ${text}`);
+  }
+  const translatedText = Array.isArray(q) ? translations : translations[0];
+  const detectedLanguage = Array.isArray(q) ? detections : detections[0];
+  return {
+    status: 200,
+    body: source === 'auto' ? { translatedText, detectedLanguage } : { translatedText },
+  };
 }

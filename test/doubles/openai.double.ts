@@ -524,7 +524,24 @@ function validate(request: RecordedRequest): OpenAiErrorBody | undefined {
       'empty_array',
     );
   }
-  for (const [i, message] of (b.messages as unknown[]).entries()) {
+  const invalidMessage = validateMessages(b.messages as unknown[]);
+  if (invalidMessage) return invalidMessage;
+  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') {
+    return invalidType('stream', 'a boolean', b.stream);
+  }
+  if (b.stream_options !== undefined && b.stream_options !== null && b.stream !== true) {
+    return openAiError(
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      'invalid_request_error',
+      'stream_options',
+    );
+  }
+  return validateNumbers(b);
+}
+
+/** The first invalid message, in OpenAI's order of checks. */
+function validateMessages(messages: readonly unknown[]): OpenAiErrorBody | undefined {
+  for (const [i, message] of messages.entries()) {
     const at = `messages[${i}]`;
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       return invalidType(at, 'an object', message);
@@ -546,16 +563,11 @@ function validate(request: RecordedRequest): OpenAiErrorBody | undefined {
       return invalidType(`${at}.content`, 'one of a string or array of objects', content);
     }
   }
-  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') {
-    return invalidType('stream', 'a boolean', b.stream);
-  }
-  if (b.stream_options !== undefined && b.stream_options !== null && b.stream !== true) {
-    return openAiError(
-      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-      'invalid_request_error',
-      'stream_options',
-    );
-  }
+  return undefined;
+}
+
+/** The integer and decimal parameters, each within OpenAI's range. */
+function validateNumbers(b: Readonly<Record<string, unknown>>): OpenAiErrorBody | undefined {
   for (const [param, min, max] of [
     ['max_tokens', 1, Number.POSITIVE_INFINITY],
     ['max_completion_tokens', 1, Number.POSITIVE_INFINITY],

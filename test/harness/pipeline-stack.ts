@@ -55,9 +55,48 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
   ];
   const ports = new Map<string, number>();
   for (const name of names) ports.set(name, await freePort());
-  const env: NodeJS.ProcessEnv = {
+  const env = stackEnv(options, db.url, ports);
+  const processes = new Map<string, ServiceProcess>();
+  for (const name of names) {
+    processes.set(name, runService(name.replace(/-\d+$/, ''), env, ports.get(name)!));
+  }
+  const stop = async () => {
+    for (const proc of processes.values()) proc.child.kill('SIGKILL');
+    await Promise.all([...processes.values()].map((proc) => proc.exited));
+    await sql.end();
+    await db.drop();
+  };
+  await waitUntilHealthy(processes, stop);
+  const [adminKey, clientKey] = await Promise.all([
+    createKeyWithCli(db.url, 'admin'),
+    createKeyWithCli(db.url, 'client'),
+  ]);
+  const gatewayUrl = processes.get('gateway')!.url;
+  return {
+    db,
+    sql,
+    processes,
+    adminKey,
+    clientKey,
+    call: (method, path, key, body) => callGateway(gatewayUrl, method, path, key, body),
+    translations: (type) => storedTranslations(sql, type),
+    logs: () =>
+      [...processes]
+        .map(([name, proc]) => `--- ${name} (exit ${proc.child.exitCode}) ---\n${proc.output().slice(-3000)}`)
+        .join('\n'),
+    stop,
+  };
+}
+
+/** Every process's settings: pipelineEnv's for this stack, then the test's own. */
+function stackEnv(
+  options: StackOptions,
+  databaseUrl: string,
+  ports: ReadonlyMap<string, number>,
+): NodeJS.ProcessEnv {
+  return {
     ...pipelineEnv({
-      databaseUrl: db.url,
+      databaseUrl,
       kafkaBrokers: options.kafkaBrokers,
       topicPrefix: options.topicPrefix,
       ports: {
@@ -71,16 +110,13 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
     CONNECT_TIMEOUT_MS: '30000',
     ...options.env,
   };
-  const processes = new Map<string, ServiceProcess>();
-  for (const name of names) {
-    processes.set(name, runService(name.replace(/-\d+$/, ''), env, ports.get(name)!));
-  }
-  const stop = async () => {
-    for (const proc of processes.values()) proc.child.kill('SIGKILL');
-    await Promise.all([...processes.values()].map((proc) => proc.exited));
-    await sql.end();
-    await db.drop();
-  };
+}
+
+/** Waits for each process's /health; on failure stops the stack and throws with every process's output. */
+async function waitUntilHealthy(
+  processes: ReadonlyMap<string, ServiceProcess>,
+  stop: () => Promise<void>,
+): Promise<void> {
   try {
     for (const proc of processes.values()) {
       await waitFor(
@@ -97,48 +133,39 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
     await stop();
     throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
   }
-  const [adminKey, clientKey] = await Promise.all([
-    createKeyWithCli(db.url, 'admin'),
-    createKeyWithCli(db.url, 'client'),
-  ]);
-  const gatewayUrl = processes.get('gateway')!.url;
-  return {
-    db,
-    sql,
-    processes,
-    adminKey,
-    clientKey,
-    async call(method, path, key, body) {
-      const res = await fetch(`${gatewayUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as StackAnswer };
+}
+
+async function callGateway(
+  gatewayUrl: string,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; body: StackAnswer }> {
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
-    async translations(type) {
-      const result = await sql.query<{
-        id: string;
-        field: string;
-        lang: string;
-        version: string;
-        text: string;
-      }>(
-        `select entity_id as id, field, target_lang as lang, source_version as version, translated_text as text
-         from content_translations where entity_type = $1`,
-        [type],
-      );
-      return result.rows.map((r) => `${r.id} ${r.field} ${r.lang} ${r.version} ${r.text}`).sort();
-    },
-    logs: () =>
-      [...processes]
-        .map(([name, proc]) => `--- ${name} (exit ${proc.child.exitCode}) ---\n${proc.output().slice(-3000)}`)
-        .join('\n'),
-    stop,
-  };
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as StackAnswer };
+}
+
+async function storedTranslations(sql: pg.Pool, type: string): Promise<string[]> {
+  const result = await sql.query<{
+    id: string;
+    field: string;
+    lang: string;
+    version: string;
+    text: string;
+  }>(
+    `select entity_id as id, field, target_lang as lang, source_version as version, translated_text as text
+     from content_translations where entity_type = $1`,
+    [type],
+  );
+  return result.rows.map((r) => `${r.id} ${r.field} ${r.lang} ${r.version} ${r.text}`).sort();
 }
 
 /**
