@@ -41,11 +41,24 @@ async function instrument(): Promise<void> {
       // No span for a call outside any trace (the relay's idle polls, health probes): noise.
       new PgInstrumentation({ requireParentSpan: true }),
       new RedisInstrumentation({ requireParentSpan: true }),
-      new undici.UndiciInstrumentation({ requireParentforSpans: true }),
+      new undici.UndiciInstrumentation({
+        requireParentforSpans: true,
+        startSpanHook: (request) => withoutQuery(request.origin, request.path),
+      }),
     ],
   });
   // The loader thread has the list of modules to wrap before the service's first import.
   await waitForAllMessagesAcknowledged();
+}
+
+/**
+ * An outgoing request's URL attributes without its query string, which can hold a user's text
+ * (MyMemory's `q`) or an e-mail address (its `de`); exported spans must not.
+ */
+export function withoutQuery(origin: string, path: string): Record<string, string> {
+  const at = path.indexOf('?');
+  if (at < 0) return {};
+  return { 'url.full': new URL(path.slice(0, at), origin).href, 'url.query': '?REDACTED' };
 }
 
 if (exportsTraces(process.env)) await instrument();
