@@ -39,7 +39,10 @@ async function instrument(): Promise<void> {
   registerInstrumentations({
     instrumentations: [
       // No span for a call outside any trace (the relay's idle polls, health probes): noise.
-      new PgInstrumentation({ requireParentSpan: true }),
+      new PgInstrumentation({
+        requireParentSpan: true,
+        requestHook: (span, { query }) => span.setAttributes(statementAttributes(query.text)),
+      }),
       new RedisInstrumentation({ requireParentSpan: true }),
       new undici.UndiciInstrumentation({
         requireParentforSpans: true,
@@ -49,6 +52,28 @@ async function instrument(): Promise<void> {
   });
   // The loader thread has the list of modules to wrap before the service's first import.
   await waitForAllMessagesAcknowledged();
+}
+
+/**
+ * A statement's attributes without its literals: MikroORM inlines the values (texts, translations,
+ * key hashes, whole Avro payloads) into the SQL it sends, and exported spans must not carry them.
+ */
+export function statementAttributes(sql: string): Record<string, string> {
+  return { 'db.query.text': withoutStringLiterals(sql) };
+}
+
+/** `sql` with each '...' literal (doubled quotes inside) as '?'; one pass. */
+function withoutStringLiterals(sql: string): string {
+  let out = '';
+  let from = 0;
+  for (let open = sql.indexOf("'"); open >= 0; open = sql.indexOf("'", from)) {
+    let close = sql.indexOf("'", open + 1);
+    while (close >= 0 && sql[close + 1] === "'") close = sql.indexOf("'", close + 2);
+    out += `${sql.slice(from, open)}'?'`;
+    if (close < 0) return out;
+    from = close + 1;
+  }
+  return out + sql.slice(from);
 }
 
 /**
