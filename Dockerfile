@@ -81,5 +81,6 @@ USER node
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const port = process.env.PORT || { gateway: 3000, translator: 3004, nli: 3005, worker: 3006 }[process.env.SERVICE]; fetch('http://127.0.0.1:' + port + '/health', { signal: AbortSignal.timeout(3000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1));"]
 
-# exec: node replaces the shell, so SIGTERM reaches it (graceful shutdown).
-CMD ["sh", "-c", "exec node --enable-source-maps --disable-warning=TimeoutNegativeWarning services/${SERVICE}/dist/main.js"]
+# exec: node replaces the shell, so SIGTERM reaches it (graceful shutdown). --import preloads the
+# OpenTelemetry instrumentations (pg, redis, outgoing fetch) before the service's first import.
+CMD ["sh", "-c", "exec node --import @tp/runtime/instrument --enable-source-maps --disable-warning=TimeoutNegativeWarning services/${SERVICE}/dist/main.js"]

@@ -55,7 +55,7 @@ declare -A ports=([gateway]="${GATEWAY_PORT:-3000}" [translator]="${TRANSLATOR_P
 export TRANSLATOR_URL="${TRANSLATOR_URL:-http://127.0.0.1:${ports[translator]}}"
 export NLI_URL="${NLI_URL:-http://127.0.0.1:${ports[nli]}}"
 for service in gateway translator nli worker; do
-  PORT="${ports[$service]}" node --enable-source-maps --disable-warning=TimeoutNegativeWarning \
+  PORT="${ports[$service]}" node --import @tp/runtime/instrument --enable-source-maps --disable-warning=TimeoutNegativeWarning \
     "services/$service/dist/main.js" &
   pids+=("$!")
 done

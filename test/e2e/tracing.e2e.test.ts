@@ -24,6 +24,8 @@ interface ReceivedSpan {
   readonly name: string;
   readonly kind: number;
   readonly attributes: Readonly<Record<string, unknown>>;
+  /** What a CLIENT span calls: its `db.system` (postgresql, redis), or `http` for an HTTP request. */
+  readonly system?: string;
 }
 const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
 
@@ -46,6 +48,12 @@ const attributesOf = (list: OtlpAttribute[] = []) =>
     list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue]),
   );
 
+function systemOf(attributes: Record<string, unknown>): Pick<ReceivedSpan, 'attributes' | 'system'> {
+  const db = attributes['db.system.name'] ?? attributes['db.system'];
+  if (db !== undefined) return { attributes, system: String(db) };
+  return { attributes, system: attributes['http.request.method'] === undefined ? undefined : 'http' };
+}
+
 /** An OTLP/HTTP JSON receiver: keeps every span it is sent. */
 function startReceiver(): Promise<Server> {
   const server = createServer((req, res) => {
@@ -57,7 +65,7 @@ function startReceiver(): Promise<Server> {
         const service = String(attributesOf(resource.resource?.attributes)['service.name']);
         for (const scope of resource.scopeSpans ?? []) {
           for (const span of scope.spans ?? []) {
-            spans.push({ ...span, service, attributes: attributesOf(span.attributes) });
+            spans.push({ ...span, service, ...systemOf(attributesOf(span.attributes)) });
           }
         }
       }
@@ -210,19 +218,12 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
       'the spans from the gateway to the projection write',
       () => reachesGateway(caller.traceId, 't-1'),
       15_000,
-    )
-      .catch((err: unknown) => {
-        const seen = [...new Set(spans.map((x) => `${x.service}:${x.name}`))].join(', ');
-        throw new Error(`spans: ${seen}; gateway: ${processes.get('gateway')!.output().slice(-1500)}`, {
-          cause: err,
-        });
-      })
-      .catch((err: unknown) => {
-        const seen = [...new Set(spans.map((x) => `${x.service}:${x.name}`))].join(', ');
-        throw new Error(`spans: ${seen}; gateway: ${processes.get('gateway')!.output().slice(-1500)}`, {
-          cause: err,
-        });
+    ).catch((err: unknown) => {
+      const seen = [...new Set(spans.map((x) => `${x.service}:${x.name}`))].join(', ');
+      throw new Error(`spans: ${seen}; gateway: ${processes.get('gateway')!.output().slice(-1500)}`, {
+        cause: err,
       });
+    });
 
     const path = ancestry(projectionOf(caller.traceId, 't-1')!);
     const steps = path.map(
@@ -261,6 +262,59 @@ describe('tracing (gateway, worker and translator as processes, spans exported b
     ]);
     // Log lines written in the request carry its trace.
     expect(processes.get('gateway')!.output()).toContain(`"trace_id":"${caller.traceId}"`);
+  }, 60_000);
+
+  it('the maintained instrumentations add CLIENT spans under the platform spans: Postgres, Redis, the engine call', async () => {
+    const caller = await reportTraced('t-3', '腾讯控股');
+    await waitFor('the row written', async () => (await rowCount('t-3')) === 1, 30_000);
+    const clientUnder = (system: string, ancestor: string, name = '') =>
+      inTrace(caller.traceId).find(
+        (s) =>
+          s.kind === SPAN_KIND.client &&
+          s.system === system &&
+          s.name.startsWith(name) &&
+          ancestry(s)
+            .slice(1)
+            .some((a) => a.name.startsWith(ancestor)),
+      );
+    await waitFor(
+      'a pg span under the projection write, a redis span under a message handling, the engine call',
+      () =>
+        reachesGateway(caller.traceId, 't-3') &&
+        clientUnder('postgresql', 'projection write', 'pg.query') !== undefined &&
+        clientUnder('redis', 'process ') !== undefined &&
+        clientUnder('http', 'engine attempt libretranslate') !== undefined,
+      15_000,
+    ).catch((err: unknown) => {
+      const clients = inTrace(caller.traceId)
+        .filter((s) => s.kind === SPAN_KIND.client)
+        .map(
+          (s) =>
+            `${s.system}:${ancestry(s)
+              .map((a) => `${a.service}:${a.name}`)
+              .join(' < ')}`,
+        );
+      throw new Error(`client spans of t-3:\n${clients.join('\n')}`, { cause: err });
+    });
+
+    // The projection's query: pg's span, a child of the worker's projection write, in the report's trace.
+    const query = clientUnder('postgresql', 'projection write', 'pg.query')!;
+    expect(query.service).toBe('worker');
+    expect(ancestry(query).at(-1)?.name).toBe('POST /api/v1/content/:module/:type/:id');
+    // A Redis command made while a Kafka message was handled, in the same trace.
+    expect(clientUnder('redis', 'process ')!.name).toMatch(/^redis-[A-Z]+/);
+    // The engine's HTTP call (fetch): a direct child of its attempt.
+    const call = clientUnder('http', 'engine attempt libretranslate')!;
+    expect(ancestry(call)[1]?.name).toBe('engine attempt libretranslate');
+    expect(call.attributes['http.request.method']).toBe('POST');
+    // MikroORM inlines values into the SQL it sends: the exported statements have them replaced, so
+    // no span carries the reported text.
+    const statements = inTrace(caller.traceId)
+      .filter((s) => s.name.startsWith('pg.query') && ancestry(s).some((a) => a.name === 'projection write'))
+      .map((s) => String(s.attributes['db.query.text']));
+    expect(statements.find((t) => t.includes('content_translations'))).toContain("'?'");
+    const leaks = inTrace(caller.traceId).filter((s) => JSON.stringify(s.attributes).includes('腾讯控股'));
+    expect(leaks.map((s) => `${s.service}:${s.name}`)).toEqual([]);
   }, 60_000);
 
   it('a dead letter replayed after the fix is handled in the trace of its original report', async () => {

@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The preload every service runs with (the OpenTelemetry instrumentations, libs/runtime/src/instrument.ts). */
+const INSTRUMENT = pathToFileURL(`${REPO_ROOT}libs/runtime/dist/instrument.js`).href;
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -31,7 +34,8 @@ export async function freePort(): Promise<number> {
 export function runService(name: string, env: NodeJS.ProcessEnv, port: number | string): ServiceProcess {
   const main = `${REPO_ROOT}services/${name}/dist/main.js`;
   if (!existsSync(main)) throw new Error(`${main} is missing: build first (npm test does)`);
-  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', main], {
+  const args = ['--import', INSTRUMENT, '--disable-warning=TimeoutNegativeWarning', main];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -66,7 +66,8 @@ export async function shutdownTracing(): Promise<void> {
   await provider?.shutdown().catch(() => undefined);
 }
 
-function exportsTraces(env: NodeJS.ProcessEnv): boolean {
+/** Whether spans are exported: an OTLP endpoint is set and neither the SDK nor the exporter is off. */
+export function exportsTraces(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
