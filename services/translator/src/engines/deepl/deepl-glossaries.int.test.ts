@@ -137,6 +137,24 @@ describe('DeepL engine with DeepL glossaries', () => {
     expect(double.requests).toHaveLength(0);
   });
 
+  it('holds a 400 refusal for the version: later requests do not create the glossary again', async () => {
+    double.fail(
+      {
+        type: 'respond',
+        status: 400,
+        body: { message: 'Unsupported glossary source and target language pair' },
+      },
+      { path: '/v2/glossaries' },
+    );
+    const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g8:1') };
+
+    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+
+    expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
+    expect(requestsTo(double, 'POST', '/v2/translate')).toHaveLength(0);
+  });
+
   it('falls back to masking the terms in the chain when DeepL refuses the glossary', async () => {
     double.fail(
       {

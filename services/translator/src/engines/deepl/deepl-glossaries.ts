@@ -66,8 +66,10 @@ export function createDeepLGlossaries(
         id: createAtDeepL(url, authorization, glossary, sourceLang, baseCode(targetLang), signal),
       };
       byKey.set(glossary.key, entry);
-      // A failed creation is not held: transient failures are tried again on the next request.
-      entry.id.catch(() => {
+      // DeepL's 400 (e.g. a pair it has no glossaries for) is held for the version, so its requests
+      // do not each try again; any other failure is not, and the next request tries again.
+      entry.id.catch((error: unknown) => {
+        if (error instanceof GlossaryRefusedError) return;
         if (byKey.get(glossary.key) === entry) byKey.delete(glossary.key);
       });
       return entry.id;
@@ -113,10 +115,16 @@ async function createAtDeepL(
   const parsed = createdReply.safeParse(reply.json);
   if (reply.status !== 201 || !parsed.success) {
     const detail = stringField(reply.json, 'message') ?? 'unexpected answer';
-    throw new GlossaryNotAppliedError('deepl', `glossary not created: HTTP ${reply.status}: ${detail}`);
+    const message = `glossary not created: HTTP ${reply.status}: ${detail}`;
+    throw reply.status === 400
+      ? new GlossaryRefusedError('deepl', message)
+      : new GlossaryNotAppliedError('deepl', message);
   }
   return parsed.data.glossary_id;
 }
+
+/** DeepL will not take this glossary version as it is (400): held, not tried again. */
+class GlossaryRefusedError extends GlossaryNotAppliedError {}
 
 /** `DELETE /v2/glossaries/{id}`, best effort: a failure only leaves a glossary at DeepL. */
 async function deleteAtDeepL(url: string, authorization: string, glossaryId: string): Promise<void> {
