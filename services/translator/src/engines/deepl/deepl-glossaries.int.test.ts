@@ -114,6 +114,20 @@ describe('DeepL engine with DeepL glossaries', () => {
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(2);
   });
 
+  it('lets a request that gives up stop waiting while the glossary it started is created for the others', async () => {
+    double.fail({ type: 'delay', ms: 200 }, { path: '/v2/glossaries' });
+    const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g9:1') };
+    const gaveUp = new AbortController();
+
+    const first = engine.translate(request, gaveUp.signal);
+    gaveUp.abort(new Error('caller timed out'));
+    await expect(first).rejects.toThrow('caller timed out');
+    const second = await engine.translate(request, never);
+
+    expect(second.text).toBe('[DE] Acme Wolke');
+    expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
+  });
+
   it('refuses and forgets a glossary DeepL no longer knows, then creates it again', async () => {
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g5:1') };
     await engine.translate(request, never);

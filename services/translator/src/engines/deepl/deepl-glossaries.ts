@@ -9,6 +9,9 @@ import type { EngineError } from '../engine.js';
 import { GlossaryNotAppliedError, type EngineGlossary } from '../engine.js';
 import { endpoint, send, stringField, type HttpReply } from '../http-errors.js';
 
+/** How long creating a glossary at DeepL may take before the requests waiting for it mask instead. */
+const CREATE_TIMEOUT_MS = 10_000;
+
 /** Glossary ids held at once; beyond it the oldest is forgotten (and deleted at DeepL). */
 export const DEEPL_GLOSSARIES_HELD = 64;
 
@@ -54,7 +57,7 @@ export function createDeepLGlossaries(
   return {
     idFor(glossary, sourceLang, targetLang, signal) {
       const found = byKey.get(glossary.key);
-      if (found) return found.id;
+      if (found) return untilAborted(found.id, signal);
       // A new version of the same glossary supersedes the old one at DeepL.
       const family = familyOf(glossary.key);
       for (const entry of [...byKey.values()]) if (familyOf(entry.key) === family) remove(entry);
@@ -63,7 +66,8 @@ export function createDeepLGlossaries(
 
       const entry: Held = {
         key: glossary.key,
-        id: createAtDeepL(url, authorization, glossary, sourceLang, baseCode(targetLang), signal),
+        // Its own deadline, not the first caller's signal: concurrent requests of the pair share it.
+        id: createAtDeepL(url, authorization, glossary, sourceLang, baseCode(targetLang)),
       };
       byKey.set(glossary.key, entry);
       // DeepL's 400 (e.g. a pair it has no glossaries for) is held for the version, so its requests
@@ -72,7 +76,7 @@ export function createDeepLGlossaries(
         if (error instanceof GlossaryRefusedError) return;
         if (byKey.get(glossary.key) === entry) byKey.delete(glossary.key);
       });
-      return entry.id;
+      return untilAborted(entry.id, signal);
     },
     forget(key) {
       byKey.delete(key);
@@ -87,8 +91,8 @@ async function createAtDeepL(
   glossary: EngineGlossary,
   sourceLang: string,
   targetLang: string,
-  signal: AbortSignal,
 ): Promise<string> {
+  const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
   const body = {
     name: `tp ${glossary.key}`,
     source_lang: sourceLang,
@@ -109,7 +113,6 @@ async function createAtDeepL(
       signal,
     );
   } catch (error) {
-    if (signal.aborted) throw error;
     throw new GlossaryNotAppliedError('deepl', `glossary not created: ${String(error)}`, { cause: error });
   }
   const parsed = createdReply.safeParse(reply.json);
@@ -128,7 +131,7 @@ class GlossaryRefusedError extends GlossaryNotAppliedError {}
 
 /** `DELETE /v2/glossaries/{id}`, best effort: a failure only leaves a glossary at DeepL. */
 async function deleteAtDeepL(url: string, authorization: string, glossaryId: string): Promise<void> {
-  const signal = AbortSignal.timeout(10_000);
+  const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
   await send(
     'deepl',
     `${url}/${encodeURIComponent(glossaryId)}`,
@@ -173,4 +176,14 @@ export async function glossaryParams(
   if (!glossary) return {};
   if (!sourceLang) throw new GlossaryNotAppliedError('deepl', 'a DeepL glossary needs a source language');
   return { glossary_id: await glossaries.idFor(glossary, sourceLang, targetLang, signal) };
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (the shared work goes on for the others). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
