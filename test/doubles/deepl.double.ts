@@ -2,7 +2,8 @@
  * DeepL API v2 double (after DeepLcom/deepl-mock): `POST /v2/translate`, `GET /v2/usage` and
  * `GET /v2/languages?type=source|target` (`[{language, name}]`, targets with `supports_formality`), the
  * `DeepL-Auth-Key` header (403 with an empty body otherwise), the 128 KiB body limit (413),
- * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456).
+ * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456); glossaries
+ * (`/v2/glossaries`, `glossary_id` on translate, its entries applied) in deepl-glossaries.double.ts.
  */
 import {
   createQuota,
@@ -13,6 +14,7 @@ import {
   type HttpDouble,
   type RecordedRequest,
 } from './http-double.js';
+import { applyGlossary, DeepLGlossaryStore, type DoubleGlossary } from './deepl-glossaries.double.js';
 import { detectLanguage, lookupPhrase, type PhraseLanguage } from './phrasebook.js';
 
 export interface DeepLDoubleOptions {
@@ -28,6 +30,8 @@ export interface DeepLDouble extends HttpDouble {
   resetQuota(): void;
   /** Characters translated so far in this billing period. */
   characterCount(): number;
+  /** The glossaries created at the double and not deleted, oldest first. */
+  glossaries(): DoubleGlossary[];
 }
 
 const MAX_BODY_BYTES = 128 * 1024;
@@ -70,6 +74,7 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
   const authKey = options.authKey ?? 'test-key:fx';
   const characterLimit = options.characterLimit ?? Number.POSITIVE_INFINITY;
   const quota = createQuota();
+  const glossaries = new DeepLGlossaryStore();
 
   const translate = (request: RecordedRequest): DoubleResponse => {
     const texts = field(request.body, 'text');
@@ -87,11 +92,14 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     if (source !== undefined && !SOURCES.has(source)) {
       return message(400, "Value for 'source_lang' not supported.");
     }
+    const glossary = glossaries.forTranslate(field(request.body, 'glossary_id'), source, target);
+    if (glossary && 'status' in glossary) return glossary;
     const characters = list.reduce((sum: number, t: string) => sum + [...t].length, 0);
     if (!quota.spend(characters, characterLimit)) {
       return message(456, 'Quota for this billing period has been exceeded.');
     }
-    const translations = list.map((text: string) => {
+    const translations = list.map((input: string) => {
+      const text = glossary ? applyGlossary(input, glossary) : input;
       const from = source ? PHRASE_LANGUAGES[source] : undefined;
       const to = PHRASE_LANGUAGES[target];
       const translated = (to && lookupPhrase(text, from, to)) ?? `[${target}] ${text}`;
@@ -104,6 +112,8 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     if (request.bodyBytes > MAX_BODY_BYTES) return message(413, 'Request Entity Too Large');
     if (request.headers.authorization !== `DeepL-Auth-Key ${authKey}`) return { status: 403 };
     if (request.path === '/v2/translate' && request.method === 'POST') return translate(request);
+    const glossaryAnswer = glossaries.handle(request);
+    if (glossaryAnswer) return glossaryAnswer;
     if (request.path === '/v2/languages') return languages(request.query.type ?? field(request.body, 'type'));
     if (request.path === '/v2/usage') {
       const limit = Number.isFinite(characterLimit) ? characterLimit : 500_000;
@@ -119,6 +129,7 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     exhaustQuota: quota.exhaust,
     resetQuota: quota.restore,
     characterCount: quota.used,
+    glossaries: () => glossaries.list(),
   });
 }
 

@@ -114,6 +114,10 @@ export function gatewayRoutes(
       translator,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       maxTextChars: config.MAX_TEXT_CHARS,
+      redis: context.deps.redis,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+      logger: context.logger,
     }),
   ] as AnyRoute[];
 }

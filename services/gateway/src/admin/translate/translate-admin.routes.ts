@@ -1,8 +1,12 @@
 import type { Orm } from '@tp/db';
+import type { RedisClient } from '@tp/redis';
+import type { Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 
 import { GatewayCommandBus } from '../../commands/command-bus.js';
 import type { TranslatorClient } from '../../translate/translator-client.js';
+import { TranslationRequests } from '../../content/read-content/translation-requests.js';
+import { GlossaryRetranslation } from './glossaries/glossary-retranslation.js';
 import { GlossaryStore } from './glossaries/glossary.store.js';
 import { glossaryRoutes } from './glossaries/glossaries.routes.js';
 import { translationConfigRoutes } from './config/translation-config.routes.js';
@@ -16,16 +20,45 @@ export interface TranslateAdminOptions {
   readonly translator: TranslatorClient;
   readonly topicPrefix: string;
   readonly maxTextChars: number;
+  /** For requesting stored content again after a glossary edit (throttled per field in Redis). */
+  readonly redis?: RedisClient | undefined;
+  readonly keyPrefix?: string;
+  readonly requestThrottleSeconds?: number;
+  readonly logger?: Logger;
 }
 
 /** The spec's admin translation endpoints besides the status: config, glossaries, test and retranslate. */
-export function translateAdminRoutes({ orm, translator, topicPrefix, maxTextChars }: TranslateAdminOptions) {
+export function translateAdminRoutes(options: TranslateAdminOptions) {
+  const { orm, translator, topicPrefix, maxTextChars } = options;
   return [
     ...translationConfigRoutes(new TranslationConfigStore(orm)),
-    ...glossaryRoutes(new GlossaryStore(orm)),
+    ...glossaryRoutes(new GlossaryStore(orm), glossaryRetranslation(options)),
     testTranslationRoute(translator, maxTextChars),
     retranslateRoute(
       new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec: new EventCodec(), topicPrefix })]),
     ),
   ];
+}
+
+/**
+ * Requests again, after a glossary edit, the stored content its changed terms touch: the read path's
+ * throttled requests, under keys of their own per glossary state (version) (docs/decisions.md).
+ */
+function glossaryRetranslation(options: TranslateAdminOptions): GlossaryRetranslation {
+  const codec = new EventCodec();
+  const { orm, redis, topicPrefix } = options;
+  const keyPrefix = options.keyPrefix ?? '';
+  return new GlossaryRetranslation(
+    orm,
+    (state) =>
+      new TranslationRequests({
+        orm,
+        redis,
+        codec,
+        keyPrefix: `${keyPrefix}glossary:${state}:`,
+        topicPrefix,
+        throttleSeconds: options.requestThrottleSeconds ?? 3600,
+      }),
+    options.logger,
+  );
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
 import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
+import { createDeepLGlossaries, glossaryParams, glossaryRefusal } from './deepl-glossaries.js';
 import { fromDeepLCode, toDeepLSource, toDeepLTarget } from './deepl.languages.js';
 
 export interface DeepLOptions {
@@ -24,11 +25,15 @@ const translateReply = z.object({
 
 const languagesReply = z.array(z.object({ language: z.string() }));
 
-/** DeepL API v2 `POST /v2/translate`, one text per call; `GET /v2/languages` for the pairs. */
+/**
+ * DeepL API v2 `POST /v2/translate`, one text per call; `GET /v2/languages` for the pairs; a pair's
+ * glossary through DeepL's glossary API (deepl-glossaries.ts).
+ */
 export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
   const base = options.baseUrl ?? deeplBaseUrl(options.authKey);
   const url = endpoint(base, '/v2/translate');
   const authorization = `DeepL-Auth-Key ${options.authKey}`;
+  const glossaries = createDeepLGlossaries(base, authorization);
 
   /** The codes of `GET /v2/languages?type=source|target`, upper case. */
   const languages = async (type: 'source' | 'target', signal: AbortSignal): Promise<Set<string>> => {
@@ -43,6 +48,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
   return {
     name: 'deepl',
     maxChars: 5000,
+    appliesGlossaries: true,
     async languagePairs(signal): Promise<PairCoverage> {
       const [sources, targets] = await Promise.all([
         languages('source', signal),
@@ -54,7 +60,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         writes,
       );
     },
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
+    async translate({ text, source, target, glossary }, signal): Promise<EngineResult> {
       const auto = source.toLowerCase() === 'auto';
       const sourceLang = auto ? undefined : toDeepLSource(source);
       const targetLang = toDeepLTarget(target);
@@ -65,6 +71,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         text: [text],
         target_lang: targetLang,
         ...(sourceLang ? { source_lang: sourceLang } : {}),
+        ...(await glossaryParams(glossaries, glossary, sourceLang, targetLang, signal)),
       };
       const reply = await send(
         'deepl',
@@ -76,7 +83,9 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         },
         signal,
       );
-      if (reply.status !== 200) throw deeplFailure(reply);
+      const refused = glossary && glossaryRefusal(reply);
+      if (glossary && refused) glossaries.forget(glossary.key);
+      if (reply.status !== 200) throw refused ?? deeplFailure(reply);
       return translatedResult(reply);
     },
   };

@@ -5,10 +5,12 @@ import {
   parseEntries,
   type GlossaryEntry,
 } from '@tp/translation';
+import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../../http/route.js';
-import type { GlossaryStore } from './glossary.store.js';
+import type { GlossaryRetranslation } from './glossary-retranslation.js';
+import type { GlossaryStore, GlossaryView } from './glossary.store.js';
 
 const TAGS = ['admin: translation'];
 const PATH = '/api/admin/translate/glossaries';
@@ -81,16 +83,41 @@ function readEntries(
 }
 
 const APPLIES =
-  'Applies on every engine: source terms are kept out of the engine and replaced by their target term (whole words, case-sensitive); DeepL gets the glossary through its own glossary API. The translator sees a change within its GLOSSARY_REFRESH_MS (1 s by default), and translations cached before it are not served again.';
+  'Applies on every engine: source terms are kept out of the engine and replaced by their target term (whole words, case-sensitive); DeepL gets the glossary through its own glossary API. The translator sees a change within its GLOSSARY_REFRESH_MS (1 s by default), and translations cached before it are not served again. Stored content of the pair whose source text contains a term the write added, removed or changed is requested again (bounded per write, throttled per field; see docs/decisions.md).';
+
+/** After a write: the pair's stored content affected by the changed terms is requested again. */
+type AfterWrite = (
+  before: GlossaryView | undefined,
+  after: GlossaryView | undefined,
+  req: Parameters<typeof requestId>[0],
+) => Promise<void>;
+
+function afterWrite(retranslation: GlossaryRetranslation | undefined): AfterWrite {
+  return async (before, after, req) => {
+    const pair = after ?? before;
+    if (!retranslation || !pair) return;
+    await retranslation.afterEdit(
+      {
+        sourceLang: pair.source_lang,
+        targetLang: pair.target_lang,
+        state: after ? String(after.version) : `deleted-${pair.version}`,
+        before: before?.entries ?? [],
+        after: after?.entries ?? [],
+      },
+      requestId(req),
+    );
+  };
+}
 
 /** Admin management of glossaries: one term list per language pair. */
-export function glossaryRoutes(store: GlossaryStore) {
+export function glossaryRoutes(store: GlossaryStore, retranslation?: GlossaryRetranslation) {
+  const requestAgain = afterWrite(retranslation);
   return [
     listGlossaryRoute(store),
-    createGlossaryRoute(store),
+    createGlossaryRoute(store, requestAgain),
     readGlossaryRoute(store),
-    updateGlossaryRoute(store),
-    deleteGlossaryRoute(store),
+    updateGlossaryRoute(store, requestAgain),
+    deleteGlossaryRoute(store, requestAgain),
   ];
 }
 
@@ -113,7 +140,7 @@ function listGlossaryRoute(store: GlossaryStore) {
 }
 
 /** POST: a new glossary for a pair. */
-function createGlossaryRoute(store: GlossaryStore) {
+function createGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
   return defineRoute({
     method: 'post',
     path: PATH,
@@ -124,13 +151,16 @@ function createGlossaryRoute(store: GlossaryStore) {
     request: { body: createBody },
     response: { status: 201, description: 'The new glossary.', schema: glossarySchema },
     errors: ['CONFLICT', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-    handler: ({ body }) =>
-      store.create({
+    handler: async ({ body, req }) => {
+      const created = await store.create({
         name: body.name,
         sourceLang: body.source_lang,
         targetLang: body.target_lang,
         entries: readEntries(body.entries, body.entries_format),
-      }),
+      });
+      await requestAgain(undefined, created, req);
+      return created;
+    },
   });
 }
 
@@ -150,7 +180,7 @@ function readGlossaryRoute(store: GlossaryStore) {
 }
 
 /** PUT: rename, or replace the entries. */
-function updateGlossaryRoute(store: GlossaryStore) {
+function updateGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
   return defineRoute({
     method: 'put',
     path: `${PATH}/{id}`,
@@ -161,26 +191,36 @@ function updateGlossaryRoute(store: GlossaryStore) {
     request: { params: idParams, body: updateBody },
     response: { status: 200, description: 'The updated glossary.', schema: glossarySchema },
     errors: ['NOT_FOUND', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-    handler: ({ params, body }) =>
-      store.update(params.id, {
+    handler: async ({ params, body, req }) => {
+      const before = await store.get(params.id);
+      const updated = await store.update(params.id, {
         name: body.name,
         entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
-      }),
+      });
+      await requestAgain(before, updated, req);
+      return updated;
+    },
   });
 }
 
 /** DELETE by id. */
-function deleteGlossaryRoute(store: GlossaryStore) {
+function deleteGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
   return defineRoute({
     method: 'delete',
     path: `${PATH}/{id}`,
     summary: 'Delete a glossary',
-    description: 'Translations of the pair no longer apply any terms, from the next one on.',
+    description:
+      'Translations of the pair no longer apply any terms, from the next one on; stored content that contains one of its source terms is requested again (bounded, throttled).',
     tags: TAGS,
     access: 'admin',
     request: { params: idParams },
     response: { status: 200, description: 'The deleted glossary.', schema: summarySchema },
     errors: ['NOT_FOUND'],
-    handler: ({ params }) => store.remove(params.id),
+    handler: async ({ params, req }) => {
+      const before = await store.get(params.id);
+      const removed = await store.remove(params.id);
+      await requestAgain(before, undefined, req);
+      return removed;
+    },
   });
 }
