@@ -17,7 +17,13 @@ import { uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
 import { createOwnCluster, type OwnCluster } from '../harness/own-cluster.js';
 import { startPipelineStack, type PipelineStack } from '../harness/pipeline-stack.js';
-import { duplicates, engineRequestsPerText, messagesPerKey, pipelineIdle } from '../harness/topic-census.js';
+import {
+  duplicates,
+  engineRequestsPerText,
+  messagesPerKey,
+  pipelineIdle,
+  whereAreTheKeys,
+} from '../harness/topic-census.js';
 import { waitFor } from '../harness/wait.js';
 
 const prefix = uniquePrefix('cluster');
@@ -140,9 +146,15 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
         `select topic, count(*) as n, max(attempts) as attempts, max(last_error) as error
          from outbox where published_at is null group by topic`,
       );
-      const stored = (await stack.translations('store')).length;
+      const stored = await stack.translations('store');
+      const storedKeys = new Set(stored.map((row) => `store:${row.split(' ').slice(0, 3).join(':')}`));
+      const missing = expected
+        .map((row) => `store:${row.split(' ').slice(0, 3).join(':')}`)
+        .filter((key) => !storedKeys.has(key));
+      const where = await whereAreTheKeys(kafka, prefix, missing).catch((e: unknown) => String(e));
       throw new Error(
-        `${(err as Error).message}: ${stored} stored; unpublished outbox ${JSON.stringify(outbox.rows)}\n${stack.logs()}`,
+        `${(err as Error).message}: ${stored.length} stored; unpublished outbox ${JSON.stringify(outbox.rows)}; ` +
+          `the missing keys by stage ${JSON.stringify(where)}\n${stack.logs()}`,
         { cause: err },
       );
     }
