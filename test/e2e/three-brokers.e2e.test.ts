@@ -152,9 +152,15 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
         .map((row) => `store:${row.split(' ').slice(0, 3).join(':')}`)
         .filter((key) => !storedKeys.has(key));
       const where = await whereAreTheKeys(kafka, prefix, missing).catch((e: unknown) => String(e));
+      const outboxRows = await stack.sql.query(
+        `select message_key, id, published_at, attempts from outbox where message_key = any($1) order by id`,
+        [missing],
+      );
+      const deadLetters = (await stack.sql.query('select 1 from dead_letters')).rowCount;
       throw new Error(
         `${(err as Error).message}: ${stored.length} stored; unpublished outbox ${JSON.stringify(outbox.rows)}; ` +
-          `the missing keys by stage ${JSON.stringify(where)}\n${stack.logs()}`,
+          `the missing keys by stage ${JSON.stringify(where)}; their outbox rows ${JSON.stringify(outboxRows.rows)}; ` +
+          `${deadLetters} dead letters\n${stack.logs()}`,
         { cause: err },
       );
     }
