@@ -168,6 +168,11 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
     await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.sql, prefix), 60_000, 500);
     expect(await stack.translations('store')).toEqual(expected);
     await expectEachStepAtLeastOnce(accepted);
+    // Sends kafkajs resolved without every partition's acknowledgement, which KafkaProducer sent again.
+    const resent = [...stack.processes].map(
+      ([name, proc]) => `${name} ${proc.output().split('resolved without an acknowledgement').length - 1}`,
+    );
+    console.log(`3 brokers: sends resolved without every acknowledgement, by process: ${resent.join(', ')}`);
     const unpublished = await stack.sql.query<{ n: string }>(
       'select count(*) as n from outbox where published_at is null',
     );
