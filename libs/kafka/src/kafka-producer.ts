@@ -142,11 +142,15 @@ export class KafkaProducer implements MessageProducer {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      // kafkajs's own partitioner, noting where each message goes (its retries choose again).
+      // kafkajs's own partitioner, noting where each message goes. Its retries ask again: a message
+      // keeps its first partition, so one without a key (placed round-robin) does not move to a
+      // partition already acknowledged, where the check could not tell it was never sent.
       createPartitioner: () => {
         const choose = Partitioners.DefaultPartitioner();
         return (args) => {
-          const partition = choose(args);
+          const earlier = this.partitionOf.get(args.message);
+          const partition =
+            earlier !== undefined && earlier < args.partitionMetadata.length ? earlier : choose(args);
           this.partitionOf.set(args.message, partition);
           return partition;
         };
