@@ -5,6 +5,9 @@
 // lost. Delivery is at least once (a step that lost its leader mid-send may send again), so each
 // topic's messages per key and the engine's requests per text are counted as at least one, with the
 // duplicates printed; the rows, idempotent, are exact. Slow (three JVMs), so it is a file of its own.
+// If the rows do not all arrive, the failure says where each missing one is (request, retry or
+// completed topic, outbox row, each group's lag): this is how a kafkajs send that resolved without
+// sending some partitions was found (docs/kafka.md).
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
