@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { consumerGroup, topicName } from '@tp/contracts';
-import type { Kafka } from 'kafkajs';
+import type { IHeaders, Kafka } from 'kafkajs';
 import type pg from 'pg';
 
 import type { RecordedRequest } from '../doubles/http-double.js';
@@ -12,6 +12,20 @@ import { waitFor } from './wait.js';
  * every partition at the call, by a consumer group of its own (nothing is committed for it).
  */
 export async function messagesPerKey(kafka: Kafka, topic: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  await readTopic(kafka, topic, (key) => counts.set(key, (counts.get(key) ?? 0) + 1));
+  return counts;
+}
+
+/**
+ * Calls `onMessage` with each message's key and headers on `topic`, from the beginning up to the
+ * high watermark of every partition at the call, by a consumer group of its own (nothing committed).
+ */
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  onMessage: (key: string, headers: IHeaders) => void,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const ends = new Map<number, bigint>();
@@ -22,8 +36,7 @@ export async function messagesPerKey(kafka: Kafka, topic: string): Promise<Map<s
   } finally {
     await admin.disconnect();
   }
-  const counts = new Map<string, number>();
-  if (ends.size === 0) return counts;
+  if (ends.size === 0) return;
   const consumer = kafka.consumer({ groupId: `census-${randomBytes(6).toString('hex')}` });
   await consumer.connect();
   try {
@@ -34,8 +47,7 @@ export async function messagesPerKey(kafka: Kafka, topic: string): Promise<Map<s
       eachMessage: async ({ partition, message }) => {
         const end = ends.get(partition);
         if (end === undefined || BigInt(message.offset) >= end) return;
-        const key = message.key?.toString('utf8') ?? '';
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        onMessage(message.key?.toString('utf8') ?? '', message.headers ?? {});
         if (BigInt(message.offset) + 1n >= end) done.add(partition);
       },
     });
@@ -43,7 +55,46 @@ export async function messagesPerKey(kafka: Kafka, topic: string): Promise<Map<s
   } finally {
     await consumer.disconnect();
   }
-  return counts;
+}
+
+/**
+ * Where the keys of `missing` (TranslationRequested keys with no stored row) are in the pipeline,
+ * for a failure message: each one's messages on the request, retry and completed topics (with the
+ * retry copies' attempt and due time), and every group's lag. A key requested but never completed
+ * and not on the retry topic was dropped by the engine consumers; one completed but not stored, by
+ * the projection; one on the retry topic with a due time ahead is waiting for its next try.
+ */
+export async function whereAreTheKeys(
+  kafka: Kafka,
+  prefix: string,
+  missing: readonly string[],
+): Promise<Record<string, unknown>> {
+  const wanted = new Set(missing);
+  const seen = new Map<string, string[]>(missing.map((key) => [key, []]));
+  const topics = [
+    ['requested', 'translationRequested'],
+    ['retry', 'translationRequestedRetry'],
+    ['completed', 'translationCompleted'],
+  ] as const;
+  for (const [stage, topic] of topics) {
+    await readTopic(kafka, topicName(topic, prefix), (key, headers) => {
+      if (!wanted.has(key)) return;
+      const attempt = headers['tp-attempt']?.toString();
+      const due = Number(headers['tp-not-before']?.toString());
+      const when = Number.isFinite(due) && due > 0 ? ` due in ${Math.round((due - Date.now()) / 1000)}s` : '';
+      seen.get(key)!.push(attempt === undefined ? stage : `${stage}#${attempt}${when}`);
+    });
+  }
+  const lag: Record<string, number> = {};
+  for (const [group, topic] of [
+    ['planner', 'contentChanged'],
+    ['engines', 'translationRequested'],
+    ['enginesRetry', 'translationRequestedRetry'],
+    ['projection', 'translationCompleted'],
+  ] as const) {
+    lag[group] = await consumerLag(kafka, consumerGroup(group, prefix), [topicName(topic, prefix)]);
+  }
+  return { lag, keys: Object.fromEntries(seen) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer, type RecordMetadata } from 'kafkajs';
 
 import { producerDefaultsOf, type ProducerDefaults } from './kafka-client.js';
 import { MessageTooLargeError, fittingRecordBytes, recordBudget, splitIntoRequests } from './message-size.js';
@@ -16,9 +16,18 @@ import { endSendSpans, withSendSpans } from './tracing.js';
  * request, even of partitions the broker had appended (a request split by a broker shutdown), so the
  * old producer's next send would be refused as OUT_OF_ORDER_SEQUENCE_NUMBER for ever (found by
  * test/e2e/broker-restart.e2e.test.ts). Callers send a failed batch again; consumers are idempotent.
+ *
+ * A send kafkajs reports as done is checked against its answer: every partition a message went to
+ * must have been acknowledged. kafkajs 2.2 retries a request that failed at one broker (killed) by
+ * sending again only to the brokers without an answer yet; a partition whose new leader is a broker
+ * that had already answered is then never sent, and the send resolves anyway (found by
+ * test/e2e/three-brokers.e2e.test.ts: requests marked published in the outbox that never reached the
+ * topic). Such a send fails here (UnacknowledgedPartitionsError) and the whole request is sent again.
  */
 export class KafkaProducer implements MessageProducer {
   private producer: Producer;
+  /** The partition kafkajs's partitioner last chose for each message being sent (see acknowledgedAll). */
+  private readonly partitionOf = new WeakMap<Message, number>();
   private connected: Promise<void> | undefined;
   private readonly defaults: ProducerDefaults;
   private readonly resendAttempts: number;
@@ -112,7 +121,8 @@ export class KafkaProducer implements MessageProducer {
       await this.connect();
       const producer = this.producer;
       try {
-        await producer.sendBatch({ acks: -1, topicMessages, compression });
+        const answer = await producer.sendBatch({ acks: -1, topicMessages, compression });
+        this.checkAcknowledged(topicMessages, answer);
         return;
       } catch (err) {
         if (producer === this.producer) this.replace();
@@ -132,7 +142,38 @@ export class KafkaProducer implements MessageProducer {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
+      // kafkajs's own partitioner, noting where each message goes. Its retries ask again: a message
+      // keeps its first partition, so one without a key (placed round-robin) does not move to a
+      // partition already acknowledged, where the check could not tell it was never sent.
+      createPartitioner: () => {
+        const choose = Partitioners.DefaultPartitioner();
+        return (args) => {
+          const earlier = this.partitionOf.get(args.message);
+          const partition =
+            earlier !== undefined && earlier < args.partitionMetadata.length ? earlier : choose(args);
+          this.partitionOf.set(args.message, partition);
+          return partition;
+        };
+      },
     });
+  }
+
+  /** Throws UnacknowledgedPartitionsError when a partition a message went to is not in the answer. */
+  private checkAcknowledged(
+    topicMessages: readonly { topic: string; messages: readonly Message[] }[],
+    answer: readonly RecordMetadata[],
+  ): void {
+    const acknowledged = new Set(answer.map((r) => `${r.topicName}/${r.partition}`));
+    const missing = new Set<string>();
+    for (const { topic, messages } of topicMessages) {
+      for (const message of messages) {
+        const partition = this.partitionOf.get(message);
+        if (partition !== undefined && !acknowledged.has(`${topic}/${partition}`)) {
+          missing.add(`${topic}/${partition}`);
+        }
+      }
+    }
+    if (missing.size > 0) throw new UnacknowledgedPartitionsError([...missing]);
   }
 
   /** A new kafkajs producer (new producer id) for the next send; the old one is closed in the background. */
@@ -141,6 +182,15 @@ export class KafkaProducer implements MessageProducer {
     this.producer = this.create();
     this.connected = undefined;
     void old.disconnect().catch(() => undefined);
+  }
+}
+
+/** kafkajs resolved a send without an answer from some of the partitions it sent to. */
+export class UnacknowledgedPartitionsError extends Error {
+  override readonly name = 'UnacknowledgedPartitionsError';
+
+  constructor(readonly partitions: readonly string[]) {
+    super(`the send resolved without an acknowledgement from ${partitions.join(', ')}`);
   }
 }
 
@@ -174,4 +224,8 @@ export function isRecordRefusal(err: unknown): boolean {
   return false;
 }
 
-const toKafkaMessage = (m: OutgoingMessage) => ({ key: m.key, value: m.value, headers: { ...m.headers } });
+const toKafkaMessage = (m: OutgoingMessage): Message => ({
+  key: m.key,
+  value: m.value,
+  headers: { ...m.headers },
+});
