@@ -5,7 +5,7 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'jest',
-  jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: false },
+  jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: true },
   // The repo's jest runs as ESM (package.json "jest" script).
   testRunnerNodeArgs: ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'],
   coverageAnalysis: 'perTest',
