@@ -175,6 +175,10 @@ describe('pivotLanguages', () => {
     expect(pivotLanguages(coverages, 'fr', 'it', 3)).toEqual(['de', 'en']);
   });
 
+  it('takes no pivot whose first hop no engine serves, even when its second hop is served', () => {
+    expect(pivotLanguages([serving('de>it')], 'fr', 'it', 3)).toEqual([]);
+  });
+
   it('skips engines whose list is unknown and never pivots through the source or the target', () => {
     expect(pivotLanguages([undefined, serving('en>es', 'es>en')], 'en', 'en', 3)).toEqual([]);
     expect(pivotLanguages([undefined], 'en', 'pt')).toEqual([]);
