@@ -5,7 +5,17 @@ import tseslint from 'typescript-eslint';
 import linearRegex from './test/lint/linear-regex.rule.mjs';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.run/**', 'infra/kafka/lib/**', 'coverage/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.run/**',
+      'infra/kafka/lib/**',
+      'coverage/**',
+      '.stryker-tmp/**',
+      'reports/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

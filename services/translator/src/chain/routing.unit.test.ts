@@ -162,6 +162,23 @@ describe('pivotLanguages', () => {
     expect(pivotLanguages([strong, weak], 'fr', 'it', 3)).toEqual(['de', 'en', 'es']);
   });
 
+  it('ranks by the weaker hop, not the stronger one', () => {
+    // via es: both hops on the second engine (weaker hop 1); via de: first and third (weaker hop 2).
+    const coverages = [serving('fr>de'), serving('fr>es', 'es>it'), serving('de>it')];
+    expect(pivotLanguages(coverages, 'fr', 'it', 3)).toEqual(['es', 'de']);
+  });
+
+  it('breaks a tie of the weaker hop by both hops together, before the preference for English', () => {
+    // Both weaker hops are on the third engine; via de the other hop is on the first (sum 2), via en
+    // on the third too (sum 4).
+    const coverages = [serving('de>it'), serving(), serving('fr>de', 'fr>en', 'en>it')];
+    expect(pivotLanguages(coverages, 'fr', 'it', 3)).toEqual(['de', 'en']);
+  });
+
+  it('takes no pivot whose first hop no engine serves, even when its second hop is served', () => {
+    expect(pivotLanguages([serving('de>it')], 'fr', 'it', 3)).toEqual([]);
+  });
+
   it('skips engines whose list is unknown and never pivots through the source or the target', () => {
     expect(pivotLanguages([undefined, serving('en>es', 'es>en')], 'en', 'en', 3)).toEqual([]);
     expect(pivotLanguages([undefined], 'en', 'pt')).toEqual([]);

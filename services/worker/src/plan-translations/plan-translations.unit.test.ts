@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ContentChangedData } from '@tp/contracts';
+import type { ContentChangedData, ContentDeletedData } from '@tp/contracts';
 import { PermanentError, sourceHash } from '@tp/pipeline';
 
-import { checkContentChange } from './check-content-change.js';
+import { checkContentChange, checkContentDeletion } from './check-content-change.js';
 import { planTranslations, type PlanInput, type StoredFieldState } from './plan-translations.js';
 
 const change = (over: Partial<ContentChangedData> = {}): ContentChangedData => ({
@@ -256,5 +256,46 @@ describe('checkContentChange', () => {
     expect(() =>
       checkContentChange(change({ fields: [{ name: '😀'.repeat(100), text: 'x' }] })),
     ).not.toThrow();
+  });
+});
+
+describe('checkContentDeletion', () => {
+  const deletion = (over: Partial<ContentDeletedData> = {}): ContentDeletedData => ({
+    module: 'catalog',
+    entityType: 'vendor',
+    entityId: 'v-1',
+    sourceVersion: 3,
+    ...over,
+  });
+  const problem = (data: ContentDeletedData): string | undefined => {
+    try {
+      checkContentDeletion(data);
+    } catch (err) {
+      if (err instanceof PermanentError) return `${err.code} ${err.message}`;
+      throw err;
+    }
+    return undefined;
+  };
+
+  it('passes a deletion with or without a version through unchanged', () => {
+    const data = deletion();
+    expect(checkContentDeletion(data)).toBe(data);
+    expect(problem(deletion({ sourceVersion: null }))).toBeUndefined();
+    expect(problem(deletion({ sourceVersion: 0 }))).toBeUndefined();
+  });
+
+  it('refuses the free-text entity type as a module conflict', () => {
+    expect(problem(deletion({ entityType: 'text' }))).toBe(
+      'MODULE_CONFLICT entity type text is reserved for free text translations',
+    );
+  });
+
+  it('names every problem of the deletion in one CONTENT_INVALID', () => {
+    expect(problem(deletion({ module: ' ', entityId: 'a\u0000b', sourceVersion: -1 }))).toBe(
+      'CONTENT_INVALID module: empty; entityId: contains U+0000; sourceVersion: -1 is not a non-negative integer',
+    );
+    expect(problem(deletion({ sourceVersion: 1.5 }))).toBe(
+      'CONTENT_INVALID sourceVersion: 1.5 is not a non-negative integer',
+    );
   });
 });

@@ -36,6 +36,11 @@ describe('languageChain', () => {
 });
 
 describe('requestedLanguages', () => {
+  it('answers the chain of a tag of a listed language', () => {
+    expect(requestedLanguages('zh-Hant-TW')).toEqual(['zh-TW']);
+    expect(requestedLanguages('en_US')).toEqual(['en']);
+  });
+
   it('answers 400 UNSUPPORTED_LANGUAGE naming x-language for an unknown language', () => {
     expect(() => requestedLanguages('qq-QQ')).toThrow(AppError);
     try {

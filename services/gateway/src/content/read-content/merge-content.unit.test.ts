@@ -111,3 +111,17 @@ describe('mergeContent', () => {
     expect(japanese.wanted.map((f) => f.field)).toEqual(['city', 'note']);
   });
 });
+
+describe('mergeContent field order', () => {
+  it('lists fields and untranslated fields by name, whatever order the store gives them', () => {
+    const merged = mergeContent(
+      'vendor',
+      'v-1',
+      [field('slogan', '新鲜'), field('address', '北京'), field('name', '你好', { pt: 'Olá' })],
+      ['pt'],
+    );
+    expect(Object.keys(merged.view.fields)).toEqual(['address', 'name', 'slogan']);
+    expect(merged.view.untranslated).toEqual(['address', 'slogan']);
+    expect(merged.wanted.map((f) => f.field)).toEqual(['address', 'slogan']);
+  });
+});
