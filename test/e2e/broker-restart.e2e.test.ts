@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName, type TopicKey } from '@tp/contracts';
 import { createKafka } from '@tp/kafka';
 import type { Kafka } from 'kafkajs';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
 import { createTopics, uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
 import { createOwnBroker, type OwnBroker } from '../harness/own-broker.js';
@@ -127,7 +127,7 @@ beforeAll(async () => {
   kafka = createKafka({ brokers: [broker.address], clientId: 'restart-e2e', logger: silentLogger() });
   await createTopics(kafka, prefix);
   db = await createTestDatabase();
-  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  sql = testPool(db, 2);
   libre = await startLibreTranslateDouble();
   const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
   const env: NodeJS.ProcessEnv = {

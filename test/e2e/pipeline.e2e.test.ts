@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
 import { KafkaProducer } from '@tp/kafka';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
@@ -159,7 +159,7 @@ async function report(id: string, version: number, fields: Record<string, string
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  sql = testPool(db, 2);
   libre = await startLibreTranslateDouble();
   await createTopics(kafka, prefix);
   ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };

@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
@@ -157,7 +157,7 @@ function reachesGateway(traceId: string, entityId: string): boolean {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  sql = new pg.Pool({ connectionString: db.url, max: 2 });
+  sql = testPool(db, 2);
   libre = await startLibreTranslateDouble();
   receiver = await startReceiver();
   const address = receiver.address();

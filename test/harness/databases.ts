@@ -25,6 +25,20 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   };
 }
 
+/**
+ * A pool on a test database. `drop()` ends the database's connections `with (force)`: a pooled client
+ * whose end the server had not yet seen gets "terminating connection due to administrator command"
+ * (57P01) as an idle error, which pg-pool re-emits on the pool and, with no listener, fails the test
+ * file. That one error is expected at teardown; any other idle error still fails it.
+ */
+export function testPool(db: TestDatabase, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: db.url, max });
+  pool.on('error', (err: Error & { code?: string }) => {
+    if (err.code !== '57P01') throw err;
+  });
+  return pool;
+}
+
 function serverUrl(): string {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set; run the tests through jest (global setup)');

@@ -1,8 +1,8 @@
-import { createTestDatabase, type TestDatabase } from './databases.js';
+import { createTestDatabase, testPool, type TestDatabase } from './databases.js';
 import { createKeyWithCli, pipelineEnv } from './pipeline-services.js';
 import { freePort, runService, type ServiceProcess } from './processes.js';
 import { waitFor } from './wait.js';
-import pg from 'pg';
+import type pg from 'pg';
 
 export interface StackOptions {
   readonly kafkaBrokers: string;
@@ -47,7 +47,7 @@ export interface StackAnswer {
 
 export async function startPipelineStack(options: StackOptions): Promise<PipelineStack> {
   const db = await createTestDatabase();
-  const sql = new pg.Pool({ connectionString: db.url, max: 3 });
+  const sql = testPool(db, 3);
   const names = [
     'gateway',
     ...Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`),
