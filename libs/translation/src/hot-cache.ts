@@ -32,9 +32,23 @@ export interface CacheKeyInput {
 export function hotCacheHash({ source, target, text, glossaryVersion }: CacheKeyInput): string {
   // Without a glossary the key is the spec's, as before glossaries existed.
   const glossary = glossaryVersion ? `\u0000g${glossaryVersion}` : '';
+  const input = `${source}\u0000${target}\u0000${text}${glossary}`;
+  const known = recentHashes.get(input);
+  if (known !== undefined) return known;
   // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.
-  return hash('sha256', `${source}\u0000${target}\u0000${text}${glossary}`, 'hex').slice(0, 32);
+  const digest = hash('sha256', input, 'hex').slice(0, 32);
+  if (input.length <= MEMO_MAX_INPUT_CHARS) {
+    if (recentHashes.size >= MEMO_MAX_ENTRIES) recentHashes.clear();
+    recentHashes.set(input, digest);
+  }
+  return digest;
 }
+
+// The hashes of recent short inputs: a popular text is hashed once, not on every cache hit. Bounded
+// (at most MEMO_MAX_ENTRIES of at most MEMO_MAX_INPUT_CHARS, emptied when full).
+const MEMO_MAX_ENTRIES = 1000;
+const MEMO_MAX_INPUT_CHARS = 256;
+const recentHashes = new Map<string, string>();
 
 export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>
   `${prefix}tr:${hotCacheHash(input)}`;
@@ -53,10 +67,18 @@ export class HotCache {
   ) {}
 
   async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
+    const raw = await this.readRaw(input);
+    return raw ? parseHotCacheEntry(raw) : undefined;
+  }
+
+  /**
+   * The entry as stored (JSON text), for callers that keep what they made of it: `read` is this and
+   * `parseHotCacheEntry`. Undefined when absent, or Redis is down or slow.
+   */
+  async readRaw(input: CacheKeyInput): Promise<string | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      const raw = await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs);
-      return raw ? parseEntry(raw) : undefined;
+      return (await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs)) ?? undefined;
     } catch {
       return undefined;
     }
@@ -86,7 +108,8 @@ export class HotCache {
   }
 }
 
-function parseEntry(raw: string): CachedTranslation | undefined {
+/** A stored entry read back; undefined when it is not one (malformed JSON, fields missing). */
+export function parseHotCacheEntry(raw: string): CachedTranslation | undefined {
   try {
     const value = JSON.parse(raw) as Partial<CachedTranslation>;
     if (typeof value.translatedText !== 'string' || typeof value.source !== 'string') return undefined;

@@ -150,6 +150,31 @@ describe('the cache-hit lane in front of Express', () => {
     expect(lane.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('sends an entry with quotes, escapes and multi-byte text from its ready bytes exactly as Express does', async () => {
+    const tricky = 'say "duration":987654.125 \\ \u2028 🙂 ünïcödé';
+    await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(
+      { source: 'zh-CN', target: 'de', text: '早上好' },
+      { translatedText: tricky, source: 'zh-CN', engine: 'deepl', cachedAt: '', truncated: false },
+    );
+    const body = JSON.stringify({ text: '早上好', source: 'zh-CN', target: 'de' });
+    // Twice through the lane: the second answer is made from the bytes kept from the first.
+    const [first, second, express] = await Promise.all([
+      post(body),
+      post(body),
+      post(body, { origin: 'https://app.example' }),
+    ]);
+    const texts = await Promise.all([first.text(), second.text(), express.text()]);
+    const withoutDuration = (text: string) => text.replace(/"duration":[\d.e-]+,/, '"duration":0,');
+    expect(first.status).toBe(200);
+    expect(texts.map(withoutDuration)).toEqual(Array(3).fill(withoutDuration(texts[2] ?? '')));
+    expect((JSON.parse(texts[0] ?? '') as { data: { translatedText: string } }).data.translatedText).toBe(
+      tricky,
+    );
+    for (const [i, res] of [first, second].entries()) {
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(texts[i] ?? ''));
+    }
+  });
+
   it("echoes the client's x-request-id and counts the hit in the request metrics", async () => {
     const count = async () => {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
