@@ -191,3 +191,56 @@ export function rssMiB(pid: number): number {
     return Number.NaN;
   }
 }
+
+// ---- heap of a process through its inspector (node --inspect=127.0.0.1:<port>) ---------------------------
+/** Calls DevTools protocol methods on one inspector target, in order. */
+async function inspectorCalls(
+  port: number,
+  calls: readonly { method: string; params?: Record<string, unknown> }[],
+): Promise<unknown[]> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  if (!target) throw new Error(`no inspector target on port ${port}`);
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  try {
+    const results: unknown[] = [];
+    for (const [i, call] of calls.entries()) {
+      results.push(
+        await new Promise((resolve) => {
+          const onMessage = (event: MessageEvent) => {
+            const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+            if (message.id !== i + 1) return;
+            socket.removeEventListener('message', onMessage);
+            resolve(message.result);
+          };
+          socket.addEventListener('message', onMessage);
+          socket.send(JSON.stringify({ id: i + 1, method: call.method, params: call.params ?? {} }));
+        }),
+      );
+    }
+    return results;
+  } finally {
+    socket.close();
+  }
+}
+
+/**
+ * A process's heap used right after a full garbage collection, forced through its inspector
+ * (HeapProfiler.collectGarbage: no --expose-gc needed), in MiB.
+ */
+export async function inspectMemory(port: number): Promise<{ heapUsedMiB: number }> {
+  const [, evaluated] = await inspectorCalls(port, [
+    { method: 'HeapProfiler.collectGarbage' },
+    {
+      method: 'Runtime.evaluate',
+      params: { expression: 'process.memoryUsage().heapUsed', returnByValue: true },
+    },
+  ]);
+  const value = (evaluated as { result?: { value?: unknown } } | undefined)?.result?.value;
+  return { heapUsedMiB: typeof value === 'number' ? value / 2 ** 20 : Number.NaN };
+}
