@@ -7,8 +7,12 @@
 //      missed (bench/verdict.ts). The pipeline figure of part 2 has no target.
 //   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
+//   Between them: CPU ms per request of the gateway, translator, worker and APy's process tree
+//      (/proc), BENCH_CPU_REQUESTS requests on each side at the same concurrency: figures the machine's
+//      load hardly moves (docs/benchmarks.md).
 // Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_COMMANDS (100),
+//      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
