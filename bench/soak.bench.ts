@@ -212,6 +212,7 @@ try {
   const served = await loads(SOAK_SECONDS);
   const after = await memoryOfAll(inspectPorts);
   report(served, before, after);
+  await printReportRows(reportNo - 1_000);
   verdicts.finish();
 } finally {
   for (const child of children.values()) child.kill('SIGTERM');
@@ -244,6 +245,22 @@ async function seedEntities(gateway: string, headers: Record<string, string>): P
       if (Date.now() > deadline) throw new Error(`entities not translated after 300 s: ${rows[0]?.n} rows`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  } finally {
+    await sql.end();
+  }
+}
+
+/** How many of the reports' field translations the pipeline has written by now (no verdict). */
+async function printReportRows(reports: number): Promise<void> {
+  const sql = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+  try {
+    const { rows } = await sql.query(
+      "select count(*)::int as n from content_translations where entity_type = $1 and entity_id like 'r-%'",
+      [type],
+    );
+    console.log(
+      `  pipeline: ${rows[0]?.n} of ${reports * FIELDS} field translations of the reports written when the soak ended`,
+    );
   } finally {
     await sql.end();
   }
