@@ -7,8 +7,12 @@
 //      missed (bench/verdict.ts). The pipeline figure of part 2 has no target.
 //   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
+//   Between them: CPU ms per request of the gateway, translator, worker and APy's process tree
+//      (/proc), BENCH_CPU_REQUESTS requests on each side at the same concurrency: figures the machine's
+//      load hardly moves (docs/benchmarks.md).
 // Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_COMMANDS (100),
+//      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,7 +27,10 @@ import {
   REPO_ROOT,
   createApiKey,
   freePort,
+  listeningPid,
   median,
+  processCpuMs,
+  processTreeCpuMs,
   printRoundsTable,
   type Run,
   waitForHttp,
@@ -34,6 +41,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 100);
+const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 400);
 const FIELDS = 20;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
 const run = randomBytes(3).toString('hex');
@@ -42,21 +50,33 @@ const verdicts = new Verdicts();
 
 const NOUNS = ['shop', 'market', 'bakery', 'library', 'station', 'museum', 'garden', 'school'];
 const VERBS = ['opens', 'closes', 'is busy', 'is quiet'];
-let sentenceNo = Math.floor(Math.random() * 1_000_000);
+const sentence = (n: number) =>
+  `The ${NOUNS[n % NOUNS.length]} number ${n} ${VERBS[(n >> 3) % VERBS.length]} on Monday.`;
+let sentenceNo = Math.floor(Math.random() * 1_000_000) * 1000;
 /** A new sentence each call, so every request misses the cache. */
 function nextSentence(): string {
-  const n = sentenceNo++;
-  return `The ${NOUNS[n % NOUNS.length]} number ${n} ${VERBS[(n >> 3) % VERBS.length]} on Monday.`;
+  return sentence(sentenceNo++);
+}
+/**
+ * The sentences of one round, from `start` on: both sides of a round get the same sequence, so APy
+ * translates the same texts in the same order for either (the gateway has never seen them: misses).
+ */
+function sentencesFrom(start: number): () => string {
+  let n = start;
+  return () => sentence(n++);
 }
 
 const children: ChildProcess[] = [];
-function start(name: string, env: NodeJS.ProcessEnv): void {
+// Diagnosis: BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to every service's node.
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+function start(name: string, env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/${name}/dist/main.js`],
+    ['--disable-warning=TimeoutNegativeWarning', ...nodeFlags, `${REPO_ROOT}services/${name}/dist/main.js`],
     { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   children.push(child);
+  return child;
 }
 
 async function measure(url: string, body: () => string, contentType: string): Promise<Run> {
@@ -79,6 +99,79 @@ async function measure(url: string, body: () => string, contentType: string): Pr
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/** CPU milliseconds each measured process has used, read from /proc. */
+type CpuReading = Readonly<Record<string, number>>;
+const cpuDelta = (before: CpuReading, after: CpuReading): CpuReading =>
+  Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const OURS = ['gateway', 'translator', 'worker'];
+
+interface Target {
+  readonly label: string;
+  readonly url: string;
+  readonly body: (next: () => string) => () => string;
+  readonly type: string;
+}
+
+/**
+ * CPU milliseconds per request of every process, for CPU_REQUESTS requests at the same concurrency:
+ * a figure the machine's load hardly moves, unlike req/s. Each process's idle rate is read first and
+ * taken off, and the reading ends when our services are idle again, so the work a request leaves
+ * behind (the outbox, its relay to Kafka, the worker's write of the result) is counted too.
+ */
+async function cpuPerRequest(target: Target, readCpu: () => CpuReading): Promise<CpuReading> {
+  const idleFrom = readCpu();
+  await sleep(3000);
+  const idle = Object.fromEntries(
+    Object.entries(cpuDelta(idleFrom, readCpu())).map(([name, ms]) => [name, ms / 3000]),
+  );
+  const before = readCpu();
+  const started = performance.now();
+  await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    amount: CPU_REQUESTS,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': target.type },
+        setupRequest: (r) => ({ ...r, body: target.body(nextSentence)() }),
+      },
+    ],
+  });
+  let last = readCpu();
+  for (let waited = 0; waited < 60; waited += 1) {
+    await sleep(1000);
+    const now = readCpu();
+    const second = cpuDelta(last, now);
+    last = now;
+    if (OURS.every((name) => (second[name] ?? 0) <= (idle[name] ?? 0) * 1000 + 20)) break;
+  }
+  const elapsed = performance.now() - started;
+  return Object.fromEntries(
+    Object.entries(cpuDelta(before, last)).map(([name, ms]) => [
+      name,
+      (ms - (idle[name] ?? 0) * elapsed) / CPU_REQUESTS,
+    ]),
+  );
+}
+
+function printCpuPerRequest(labels: readonly string[], perRequest: readonly CpuReading[]): void {
+  console.log(
+    `\nCPU ms per request (/proc/<pid>/stat; ${CPU_REQUESTS} requests each, ${CONNECTIONS} connections, idle rate taken off):`,
+  );
+  for (const [i, label] of labels.entries()) {
+    const parts = Object.entries(perRequest[i] ?? {}).map(
+      ([name, ms]) => `${name} ${Number.isFinite(ms) ? ms.toFixed(2) : 'n/a'}`,
+    );
+    console.log(`  ${label}: ${parts.join(', ')}`);
+  }
+  const ours = OURS.reduce((sum, name) => sum + (perRequest[1]?.[name] ?? 0), 0);
+  console.log(
+    `  ours per miss (gateway + translator + worker): ${ours.toFixed(2)} ms; APy per request: ${(perRequest[0]?.apy ?? Number.NaN).toFixed(2)} ms alone, ${(perRequest[1]?.apy ?? Number.NaN).toFixed(2)} ms behind the gateway`,
+  );
 }
 
 let apertiumPort: number | undefined;
@@ -118,32 +211,51 @@ try {
     RATE_LIMIT_PUBLIC: '1000000000',
     RATE_LIMIT_PER_KEY: '1000000000',
   };
-  for (const [name, port] of Object.entries(ports)) start(name, { ...env, PORT: String(port) });
-  for (const port of Object.values(ports)) await waitForHttp(`http://127.0.0.1:${port}/health`);
+  const pids: Record<string, number | undefined> = {};
+  for (const [name, port] of Object.entries(ports))
+    pids[name] = start(name, { ...env, PORT: String(port) }).pid;
+  // A busy machine can take more than 30 s to start three services.
+  for (const port of Object.values(ports)) await waitForHttp(`http://127.0.0.1:${port}/health`, 120_000);
+  // APy's process tree (its pipelines are its children), when this user can see it.
+  pids.apy = listeningPid(Number(new URL(apertiumUrl).port || 80));
+  const readCpu = (): CpuReading =>
+    Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => [
+        name,
+        pid === undefined ? Number.NaN : name === 'apy' ? processTreeCpuMs(pid) : processCpuMs(pid),
+      ]),
+    );
 
   // ---- 1. cache misses: gateway with APy vs APy alone -------------------------------------------
-  const gatewayBody = () => JSON.stringify({ text: nextSentence(), source: 'en', target: 'es' });
-  const apyBody = () =>
-    new URLSearchParams({ langpair: 'eng|spa', q: nextSentence(), markUnknown: 'yes' }).toString();
-  const targets = [
+  const targets: Target[] = [
     {
       label: 'baseline: APy POST /translate (eng|spa)',
       url: `${apertiumUrl}/translate`,
-      body: apyBody,
+      // The same form our engine sends (apertium.engine.ts): HTML deformatter, unknown words marked.
+      body: (next: () => string) => () =>
+        new URLSearchParams({
+          langpair: 'eng|spa',
+          q: next(),
+          markUnknown: 'yes',
+          deformat: 'html',
+          reformat: 'html-noent',
+        }).toString(),
       type: 'application/x-www-form-urlencoded',
     },
     {
       label: 'gateway: POST /api/v1/translate (miss, APy)',
       url: `http://127.0.0.1:${ports.gateway}/api/v1/translate`,
-      body: gatewayBody,
+      body: (next: () => string) => () => JSON.stringify({ text: next(), source: 'en', target: 'es' }),
       type: 'application/json',
     },
   ];
-  for (const target of targets) await measure(target.url, target.body, target.type); // warm-up
+  for (const target of targets) await measure(target.url, target.body(nextSentence), target.type); // warm-up
   const runs = targets.map(() => [] as Run[]);
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [i, target] of targets.entries())
-      runs[i]?.push(await measure(target.url, target.body, target.type));
+    const start = sentenceNo + (round + 1) * 1_000_000;
+    for (const [i, target] of targets.entries()) {
+      runs[i]?.push(await measure(target.url, target.body(sentencesFrom(start)), target.type));
+    }
   }
   console.log(
     `\nbench:apertium  ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, node ${process.version}\n`,
@@ -156,6 +268,12 @@ try {
   const ratio = median(ratios);
   const overhead = gateway.p99 - apy.p99;
   console.log(`\ngateway/APy 2xx/s per round: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')}`);
+  const perRequest: CpuReading[] = [];
+  for (const target of targets) perRequest.push(await cpuPerRequest(target, readCpu));
+  printCpuPerRequest(
+    targets.map((t) => t.label),
+    perRequest,
+  );
   verdicts.check('gateway/APy 2xx/s (median of rounds)', ratio * 100, '>=', 80, '%');
   verdicts.check('p99 overhead (median of rounds)', overhead, '<=', 5, ' ms');
   if (apy.failed + gateway.failed > 0) console.log('warning: some requests did not succeed');

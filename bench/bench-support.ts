@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -15,9 +16,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls a URL until it answers (any status) or 30 s pass. */
-export async function waitForHttp(url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+/** Polls a URL until it answers (any status) or `timeoutMs` (30 s) pass. */
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (
       await fetch(url).then(
@@ -28,7 +29,7 @@ export async function waitForHttp(url: string): Promise<void> {
       return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${url} did not answer within 30 s`);
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
 
 export const median = (values: readonly number[]): number => {
@@ -82,4 +83,164 @@ export function printRoundsTable(labels: readonly string[], runs: readonly (read
     );
     return row;
   });
+}
+
+// ---- CPU and memory of processes (Linux /proc) ---------------------------------------------------------
+const TICK_MS = 10; // /proc/<pid>/stat counts CPU in clock ticks of 1/100 s (getconf CLK_TCK)
+
+/** The fields of /proc/<pid>/stat after the command name, or undefined when the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU milliseconds (user + system, every thread) a process has used so far; 0 when it is gone. */
+export function processCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
+}
+
+/** The process and all its descendants (APy's pipelines are its children). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isFinite(parent)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const tree: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const next = queue.shift() as number;
+    tree.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+/** CPU milliseconds used so far by a process and its descendants (living ones, and waited-for dead ones). */
+export function processTreeCpuMs(pid: number): number {
+  return processTree(pid).reduce((sum, member) => {
+    const fields = statFields(member);
+    if (!fields) return sum;
+    const own = Number(fields[11]) + Number(fields[12]);
+    const reaped = Number(fields[13]) + Number(fields[14]);
+    return sum + (own + reaped) * TICK_MS;
+  }, 0);
+}
+
+/** A file's text, or '' when it cannot be read. */
+const readOr = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/** The entries of a /proc folder (a process's fds), or none when it cannot be read. */
+const listOr = (path: string): string[] => {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+};
+
+/** Where a /proc/<pid>/fd entry points, or '' when it is gone. */
+const linkOr = (path: string): string => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+};
+
+/** The process listening on a local TCP port (this user must be able to read its /proc/<pid>/fd). */
+export function listeningPid(port: number): number | undefined {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readOr(table).split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local address ends with :PORT, state 0A is LISTEN, column 9 is the socket's inode
+      if (cols[1]?.endsWith(`:${hex}`) && cols[3] === '0A' && cols[9]) inodes.add(cols[9]);
+    }
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    for (const fd of listOr(`/proc/${entry}/fd`)) {
+      const inode = /^socket:\[(\d+)\]$/.exec(linkOr(`/proc/${entry}/fd/${fd}`))?.[1];
+      if (inode && inodes.has(inode)) return Number(entry);
+    }
+  }
+  return undefined;
+}
+
+/** A process's resident set size in MiB (VmRSS of /proc/<pid>/status), or NaN when it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const kib = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? Number.NaN : Number(kib) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// ---- heap of a process through its inspector (node --inspect=127.0.0.1:<port>) ---------------------------
+/** Calls DevTools protocol methods on one inspector target, in order. */
+async function inspectorCalls(
+  port: number,
+  calls: readonly { method: string; params?: Record<string, unknown> }[],
+): Promise<unknown[]> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  if (!target) throw new Error(`no inspector target on port ${port}`);
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  try {
+    const results: unknown[] = [];
+    for (const [i, call] of calls.entries()) {
+      results.push(
+        await new Promise((resolve) => {
+          const onMessage = (event: MessageEvent) => {
+            const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+            if (message.id !== i + 1) return;
+            socket.removeEventListener('message', onMessage);
+            resolve(message.result);
+          };
+          socket.addEventListener('message', onMessage);
+          socket.send(JSON.stringify({ id: i + 1, method: call.method, params: call.params ?? {} }));
+        }),
+      );
+    }
+    return results;
+  } finally {
+    socket.close();
+  }
+}
+
+/**
+ * A process's heap used right after a full garbage collection, forced through its inspector
+ * (HeapProfiler.collectGarbage: no --expose-gc needed), in MiB.
+ */
+export async function inspectMemory(port: number): Promise<{ heapUsedMiB: number }> {
+  const [, evaluated] = await inspectorCalls(port, [
+    { method: 'HeapProfiler.collectGarbage' },
+    {
+      method: 'Runtime.evaluate',
+      params: { expression: 'process.memoryUsage().heapUsed', returnByValue: true },
+    },
+  ]);
+  const value = (evaluated as { result?: { value?: unknown } } | undefined)?.result?.value;
+  return { heapUsedMiB: typeof value === 'number' ? value / 2 ** 20 : Number.NaN };
 }

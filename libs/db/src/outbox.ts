@@ -57,19 +57,37 @@ export async function insertIntoOutbox(
   entries: readonly OutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await withSpan('outbox write', outboxAttributes(entries), async () => {
-    const params: unknown[] = [];
-    for (const { topic, key, event } of entries) {
-      const { value, headers } = codec.encode(event);
-      params.push(event.eventId, event.eventType, topic, key, value, JSON.stringify(headers));
-    }
-    await em.execute(
-      'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
-        entries.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
-      params,
-      'run',
-    );
-  });
+  await withSpan('outbox write', outboxAttributes(entries), () =>
+    insertOutboxRows(
+      em,
+      entries.map((entry) => encodeOutboxRow(codec, entry)),
+    ),
+  );
+}
+
+/** One outbox row, encoded: its trace context is the one active when it was encoded. */
+export interface EncodedOutboxRow {
+  readonly values: readonly unknown[];
+}
+
+/**
+ * Encodes an entry now, in the caller's trace context, to be inserted later with others
+ * (insertOutboxRows): a writer that gathers rows from many requests keeps each request's trace.
+ */
+export function encodeOutboxRow(codec: EventCodec, { topic, key, event }: OutboxEntry): EncodedOutboxRow {
+  const { value, headers } = codec.encode(event);
+  return { values: [event.eventId, event.eventType, topic, key, value, JSON.stringify(headers)] };
+}
+
+/** Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one). */
+export async function insertOutboxRows(em: Orm['em'], rows: readonly EncodedOutboxRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await em.execute(
+    'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
+      rows.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
+    rows.flatMap((row) => row.values),
+    'run',
+  );
 }
 
 export interface OutboxBacklog {

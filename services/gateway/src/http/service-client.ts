@@ -1,4 +1,5 @@
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '@tp/runtime';
+import { request, type Dispatcher } from 'undici';
 
 export interface ServiceCall {
   readonly method?: 'GET' | 'POST' | 'PUT';
@@ -11,7 +12,9 @@ export interface ServiceCall {
 /**
  * JSON over HTTP to one of our internal services. Their error envelopes come back as the same
  * AppError (same code, message and details); no answer, a timeout or a non-envelope failure become
- * `unavailable` (a 503 code naming the service).
+ * `unavailable` (a 503 code naming the service). undici's `request` rather than the global fetch: the
+ * same keep-alive pool and trace propagation at about a third of the CPU per call (every translation
+ * cache miss makes one: bench:apertium).
  */
 export class ServiceClient {
   constructor(
@@ -33,27 +36,26 @@ export class ServiceClient {
     const onCallerAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      let res: Response;
+      let res: Dispatcher.ResponseData;
       try {
-        res = await fetch(new URL(path, this.baseUrl), {
+        res = await request(new URL(path, this.baseUrl), {
           method,
           headers: {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(requestId ? { 'x-request-id': requestId } : {}),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
+          // undici's request follows no redirect (our services never send one), so unlike fetch it
+          // does not copy each request body in case one comes.
           signal: controller.signal,
-          // Our services never redirect. With 'follow' (the default) undici copies every request
-          // (its body stream teed) in case one comes: a third of each call's cost in bench:nli.
-          redirect: 'error',
         });
       } catch (err) {
         if (signal?.aborted) throw err;
         throw new AppError(this.unavailable, `the ${this.name} service did not answer: ${reason(err)}`);
       }
-      const parsed = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-      if (res.ok && parsed !== undefined) return parsed as T;
-      throw this.failure(res.status, parsed);
+      const parsed = (await res.body.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+      if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined) return parsed as T;
+      throw this.failure(res.statusCode, parsed);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
@@ -81,8 +83,9 @@ function reason(err: unknown): string {
   if (err instanceof TimeoutError) return 'timed out';
   if (err instanceof Error) {
     if (err.cause instanceof TimeoutError) return 'timed out';
-    const cause = (err.cause as { code?: string } | undefined)?.code;
-    return err.name === 'TimeoutError' ? 'timed out' : (cause ?? err.message);
+    // undici's errors carry their code (ECONNREFUSED, UND_ERR_SOCKET); fetch's carried it in `cause`.
+    const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
+    return err.name === 'TimeoutError' ? 'timed out' : typeof code === 'string' ? code : err.message;
   }
   return String(err);
 }

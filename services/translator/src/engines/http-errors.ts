@@ -3,11 +3,21 @@
  * turning network failures into transient EngineErrors while letting an abort through untouched, and the
  * default status classification (429 and 5xx transient, other non-2xx rejected).
  */
+import { request } from 'undici';
+
 import { EngineError, parseRetryAfter, type EngineName } from './engine.js';
+
+/** What an engine sends: a method, headers and a body already in its wire form. */
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
 
 export interface HttpReply {
   readonly status: number;
-  readonly headers: Headers;
+  /** The answer's headers (names lower-case). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly text: string;
   /** The body parsed as JSON; undefined when it is empty or not JSON. */
   readonly json: unknown;
@@ -32,19 +42,21 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * Sends one request with the global fetch and reads the body. When `signal` aborts, its reason is
- * rethrown unchanged so the chain can tell its own timeout from an engine failure.
+ * Sends one request and reads the body. undici's `request` rather than the global fetch: the same
+ * connection pool (keep-alive) and the same trace propagation (the undici instrumentation sees both),
+ * at about a third of the CPU per call (bench:apertium). When `signal` aborts, its reason is rethrown
+ * unchanged so the chain can tell its own timeout from an engine failure.
  */
 export async function send(
   engine: EngineName,
   url: string,
-  init: Omit<RequestInit, 'signal'>,
+  init: HttpRequest,
   signal: AbortSignal,
 ): Promise<HttpReply> {
   try {
-    const response = await fetch(url, { ...init, signal });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+    const response = await request(url, { ...init, signal });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text, json: parseJson(text) };
   } catch (err) {
     if (signal.aborted) throw signal.reason;
     const code = networkCode(err);
@@ -57,7 +69,7 @@ export async function send(
 
 /** The failure for a non-2xx status: 429 and 5xx are transient (with Retry-After), the rest rejected. */
 export function statusFailure(engine: EngineName, reply: HttpReply, detail?: string): EngineError {
-  return failureForStatus(engine, reply.status, detail, reply.headers.get('retry-after'));
+  return failureForStatus(engine, reply.status, detail, headerOf(reply, 'retry-after'));
 }
 
 /** Same classification for a status that arrived some other way (MyMemory's in-band responseStatus). */
@@ -81,6 +93,12 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${base}${path}`;
 }
 
+/** One header of a reply (the first, when it came more than once), or null. */
+export function headerOf(reply: HttpReply, name: string): string | null {
+  const value = reply.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -101,8 +119,9 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The network error code behind a fetch failure (fetch wraps it as a TypeError with a `cause`). Checks
- * by shape and name, not instanceof: errors from another realm (a jest VM context) fail instanceof.
+ * The network error code behind a failed call (undici's errors carry it, or their `cause` does; a
+ * fetch failure is a TypeError with a `cause`). Checks by shape and name, not instanceof: errors from
+ * another realm (a jest VM context) fail instanceof.
  */
 function networkCode(err: unknown): string | undefined {
   let current: unknown = err;

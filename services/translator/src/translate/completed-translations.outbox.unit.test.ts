@@ -18,7 +18,7 @@ const completed = {
 describe('CompletedTranslationsOutbox', () => {
   it('logs and counts a failed outbox write instead of throwing it at the request', async () => {
     const orm = {
-      em: { fork: () => ({ transactional: () => Promise.reject(new Error('connection refused')) }) },
+      em: { fork: () => ({ execute: () => Promise.reject(new Error('connection refused')) }) },
     } as unknown as Orm;
     const error = jest.fn();
     const metrics = new Registry();
@@ -41,7 +41,7 @@ describe('CompletedTranslationsOutbox', () => {
   it('drain() waits for writes still in flight', async () => {
     let finish: () => void = () => undefined;
     const orm = {
-      em: { fork: () => ({ transactional: () => new Promise<void>((resolve) => (finish = resolve)) }) },
+      em: { fork: () => ({ execute: () => new Promise<void>((resolve) => (finish = resolve)) }) },
     } as unknown as Orm;
     const outbox = new CompletedTranslationsOutbox({
       orm,
@@ -57,5 +57,42 @@ describe('CompletedTranslationsOutbox', () => {
     finish();
     await draining;
     expect(drained).toBe(true);
+  });
+
+  it('writes the rows recorded while a write runs with one next statement (group commit)', async () => {
+    const statements: { sql: string; params: unknown[] }[] = [];
+    let finishFirst: () => void = () => undefined;
+    const orm = {
+      em: {
+        fork: () => ({
+          execute: (sql: string, params: unknown[]) => {
+            statements.push({ sql, params });
+            return statements.length === 1
+              ? new Promise<void>((resolve) => (finishFirst = resolve))
+              : Promise.resolve();
+          },
+        }),
+      },
+    } as unknown as Orm;
+    const outbox = new CompletedTranslationsOutbox({
+      orm,
+      codec: new EventCodec(),
+      topicPrefix: '',
+      logger: { error: jest.fn() } as unknown as Logger,
+    });
+    outbox.record(completed, { correlationId: 'c1', causationId: 'r1' });
+    for (const n of [2, 3, 4]) {
+      outbox.record(
+        { ...completed, text: `Good morning ${n}` },
+        { correlationId: `c${n}`, causationId: `r${n}` },
+      );
+    }
+    expect(statements).toHaveLength(1);
+    finishFirst();
+    await outbox.drain();
+
+    expect(statements).toHaveLength(2);
+    // 6 values per row: the first statement carries one row, the second the three recorded meanwhile.
+    expect(statements.map(({ params }) => params.length / 6)).toEqual([1, 3]);
   });
 });

@@ -119,7 +119,7 @@ function postTranslate(url: string, langpair: string, text: string, signal: Abor
     markUnknown: 'yes',
     deformat: 'html',
     reformat: 'html-noent',
-  });
+  }).toString();
   return send(
     'apertium',
     url,

@@ -7,6 +7,7 @@ import {
   statusFailure,
   stringField,
   type HttpReply,
+  headerOf,
 } from '../http-errors.js';
 import { coverageOf } from '../pair-coverage.js';
 import { toMyMemoryCode } from './mymemory.languages.js';
@@ -62,7 +63,7 @@ function translatedText(reply: HttpReply, sent: string): string {
   const message = (translated || details || reply.text).trim().slice(0, 200);
 
   if (data.quotaFinished === true || QUOTA_TEXT.test(inBand)) {
-    const retryAfterMs = parseNextAvailable(inBand) ?? parseRetryAfter(reply.headers.get('retry-after'));
+    const retryAfterMs = parseNextAvailable(inBand) ?? parseRetryAfter(headerOf(reply, 'retry-after'));
     throw failure('quota', message, retryAfterMs);
   }
   if (LANGUAGE_TEXT.test(inBand)) throw failure('unsupported', message);
