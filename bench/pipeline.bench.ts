@@ -37,12 +37,15 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
 import { REPO_ROOT, createApiKey, freePort, waitForHttp } from './bench-support.js';
+import { countingProxy } from './pg-round-trips.js';
 import { phaseReached, Verdicts } from './verdict.js';
 
 const TRANSLATIONS = Number(process.env.BENCH_TRANSLATIONS ?? 20_000);
 const FIELDS = Number(process.env.BENCH_FIELDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+/** Commands of the census phase (round trips and Kafka requests counted). */
+const CENSUS_COMMANDS = Number(process.env.BENCH_CENSUS_COMMANDS ?? 200);
 const IN_FLIGHT = 32;
 /** When set, each service writes a V8 CPU profile there (a folder per service) when it stops. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
@@ -127,13 +130,26 @@ async function cpuSeconds(): Promise<Map<string, number>> {
   return totals;
 }
 
-/** What each part used between two cpuSeconds() readings, as a share of one core over `seconds`. */
-function cpuShares(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
-  return [...after]
-    .map(([part, used]) => [part, (used - (before.get(part) ?? 0)) / seconds] as const)
-    .sort((a, b) => b[1] - a[1])
-    .map(([part, cores]) => `${part} ${cores.toFixed(2)}`)
-    .join(', ');
+/**
+ * What each part used between two cpuSeconds() readings: as a share of one core over `seconds`, and
+ * in CPU milliseconds per 1,000 rows (load-insensitive: a busy machine slows the drain, not the work
+ * each row costs).
+ */
+function cpuUse(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  seconds: number,
+  rows: number,
+): { shares: string; perThousand: string; totalPerThousand: number } {
+  const used = [...after]
+    .map(([part, total]) => [part, total - (before.get(part) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1]);
+  const perThousand = (cpu: number) => (cpu * 1000 * 1000) / rows;
+  return {
+    shares: used.map(([part, cpu]) => `${part} ${(cpu / seconds).toFixed(2)}`).join(', '),
+    perThousand: used.map(([part, cpu]) => `${part} ${perThousand(cpu).toFixed(0)}`).join(', '),
+    totalPerThousand: perThousand(used.reduce((sum, [, cpu]) => sum + cpu, 0)),
+  };
 }
 
 // ---- the baseline: plain kafkajs produce -> consume ---------------------------------------------------
@@ -299,6 +315,29 @@ async function rowsOf(pool: pg.Pool, sent: Sent, from: number | 'first-row'): Pr
   };
 }
 
+// ---- census: round trips and Kafka requests per command --------------------------------------------
+/** `kafka_client_requests_total` of a service's /metrics, summed by API. */
+async function kafkaRequests(port: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const byApi = new Map<string, number>();
+  for (const [, api, count] of text.matchAll(
+    /^kafka_client_requests_total\{[^}]*api="([^"]+)"[^}]*\} (\d+)$/gm,
+  )) {
+    byApi.set(api as string, (byApi.get(api as string) ?? 0) + Number(count));
+  }
+  return byApi;
+}
+
+/** "12.3 (Fetch 5.1, Produce 2.0, ...)": requests per command, the largest APIs named. */
+function perCommand(byApi: Map<string, number>, commands: number): string {
+  const total = [...byApi.values()].reduce((sum, n) => sum + n, 0);
+  const parts = [...byApi]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([api, n]) => `${api} ${(n / commands).toFixed(2)}`);
+  return `${(total / commands).toFixed(2)} (${parts.join(', ')})`;
+}
+
 // ---- main ---------------------------------------------------------------------------------------------
 const verdicts = new Verdicts();
 const kafka = new Kafka({ brokers: BROKERS, clientId: 'bench-pipeline', logLevel: logLevel.NOTHING });
@@ -326,8 +365,8 @@ try {
     MODELS_DIR: models,
     RATE_LIMIT_PER_KEY: '1000000000',
   };
-  const start = async (name: 'translator' | 'worker' | 'gateway') => {
-    startService(name, { ...env, PORT: String(ports[name]) });
+  const start = async (name: 'translator' | 'worker' | 'gateway', extra: NodeJS.ProcessEnv = {}) => {
+    startService(name, { ...env, PORT: String(ports[name]), ...extra });
     await waitForHttp(`http://127.0.0.1:${ports[name]}/health`);
   };
   for (const name of ['translator', 'worker', 'gateway'] as const) await start(name);
@@ -347,7 +386,7 @@ try {
   await start('worker');
   const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
   const drain = await rowsOf(pool, queued, 'first-row');
-  const drainCpu = cpuShares(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000);
+  const drainCpu = cpuUse(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000, drain.rows);
 
   const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
   const endToEnd = await rowsOf(pool, fast, fast.started);
@@ -355,6 +394,32 @@ try {
   const baselinePaced = await kafkaBaseline(kafka, RATE * LATENCY_SECONDS, RATE);
   const paced = await sendCommands(gateway, clientKey, 'paced', (RATE * LATENCY_SECONDS) / FIELDS, RATE);
   const latency = await rowsOf(pool, paced, paced.started);
+
+  // Census: a drain of CENSUS_COMMANDS by a fresh worker and translator, each talking to Postgres
+  // through a proxy that counts its round trips; their Kafka requests from their /metrics.
+  await Promise.all([stopService('worker'), stopService('translator')]);
+  const counted = await sendCommands(gateway, clientKey, 'census', CENSUS_COMMANDS);
+  const database = new URL(DATABASE_URL);
+  const proxies = {
+    worker: await countingProxy(database.hostname, Number(database.port || 5432)),
+    translator: await countingProxy(database.hostname, Number(database.port || 5432)),
+  };
+  const through = (proxy: { port: number }) => {
+    const url = new URL(DATABASE_URL);
+    url.port = String(proxy.port);
+    return { DATABASE_URL: url.toString() };
+  };
+  await start('translator', through(proxies.translator));
+  await start('worker', through(proxies.worker));
+  await rowsOf(pool, counted, counted.started);
+  const census = {
+    worker: proxies.worker.roundTrips() / CENSUS_COMMANDS,
+    translator: proxies.translator.roundTrips() / CENSUS_COMMANDS,
+    kafkaWorker: perCommand(await kafkaRequests(ports.worker), CENSUS_COMMANDS),
+    kafkaTranslator: perCommand(await kafkaRequests(ports.translator), CENSUS_COMMANDS),
+  };
+  await Promise.all([stopService('worker'), stopService('translator')]);
+  await Promise.all([proxies.worker.close(), proxies.translator.close()]);
 
   const f = (n: number) => n.toFixed(0).padStart(11);
   const line = (label: string, r: { perSecond: number; sustained: number; p50?: number; p99?: number }) =>
@@ -375,7 +440,16 @@ try {
       `${fast.commandsPerSecond.toFixed(0)}/s (end to end), ${paced.commandsPerSecond.toFixed(0)}/s (paced); ` +
       `rows by engine: ${drain.engines}`,
   );
-  console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu}`);
+  console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu.shares}`);
+  console.log(
+    `CPU ms per 1,000 field translations drained: ${drainCpu.perThousand} (total ${drainCpu.totalPerThousand.toFixed(0)})`,
+  );
+  console.log(
+    `census, ${CENSUS_COMMANDS} commands of ${FIELDS} fields drained by a fresh worker and translator ` +
+      `(their start-up included), per command: Postgres round trips worker ${census.worker.toFixed(2)}, ` +
+      `translator ${census.translator.toFixed(2)}; Kafka requests worker ${census.kafkaWorker}, ` +
+      `translator ${census.kafkaTranslator}`,
+  );
   // Each figure is judged on its own: a drain that misses is not rescued by the end-to-end figure.
   console.log('');
   verdicts.check('drain: field translations/s sustained', drain.sustained, '>=', 2000, '/s');
