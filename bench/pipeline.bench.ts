@@ -17,11 +17,15 @@
 //   latency:    command-to-row p50/p99 at a paced 500 field translations/s (row updated_at minus the
 //               moment the command was sent; one machine, one clock).
 //   "sustained" is the rate between the 10th and the 90th percentile of row times.
-// Targets (issue #5): at least 2,000 field translations/s sustained, by the drain and by the end-to-end
-// figure each; p99 at most 1 s at 500/s, from a phase that was in fact offered 500/s (issue 23).
+// Targets: the sustained rate, drained and end to end, each at least 25 % of the kafkajs baseline's
+// sustained rate in the same run (issue 20; issue 5 asked for 2,000/s, which a slower machine could
+// miss with the same code); p99 at most 1 s at 500/s, from a phase that was in fact offered 500/s
+// (issue 23). Also printed: CPU ms per 1,000 field translations of each part during the drain, and a
+// census of a smaller drain: Postgres round trips and Kafka requests per command.
 // `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_TRANSLATIONS (20000), BENCH_FIELDS (20 per command), BENCH_RATE (500/s),
-//      BENCH_LATENCY_SECONDS (15), BENCH_CPU_PROF (a folder for the services' CPU profiles),
+//      BENCH_LATENCY_SECONDS (15), BENCH_CENSUS_COMMANDS (200), BENCH_CPU_PROF (a folder for the
+//      services' CPU profiles),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -47,6 +51,8 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
 /** Commands of the census phase (round trips and Kafka requests counted). */
 const CENSUS_COMMANDS = Number(process.env.BENCH_CENSUS_COMMANDS ?? 200);
 const IN_FLIGHT = 32;
+/** Issue 20: the pipeline's sustained rate, drained and end to end, as a share (%) of the kafkajs baseline's. */
+const DRAIN_SHARE_TARGET = 25;
 /** When set, each service writes a V8 CPU profile there (a folder per service) when it stops. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
@@ -110,7 +116,17 @@ async function stopService(name: string): Promise<void> {
 }
 
 // ---- CPU per process (Linux /proc) ----------------------------------------------------------------------
-/** CPU seconds used so far by each part: our three services, Postgres (all its processes), the broker. */
+/** A Postgres backend serving the bench's database ("postgres: [cluster: ]<user> <database> <client> <state>"). */
+const BENCH_BACKEND = new RegExp(
+  `^postgres: (?:\\S+: )?${decodeURIComponent(new URL(DATABASE_URL).username || 'postgres')} ${new URL(DATABASE_URL).pathname.slice(1)} `,
+);
+
+/**
+ * CPU seconds used so far by each part: our three services, Postgres (the backends of the bench's
+ * database, and apart from them its other processes: WAL writer, checkpointer, other databases'
+ * backends), the broker and Redis. On a shared machine the broker, Redis and "postgres other" also
+ * serve others.
+ */
 async function cpuSeconds(): Promise<Map<string, number>> {
   const totals = new Map<string, number>();
   for (const pid of await readdir('/proc')) {
@@ -121,7 +137,16 @@ async function cpuSeconds(): Promise<Map<string, number>> {
     ]);
     const service = [...services].find(([, child]) => String(child.pid) === pid)?.[0];
     const part =
-      service ?? (/postgres/.test(cmdline) ? 'postgres' : /kafka\.Kafka/.test(cmdline) ? 'kafka' : undefined);
+      service ??
+      (BENCH_BACKEND.test(cmdline)
+        ? 'postgres'
+        : /postgres/.test(cmdline)
+          ? 'postgres other'
+          : /kafka\.Kafka/.test(cmdline)
+            ? 'kafka'
+            : /redis-server/.test(cmdline)
+              ? 'redis'
+              : undefined);
     if (!part || !stat) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in 1/100 s
@@ -452,8 +477,23 @@ try {
   );
   // Each figure is judged on its own: a drain that misses is not rescued by the end-to-end figure.
   console.log('');
-  verdicts.check('drain: field translations/s sustained', drain.sustained, '>=', 2000, '/s');
-  verdicts.check('end to end: field translations/s sustained', endToEnd.sustained, '>=', 2000, '/s');
+  // Issue 20: judged against the kafkajs baseline of the same run, so a slower or busier machine
+  // moves both sides of the ratio (the rates themselves are in the table above).
+  const ofBaseline = (sustained: number) => (100 * sustained) / baseline.sustained;
+  verdicts.check(
+    'drain: field translations/s sustained / kafkajs baseline sustained',
+    ofBaseline(drain.sustained),
+    '>=',
+    DRAIN_SHARE_TARGET,
+    '%',
+  );
+  verdicts.check(
+    'end to end: field translations/s sustained / kafkajs baseline sustained',
+    ofBaseline(endToEnd.sustained),
+    '>=',
+    DRAIN_SHARE_TARGET,
+    '%',
+  );
   verdicts.add(phaseReached(`paced phase at ${RATE}/s`, RATE, paced.commandsPerSecond * FIELDS));
   verdicts.check(`command -> row p99 at ${RATE}/s`, latency.p99, '<=', 1000, ' ms');
   verdicts.finish();
