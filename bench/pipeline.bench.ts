@@ -116,6 +116,11 @@ async function stopService(name: string): Promise<void> {
 }
 
 // ---- CPU per process (Linux /proc) ----------------------------------------------------------------------
+interface CpuOfProcess {
+  readonly part: string;
+  readonly seconds: number;
+}
+
 /** A Postgres backend serving the bench's database ("postgres: [cluster: ]<user> <database> <client> <state>"). */
 const BENCH_BACKEND = new RegExp(
   `^postgres: (?:\\S+: )?${decodeURIComponent(new URL(DATABASE_URL).username || 'postgres')} ${new URL(DATABASE_URL).pathname.slice(1)} `,
@@ -127,8 +132,8 @@ const BENCH_BACKEND = new RegExp(
  * backends), the broker and Redis. On a shared machine the broker, Redis and "postgres other" also
  * serve others.
  */
-async function cpuSeconds(): Promise<Map<string, number>> {
-  const totals = new Map<string, number>();
+async function cpuSeconds(): Promise<Map<string, CpuOfProcess>> {
+  const totals = new Map<string, CpuOfProcess>();
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const [stat, cmdline] = await Promise.all([
@@ -150,7 +155,8 @@ async function cpuSeconds(): Promise<Map<string, number>> {
     if (!part || !stat) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in 1/100 s
-    totals.set(part, (totals.get(part) ?? 0) + ticks / 100);
+    // Keyed by pid and start time: a process that ended between two readings drops out of both.
+    totals.set(`${pid}:${fields[19]}`, { part, seconds: ticks / 100 });
   }
   return totals;
 }
@@ -161,14 +167,16 @@ async function cpuSeconds(): Promise<Map<string, number>> {
  * each row costs).
  */
 function cpuUse(
-  before: Map<string, number>,
-  after: Map<string, number>,
+  before: Map<string, CpuOfProcess>,
+  after: Map<string, CpuOfProcess>,
   seconds: number,
   rows: number,
 ): { shares: string; perThousand: string; totalPerThousand: number } {
-  const used = [...after]
-    .map(([part, total]) => [part, total - (before.get(part) ?? 0)] as const)
-    .sort((a, b) => b[1] - a[1]);
+  const byPart = new Map<string, number>();
+  for (const [process, { part, seconds: total }] of after) {
+    byPart.set(part, (byPart.get(part) ?? 0) + total - (before.get(process)?.seconds ?? 0));
+  }
+  const used = [...byPart].sort((a, b) => b[1] - a[1]);
   const perThousand = (cpu: number) => (cpu * 1000 * 1000) / rows;
   return {
     shares: used.map(([part, cpu]) => `${part} ${(cpu / seconds).toFixed(2)}`).join(', '),
