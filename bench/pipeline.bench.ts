@@ -116,6 +116,8 @@ async function stopService(name: string): Promise<void> {
 }
 
 // ---- CPU per process (Linux /proc) ----------------------------------------------------------------------
+const BENCH_APPLICATION = 'bench:pipeline';
+
 interface CpuOfProcess {
   readonly part: string;
   readonly seconds: number;
@@ -128,14 +130,19 @@ const BENCH_BACKEND = new RegExp(
 
 /**
  * CPU seconds used so far by each part: our three services, Postgres (the backends of the bench's
- * database, and apart from them its other processes: WAL writer, checkpointer, other databases'
+ * database but the bench's own, and apart from them its other processes: WAL writer, checkpointer, other databases'
  * backends), the broker and Redis. On a shared machine the broker, Redis and "postgres other" also
  * serve others.
  */
 async function cpuSeconds(): Promise<Map<string, CpuOfProcess>> {
   const totals = new Map<string, CpuOfProcess>();
+  const { rows: own } = await pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [BENCH_APPLICATION],
+  );
+  const ownBackends = new Set(own.map((r) => String(r.pid)));
   for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || ownBackends.has(pid)) continue;
     const [stat, cmdline] = await Promise.all([
       readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
       readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
@@ -374,7 +381,8 @@ function perCommand(byApi: Map<string, number>, commands: number): string {
 // ---- main ---------------------------------------------------------------------------------------------
 const verdicts = new Verdicts();
 const kafka = new Kafka({ brokers: BROKERS, clientId: 'bench-pipeline', logLevel: logLevel.NOTHING });
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+// Named, so that its backends (the bench counting rows) are not counted as the pipeline's CPU.
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2, application_name: BENCH_APPLICATION });
 const models = await mkdtemp(join(tmpdir(), 'tp-bench-models-'));
 try {
   await buildTinyModel(join(models, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
