@@ -17,11 +17,15 @@
 //   latency:    command-to-row p50/p99 at a paced 500 field translations/s (row updated_at minus the
 //               moment the command was sent; one machine, one clock).
 //   "sustained" is the rate between the 10th and the 90th percentile of row times.
-// Targets (issue #5): at least 2,000 field translations/s sustained, by the drain and by the end-to-end
-// figure each; p99 at most 1 s at 500/s, from a phase that was in fact offered 500/s (issue 23).
+// Targets: the sustained rate, drained and end to end, each at least 25 % of the kafkajs baseline's
+// sustained rate in the same run (issue 20; issue 5 asked for 2,000/s, which a slower machine could
+// miss with the same code); p99 at most 1 s at 500/s, from a phase that was in fact offered 500/s
+// (issue 23). Also printed: CPU ms per 1,000 field translations of each part during the drain, and a
+// census of a smaller drain: Postgres round trips and Kafka requests per command.
 // `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_TRANSLATIONS (20000), BENCH_FIELDS (20 per command), BENCH_RATE (500/s),
-//      BENCH_LATENCY_SECONDS (15), BENCH_CPU_PROF (a folder for the services' CPU profiles),
+//      BENCH_LATENCY_SECONDS (15), BENCH_CENSUS_COMMANDS (200), BENCH_CPU_PROF (a folder for the
+//      services' CPU profiles),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -37,13 +41,18 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
 import { REPO_ROOT, createApiKey, freePort, waitForHttp } from './bench-support.js';
+import { countingProxy } from './pg-round-trips.js';
 import { phaseReached, Verdicts } from './verdict.js';
 
 const TRANSLATIONS = Number(process.env.BENCH_TRANSLATIONS ?? 20_000);
 const FIELDS = Number(process.env.BENCH_FIELDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+/** Commands of the census phase (round trips and Kafka requests counted). */
+const CENSUS_COMMANDS = Number(process.env.BENCH_CENSUS_COMMANDS ?? 200);
 const IN_FLIGHT = 32;
+/** Issue 20: the pipeline's sustained rate, drained and end to end, as a share (%) of the kafkajs baseline's. */
+const DRAIN_SHARE_TARGET = 25;
 /** When set, each service writes a V8 CPU profile there (a folder per service) when it stops. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
@@ -107,33 +116,80 @@ async function stopService(name: string): Promise<void> {
 }
 
 // ---- CPU per process (Linux /proc) ----------------------------------------------------------------------
-/** CPU seconds used so far by each part: our three services, Postgres (all its processes), the broker. */
-async function cpuSeconds(): Promise<Map<string, number>> {
-  const totals = new Map<string, number>();
+const BENCH_APPLICATION = 'bench:pipeline';
+
+interface CpuOfProcess {
+  readonly part: string;
+  readonly seconds: number;
+}
+
+/** A Postgres backend serving the bench's database ("postgres: [cluster: ]<user> <database> <client> <state>"). */
+const BENCH_BACKEND = new RegExp(
+  `^postgres: (?:\\S+: )?${decodeURIComponent(new URL(DATABASE_URL).username || 'postgres')} ${new URL(DATABASE_URL).pathname.slice(1)} `,
+);
+
+/**
+ * CPU seconds used so far by each part: our three services, Postgres (the backends of the bench's
+ * database but the bench's own, and apart from them its other processes: WAL writer, checkpointer, other databases'
+ * backends), the broker and Redis. On a shared machine the broker, Redis and "postgres other" also
+ * serve others.
+ */
+async function cpuSeconds(): Promise<Map<string, CpuOfProcess>> {
+  const totals = new Map<string, CpuOfProcess>();
+  const { rows: own } = await pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [BENCH_APPLICATION],
+  );
+  const ownBackends = new Set(own.map((r) => String(r.pid)));
   for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || ownBackends.has(pid)) continue;
     const [stat, cmdline] = await Promise.all([
       readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
       readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
     ]);
     const service = [...services].find(([, child]) => String(child.pid) === pid)?.[0];
     const part =
-      service ?? (/postgres/.test(cmdline) ? 'postgres' : /kafka\.Kafka/.test(cmdline) ? 'kafka' : undefined);
+      service ??
+      (BENCH_BACKEND.test(cmdline)
+        ? 'postgres'
+        : /postgres/.test(cmdline)
+          ? 'postgres other'
+          : /kafka\.Kafka/.test(cmdline)
+            ? 'kafka'
+            : /redis-server/.test(cmdline)
+              ? 'redis'
+              : undefined);
     if (!part || !stat) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in 1/100 s
-    totals.set(part, (totals.get(part) ?? 0) + ticks / 100);
+    // Keyed by pid and start time: a process that ended between two readings drops out of both.
+    totals.set(`${pid}:${fields[19]}`, { part, seconds: ticks / 100 });
   }
   return totals;
 }
 
-/** What each part used between two cpuSeconds() readings, as a share of one core over `seconds`. */
-function cpuShares(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
-  return [...after]
-    .map(([part, used]) => [part, (used - (before.get(part) ?? 0)) / seconds] as const)
-    .sort((a, b) => b[1] - a[1])
-    .map(([part, cores]) => `${part} ${cores.toFixed(2)}`)
-    .join(', ');
+/**
+ * What each part used between two cpuSeconds() readings: as a share of one core over `seconds`, and
+ * in CPU milliseconds per 1,000 rows (load-insensitive: a busy machine slows the drain, not the work
+ * each row costs).
+ */
+function cpuUse(
+  before: Map<string, CpuOfProcess>,
+  after: Map<string, CpuOfProcess>,
+  seconds: number,
+  rows: number,
+): { shares: string; perThousand: string; totalPerThousand: number } {
+  const byPart = new Map<string, number>();
+  for (const [process, { part, seconds: total }] of after) {
+    byPart.set(part, (byPart.get(part) ?? 0) + total - (before.get(process)?.seconds ?? 0));
+  }
+  const used = [...byPart].sort((a, b) => b[1] - a[1]);
+  const perThousand = (cpu: number) => (cpu * 1000 * 1000) / rows;
+  return {
+    shares: used.map(([part, cpu]) => `${part} ${(cpu / seconds).toFixed(2)}`).join(', '),
+    perThousand: used.map(([part, cpu]) => `${part} ${perThousand(cpu).toFixed(0)}`).join(', '),
+    totalPerThousand: perThousand(used.reduce((sum, [, cpu]) => sum + cpu, 0)),
+  };
 }
 
 // ---- the baseline: plain kafkajs produce -> consume ---------------------------------------------------
@@ -299,10 +355,34 @@ async function rowsOf(pool: pg.Pool, sent: Sent, from: number | 'first-row'): Pr
   };
 }
 
+// ---- census: round trips and Kafka requests per command --------------------------------------------
+/** `kafka_client_requests_total` of a service's /metrics, summed by API. */
+async function kafkaRequests(port: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const byApi = new Map<string, number>();
+  for (const [, api, count] of text.matchAll(
+    /^kafka_client_requests_total\{[^}]*api="([^"]+)"[^}]*\} (\d+)$/gm,
+  )) {
+    byApi.set(api as string, (byApi.get(api as string) ?? 0) + Number(count));
+  }
+  return byApi;
+}
+
+/** "12.3 (Fetch 5.1, Produce 2.0, ...)": requests per command, the largest APIs named. */
+function perCommand(byApi: Map<string, number>, commands: number): string {
+  const total = [...byApi.values()].reduce((sum, n) => sum + n, 0);
+  const parts = [...byApi]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([api, n]) => `${api} ${(n / commands).toFixed(2)}`);
+  return `${(total / commands).toFixed(2)} (${parts.join(', ')})`;
+}
+
 // ---- main ---------------------------------------------------------------------------------------------
 const verdicts = new Verdicts();
 const kafka = new Kafka({ brokers: BROKERS, clientId: 'bench-pipeline', logLevel: logLevel.NOTHING });
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+// Named, so that its backends (the bench counting rows) are not counted as the pipeline's CPU.
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2, application_name: BENCH_APPLICATION });
 const models = await mkdtemp(join(tmpdir(), 'tp-bench-models-'));
 try {
   await buildTinyModel(join(models, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
@@ -326,8 +406,8 @@ try {
     MODELS_DIR: models,
     RATE_LIMIT_PER_KEY: '1000000000',
   };
-  const start = async (name: 'translator' | 'worker' | 'gateway') => {
-    startService(name, { ...env, PORT: String(ports[name]) });
+  const start = async (name: 'translator' | 'worker' | 'gateway', extra: NodeJS.ProcessEnv = {}) => {
+    startService(name, { ...env, PORT: String(ports[name]), ...extra });
     await waitForHttp(`http://127.0.0.1:${ports[name]}/health`);
   };
   for (const name of ['translator', 'worker', 'gateway'] as const) await start(name);
@@ -347,7 +427,7 @@ try {
   await start('worker');
   const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
   const drain = await rowsOf(pool, queued, 'first-row');
-  const drainCpu = cpuShares(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000);
+  const drainCpu = cpuUse(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000, drain.rows);
 
   const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
   const endToEnd = await rowsOf(pool, fast, fast.started);
@@ -355,6 +435,32 @@ try {
   const baselinePaced = await kafkaBaseline(kafka, RATE * LATENCY_SECONDS, RATE);
   const paced = await sendCommands(gateway, clientKey, 'paced', (RATE * LATENCY_SECONDS) / FIELDS, RATE);
   const latency = await rowsOf(pool, paced, paced.started);
+
+  // Census: a drain of CENSUS_COMMANDS by a fresh worker and translator, each talking to Postgres
+  // through a proxy that counts its round trips; their Kafka requests from their /metrics.
+  await Promise.all([stopService('worker'), stopService('translator')]);
+  const counted = await sendCommands(gateway, clientKey, 'census', CENSUS_COMMANDS);
+  const database = new URL(DATABASE_URL);
+  const proxies = {
+    worker: await countingProxy(database.hostname, Number(database.port || 5432)),
+    translator: await countingProxy(database.hostname, Number(database.port || 5432)),
+  };
+  const through = (proxy: { port: number }) => {
+    const url = new URL(DATABASE_URL);
+    url.port = String(proxy.port);
+    return { DATABASE_URL: url.toString() };
+  };
+  await start('translator', through(proxies.translator));
+  await start('worker', through(proxies.worker));
+  await rowsOf(pool, counted, counted.started);
+  const census = {
+    worker: proxies.worker.roundTrips() / CENSUS_COMMANDS,
+    translator: proxies.translator.roundTrips() / CENSUS_COMMANDS,
+    kafkaWorker: perCommand(await kafkaRequests(ports.worker), CENSUS_COMMANDS),
+    kafkaTranslator: perCommand(await kafkaRequests(ports.translator), CENSUS_COMMANDS),
+  };
+  await Promise.all([stopService('worker'), stopService('translator')]);
+  await Promise.all([proxies.worker.close(), proxies.translator.close()]);
 
   const f = (n: number) => n.toFixed(0).padStart(11);
   const line = (label: string, r: { perSecond: number; sustained: number; p50?: number; p99?: number }) =>
@@ -375,11 +481,35 @@ try {
       `${fast.commandsPerSecond.toFixed(0)}/s (end to end), ${paced.commandsPerSecond.toFixed(0)}/s (paced); ` +
       `rows by engine: ${drain.engines}`,
   );
-  console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu}`);
+  console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu.shares}`);
+  console.log(
+    `CPU ms per 1,000 field translations drained: ${drainCpu.perThousand} (total ${drainCpu.totalPerThousand.toFixed(0)})`,
+  );
+  console.log(
+    `census, ${CENSUS_COMMANDS} commands of ${FIELDS} fields drained by a fresh worker and translator ` +
+      `(their start-up included), per command: Postgres round trips worker ${census.worker.toFixed(2)}, ` +
+      `translator ${census.translator.toFixed(2)}; Kafka requests worker ${census.kafkaWorker}, ` +
+      `translator ${census.kafkaTranslator}`,
+  );
   // Each figure is judged on its own: a drain that misses is not rescued by the end-to-end figure.
   console.log('');
-  verdicts.check('drain: field translations/s sustained', drain.sustained, '>=', 2000, '/s');
-  verdicts.check('end to end: field translations/s sustained', endToEnd.sustained, '>=', 2000, '/s');
+  // Issue 20: judged against the kafkajs baseline of the same run, so a slower or busier machine
+  // moves both sides of the ratio (the rates themselves are in the table above).
+  const ofBaseline = (sustained: number) => (100 * sustained) / baseline.sustained;
+  verdicts.check(
+    'drain: field translations/s sustained / kafkajs baseline sustained',
+    ofBaseline(drain.sustained),
+    '>=',
+    DRAIN_SHARE_TARGET,
+    '%',
+  );
+  verdicts.check(
+    'end to end: field translations/s sustained / kafkajs baseline sustained',
+    ofBaseline(endToEnd.sustained),
+    '>=',
+    DRAIN_SHARE_TARGET,
+    '%',
+  );
   verdicts.add(phaseReached(`paced phase at ${RATE}/s`, RATE, paced.commandsPerSecond * FIELDS));
   verdicts.check(`command -> row p99 at ${RATE}/s`, latency.p99, '<=', 1000, ' ms');
   verdicts.finish();

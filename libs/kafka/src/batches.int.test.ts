@@ -2,6 +2,7 @@
 // messages, one commit per batch, and what a batch publishes sent only when all of it was handled.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Admin, Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
 
 import { testKafka, uniquePrefix } from '@tp/test/harness/kafka';
 import { silentLogger } from '@tp/test/harness/logger';
@@ -11,6 +12,7 @@ import { KafkaConsumer } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
 import { onceAcknowledged, publishingBatchHandler } from './outgoing-batch.js';
 import type { IncomingMessage, TopicMessages } from './port.js';
+import { kafkaRequestsMetric } from './request-count.js';
 
 const prefix = uniquePrefix('batches');
 let kafka: Kafka;
@@ -187,5 +189,31 @@ describe('publishingBatchHandler', () => {
     expect(mostAtOnce).toBeLessThanOrEqual(4);
     expect([...order.keys()].sort()).toEqual(['k0', 'k1', 'k2', 'k3']);
     for (const offsets of order.values()) expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+  });
+});
+
+describe('kafka_client_requests_total', () => {
+  it('counts the produce and fetch requests of the process, by client kind and API', async () => {
+    const registry = new Registry();
+    kafkaRequestsMetric(registry);
+    const count = async (client: string, api: string) =>
+      (await registry.getSingleMetric('kafka_client_requests_total')?.get())?.values.find(
+        (v) => v.labels.client === client && v.labels.api === api,
+      )?.value ?? 0;
+    const produced = await count('producer', 'Produce');
+    const topic = await newTopic(1);
+    await produce(topic, 5);
+    expect(await count('producer', 'Produce')).toBe(produced + 1);
+
+    const fetched = await count('consumer', 'Fetch');
+    const batches = consumer(`${topic}.count`, topic);
+    const seen: IncomingMessage[] = [];
+    const running = batches.startBatches(async (messages) => {
+      seen.push(...messages);
+    });
+    await waitFor('5 messages consumed', () => seen.length >= 5);
+    await batches.stop();
+    await running.catch(() => undefined);
+    expect(await count('consumer', 'Fetch')).toBeGreaterThan(fetched);
   });
 });

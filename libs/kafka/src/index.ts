@@ -10,3 +10,4 @@ export * from './message-size.js';
 export * from './topic-limits.js';
 export * from './consumer-lag.js';
 export * from './tracing.js';
+export * from './request-count.js';

@@ -3,6 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
 import { followHealth, type ConsumerHealth } from './consumer-health.js';
 import type { BatchHandler, IncomingMessage, MessageConsumer, MessageHandler } from './port.js';
+import { countRequests } from './request-count.js';
 import { processSpan } from './tracing.js';
 
 export interface KafkaConsumerOptions {
@@ -162,6 +163,7 @@ export function groupConsumer(
     sessionTimeout: SESSION_TIMEOUT_MS,
     heartbeatInterval: HEARTBEAT_MS,
   });
+  countRequests(consumer, 'consumer');
   return { consumer, health: followHealth(consumer, options.groupId, options.logger) };
 }
 

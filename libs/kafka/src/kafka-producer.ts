@@ -5,6 +5,7 @@ import { Partitioners, type Kafka, type Message, type Producer, type RecordMetad
 import { producerDefaultsOf, type ProducerDefaults } from './kafka-client.js';
 import { MessageTooLargeError, fittingRecordBytes, recordBudget, splitIntoRequests } from './message-size.js';
 import type { MessageProducer, OutgoingMessage, TopicMessages } from './port.js';
+import { countRequests } from './request-count.js';
 import { endSendSpans, withSendSpans } from './tracing.js';
 
 /**
@@ -138,7 +139,7 @@ export class KafkaProducer implements MessageProducer {
   }
 
   private create(): Producer {
-    return this.kafka.producer({
+    const producer = this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
@@ -156,6 +157,8 @@ export class KafkaProducer implements MessageProducer {
         };
       },
     });
+    countRequests(producer, 'producer');
+    return producer;
   }
 
   /** Throws UnacknowledgedPartitionsError when a partition a message went to is not in the answer. */

@@ -15,6 +15,7 @@ import {
   type RunningService,
   initTracing,
 } from '@tp/runtime';
+import { kafkaRequestsMetric } from '@tp/kafka';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 
@@ -65,6 +66,7 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
   const logger = createLogger(name, config.LOG_LEVEL);
   const metrics = createMetrics(name);
   const deps = await connectDependencies(name, config, logger, definition.needs);
+  if (deps.kafka) kafkaRequestsMetric(metrics);
   const context: ServiceContext = { logger, metrics, deps };
   const tasks: BackgroundTask[] = [];
   try {

@@ -27,10 +27,10 @@ export const workerSettings = z.object({
   REDIS_KEY_PREFIX: env.string('tp:'),
   /**
    * ContentChanged messages the planner handles at once (different entities; one entity's changes
-   * one after another). Each holds a database connection for its transaction, so keep it below
-   * DATABASE_POOL_MAX.
+   * one after another). Changes handled at the same time share one transaction (up to 100 each), so
+   * this is also the planner's largest transaction; it holds one database connection.
    */
-  PLANNER_CONCURRENCY: env.positiveInt(6),
+  PLANNER_CONCURRENCY: env.positiveInt(100),
   /**
    * TranslationCompleted messages the projection handles at once; writes that arrive together share
    * one statement, so this is also the projection's largest write.

@@ -50,14 +50,34 @@ export async function markContentReportPlanned(
   trackingId: string,
   requests: readonly { readonly field: string; readonly targetLang: string }[],
 ): Promise<void> {
-  if (!UUID.test(trackingId)) return;
-  const fields = [...new Set(requests.map((r) => r.field))];
-  const languages = [...new Set(requests.map((r) => r.targetLang))];
+  await markContentReportsPlanned(em, [{ trackingId, requests }]);
+}
+
+/** markContentReportPlanned for the reports of several events, in one statement. */
+export async function markContentReportsPlanned(
+  em: Em,
+  reports: readonly {
+    readonly trackingId: string;
+    readonly requests: readonly { readonly field: string; readonly targetLang: string }[];
+  }[],
+): Promise<void> {
+  const rows = reports
+    .filter((report) => UUID.test(report.trackingId))
+    .map(({ trackingId, requests }) => ({
+      id: trackingId,
+      fields: [...new Set(requests.map((r) => r.field))],
+      languages: [...new Set(requests.map((r) => r.targetLang))],
+      requests: requests.length,
+    }));
+  if (rows.length === 0) return;
   await em.execute(
-    // Lists travel as JSON: the driver would spread an array parameter.
-    'update content_reports set planned_at = now(), planned_fields = array(select jsonb_array_elements_text(?::jsonb)), ' +
-      'planned_languages = array(select jsonb_array_elements_text(?::jsonb)), requests = ? where tracking_id = ?',
-    [JSON.stringify(fields), JSON.stringify(languages), requests.length, trackingId],
+    // The rows travel as JSON: the driver would spread an array parameter.
+    'update content_reports r set planned_at = now(), ' +
+      'planned_fields = array(select jsonb_array_elements_text(p.fields)), ' +
+      'planned_languages = array(select jsonb_array_elements_text(p.languages)), requests = p.requests ' +
+      'from jsonb_to_recordset(?::jsonb) as p(id uuid, fields jsonb, languages jsonb, requests int) ' +
+      'where r.tracking_id = p.id',
+    [JSON.stringify(rows)],
     'run',
   );
 }

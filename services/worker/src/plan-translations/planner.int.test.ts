@@ -342,6 +342,65 @@ describe('planner', () => {
     expect(await counter('pipeline_dead_letters_total', { code: 'MODULE_CONFLICT' })).toBe(2);
   });
 
+  it('stores many entities handled at the same time (one transaction) exactly as one by one', async () => {
+    const events = Array.from({ length: 24 }, (_, i) => contentChanged(`v-together-${i}`));
+    await send(...events);
+    await plannerCaughtUp();
+
+    for (const { eventId, data } of events) {
+      const id = data.entityId;
+      expect((await sources(id)).map((s) => [s.field, s.sourceVersion])).toEqual([
+        ['description', 1],
+        ['name', 1],
+      ]);
+      const requested = await requests(id);
+      expect(requested.map((r) => `${r.event.data.field}:${r.event.data.targetLang}`).sort()).toEqual([
+        'description:de',
+        'description:en',
+        'description:ja',
+        'name:de',
+        'name:en',
+        'name:ja',
+      ]);
+      expect(requested.every((r) => r.event.causationId === eventId)).toBe(true);
+    }
+  });
+
+  it('refuses alone the second module claiming a new type in the same batch, and stores the rest', async () => {
+    const before = deadLetters.length;
+    const kiosks = [
+      contentChanged('k-catalog', { entityType: 'kiosk' }),
+      contentChanged('k-billing', { entityType: 'kiosk', module: 'billing' }),
+    ];
+    const others = Array.from({ length: 6 }, (_, i) => contentChanged(`v-beside-${i}`));
+    await send(...kiosks, ...others);
+    await plannerCaughtUp();
+
+    await waitFor('one dead letter', () => deadLetters.length > before);
+    const refused = deadLetters.slice(before);
+    expect(refused.map((d) => d.data.errorCode)).toEqual(['MODULE_CONFLICT']);
+    const stored = await orm.em.fork().find(SourceContent, { entityType: 'kiosk' });
+    // Whichever came first owns the type; the other is the dead letter.
+    expect(new Set(stored.map((s) => s.module)).size).toBe(1);
+    expect(new Set(stored.map((s) => s.entityId)).size).toBe(1);
+    for (const other of others) expect(await sources(other.data.entityId)).toHaveLength(2);
+  });
+
+  it('removes the fields a change leaves out when it comes with other entities', async () => {
+    await send(contentChanged('v-shrinks'));
+    await plannerCaughtUp();
+    const shrunk = contentChanged('v-shrinks', {
+      sourceVersion: 2,
+      fields: [{ name: 'name', text: '你好' }],
+    });
+    const others = Array.from({ length: 6 }, (_, i) => contentChanged(`v-with-shrink-${i}`));
+    await send(shrunk, ...others);
+    await plannerCaughtUp();
+
+    expect((await sources('v-shrinks')).map((s) => [s.field, s.sourceVersion])).toEqual([['name', 2]]);
+    for (const other of others) expect(await sources(other.data.entityId)).toHaveLength(2);
+  });
+
   it('counts every request it wrote to the outbox', async () => {
     const rows = await orm.em.fork().count(OutboxMessage, { topic: requestedTopic });
     expect(await counter('planner_translations_requested_total')).toBe(rows);

@@ -54,24 +54,37 @@ export async function writeSources(
   change: ContentChangedData,
   writes: readonly SourceWrite[],
 ): Promise<void> {
-  if (writes.length === 0) return;
+  await writeSourcesOf(em, [{ change, writes }]);
+}
+
+/** A change with what its plan writes. */
+export interface ChangeWrites {
+  readonly change: ContentChangedData;
+  readonly writes: readonly SourceWrite[];
+}
+
+/** writeSources for the changes of several entities, in one statement. */
+export async function writeSourcesOf(em: Em, changes: readonly ChangeWrites[]): Promise<void> {
   const params: unknown[] = [];
-  for (const w of writes) {
-    params.push(
-      change.module,
-      change.entityType,
-      change.entityId,
-      w.field,
-      w.sourceLang,
-      w.text,
-      w.sourceHash,
-      w.sourceVersion,
-    );
+  for (const { change, writes } of changes) {
+    for (const w of writes) {
+      params.push(
+        change.module,
+        change.entityType,
+        change.entityId,
+        w.field,
+        w.sourceLang,
+        w.text,
+        w.sourceHash,
+        w.sourceVersion,
+      );
+    }
   }
+  if (params.length === 0) return;
   await em.execute(
     'insert into source_contents as s (module, entity_type, entity_id, field, source_lang, text, source_hash, ' +
       'source_version, updated_at) values ' +
-      writes.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, now())').join(', ') +
+      Array.from({ length: params.length / 8 }, () => '(?, ?, ?, ?, ?, ?, ?, ?, now())').join(', ') +
       ' on conflict (entity_type, entity_id, field) do update set source_lang = excluded.source_lang, ' +
       'text = excluded.text, source_hash = excluded.source_hash, source_version = excluded.source_version, ' +
       'updated_at = excluded.updated_at where s.source_version <= excluded.source_version',
@@ -159,15 +172,22 @@ export async function markHumanTranslationsStale(
   change: ContentChangedData,
   writes: readonly SourceWrite[],
 ): Promise<void> {
-  if (writes.length === 0) return;
+  await markHumanTranslationsStaleOf(em, [{ change, writes }]);
+}
+
+/** markHumanTranslationsStale for the changes of several entities, in one statement. */
+export async function markHumanTranslationsStaleOf(em: Em, changes: readonly ChangeWrites[]): Promise<void> {
   const params: unknown[] = [];
-  for (const w of writes) params.push(w.field, w.sourceHash);
-  params.push(change.entityType, change.entityId);
+  for (const { change, writes } of changes) {
+    for (const w of writes) params.push(change.entityType, change.entityId, w.field, w.sourceHash);
+  }
+  if (params.length === 0) return;
   await em.execute(
     'update content_translations t set stale = true from (values ' +
-      writes.map(() => '(?, ?)').join(', ') +
-      ") as c(field, source_hash) where t.field = c.field and t.source_hash <> c.source_hash and t.origin = 'human' " +
-      'and not t.stale and t.entity_type = ? and t.entity_id = ?',
+      Array.from({ length: params.length / 4 }, () => '(?, ?, ?, ?)').join(', ') +
+      ') as c(entity_type, entity_id, field, source_hash) where t.entity_type = c.entity_type and ' +
+      "t.entity_id = c.entity_id and t.field = c.field and t.source_hash <> c.source_hash and t.origin = 'human' " +
+      'and not t.stale',
     params,
     'run',
   );
