@@ -14,7 +14,7 @@
 // issue 20. Only 2xx answers count as req/s; `-- --check` exits 1 when a verdict is missed
 // (bench/verdict.ts); `-- --cost-only` measures only the cost per read.
 // Env: BENCH_SECONDS (default 6), BENCH_ROUNDS (3), BENCH_ENTITIES (1000), BENCH_COST_READS (20000),
-// DATABASE_URL, REDIS_URL.
+// BENCH_HEAP_PROFILE (a file: writes a heap profile of the gateway's reads), DATABASE_URL, REDIS_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, openSync } from 'node:fs';
@@ -36,7 +36,7 @@ import {
   type Run,
   waitForHttp,
 } from './bench-support.js';
-import { InspectorSession, measureProcessCost } from './process-cost.js';
+import { heapProfile, InspectorSession, measureProcessCost } from './process-cost.js';
 import { okPerSecond, phaseReached, Verdicts } from './verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -365,6 +365,13 @@ async function costPhase(auth: Record<string, string>, baseline: { url: string; 
         `gateway CPU µs per read: ${gatewayCost.cpuMicrosPerRequest.toFixed(1)}\n` +
         `baseline CPU µs per read: ${baselineCost.cpuMicrosPerRequest.toFixed(1)}`,
     );
+    // BENCH_HEAP_PROFILE=file: a heap profile of the gateway over another COST_READS reads.
+    if (process.env.BENCH_HEAP_PROFILE) {
+      const top = await heapProfile(inspector, process.env.BENCH_HEAP_PROFILE, () =>
+        measure(url, auth, 600, options),
+      );
+      console.log(`gateway's largest allocating functions (share of sampled bytes):\n${top.join('\n')}`);
+    }
     verdicts.check(
       'gateway heap bytes allocated per read, against half of before issue 20',
       gatewayCost.bytesPerRequest,

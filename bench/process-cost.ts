@@ -8,7 +8,7 @@
 // the previous one left, plus the growth since the last. Buffer contents (outside the V8 heap) are
 // not counted; the Buffer objects are.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -55,23 +55,24 @@ export class InspectorSession {
     throw new Error(`no inspector on port ${port}`);
   }
 
-  /** The value of a JavaScript expression evaluated in the process (JSON-serialisable). */
-  evaluate<T>(expression: string): Promise<T> {
+  /** One protocol method's result (e.g. HeapProfiler.startSampling). */
+  call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     this.#lastId += 1;
     const id = this.#lastId;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, (result) => {
-        const { result: value, exceptionDetails } = result as {
-          result?: { value?: T };
-          exceptionDetails?: unknown;
-        };
-        if (exceptionDetails) reject(new Error(`evaluation failed: ${JSON.stringify(exceptionDetails)}`));
-        else resolve(value?.value as T);
-      });
-      this.socket.send(
-        JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }),
-      );
+    return new Promise((resolve) => {
+      this.#pending.set(id, (result) => resolve(result as T));
+      this.socket.send(JSON.stringify({ id, method, params }));
     });
+  }
+
+  /** The value of a JavaScript expression evaluated in the process (JSON-serialisable). */
+  async evaluate<T>(expression: string): Promise<T> {
+    const { result, exceptionDetails } = await this.call<{
+      result?: { value?: T };
+      exceptionDetails?: unknown;
+    }>('Runtime.evaluate', { expression, returnByValue: true });
+    if (exceptionDetails) throw new Error(`evaluation failed: ${JSON.stringify(exceptionDetails)}`);
+    return result?.value as T;
   }
 
   close(): void {
@@ -130,4 +131,45 @@ export async function measureProcessCost(
     bytesPerRequest: heap ? heap.allocated / requests : Number.NaN,
     collections: heap?.collections ?? 0,
   };
+}
+
+interface ProfileNode {
+  readonly callFrame: { functionName: string; url: string; lineNumber: number };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+
+/**
+ * Runs `load` under V8's sampling heap profiler, every allocation included (young and old), writes
+ * the profile to `file` (opens in Chrome DevTools) and returns the `top` allocating functions with
+ * their share of the sampled bytes.
+ */
+export async function heapProfile(
+  inspector: InspectorSession,
+  file: string,
+  load: () => Promise<unknown>,
+  top = 20,
+): Promise<string[]> {
+  await inspector.call('HeapProfiler.enable');
+  await inspector.call('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await load();
+  const { profile } = await inspector.call<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
+  writeFileSync(file, JSON.stringify(profile));
+  const bySite = new Map<string, number>();
+  const walk = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-3).join('/')}:${lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const total = [...bySite.values()].reduce((sum, size) => sum + size, 0);
+  return [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([site, size]) => `${((size / total) * 100).toFixed(1).padStart(5)}%  ${site}`);
 }

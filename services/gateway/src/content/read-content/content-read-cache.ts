@@ -33,9 +33,27 @@ export class ContentReadCache {
       const multi = redis.multi();
       for (const id of ids) multi.hGet(contentReadCacheKey(this.prefix, type, id), asked);
       const replies = await bounded(multi.execAsPipeline(), this.timeoutMs);
-      return replies.map((reply) => (typeof reply === 'string' ? parse(reply) : undefined));
+      return replies.map((reply) => (typeof reply === 'string' ? parseCachedContent(reply) : undefined));
     } catch {
       return ids.map(() => undefined);
+    }
+  }
+
+  /**
+   * The cached view of one entity as stored (JSON of a CachedContent; parseCachedContent reads it),
+   * or undefined: a miss, or Redis down or slow. One round trip, for the read-cache lane.
+   */
+  async readRaw(type: string, id: string, asked: string): Promise<string | undefined> {
+    const redis = this.usable();
+    if (!redis) return undefined;
+    try {
+      const reply = await bounded(
+        redis.hGet(contentReadCacheKey(this.prefix, type, id), asked),
+        this.timeoutMs,
+      );
+      return typeof reply === 'string' ? reply : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -61,7 +79,8 @@ export class ContentReadCache {
   }
 }
 
-function parse(raw: string): CachedContent | undefined {
+/** A cached view as stored, or undefined when it is not one (a miss). */
+export function parseCachedContent(raw: string): CachedContent | undefined {
   try {
     const entry = JSON.parse(raw) as Partial<CachedContent> | null;
     const view = entry?.view;
