@@ -33,8 +33,11 @@ export interface AuthFailures {
   refuse(req: IncomingMessage, res: ServerResponse): AppError | undefined;
   /** Counts one failed authentication of the request's client address. */
   record(req: IncomingMessage): void;
-  /** Whether `refuse` would refuse this client address now (for fast lanes; sets nothing). */
-  blocked(address: string): boolean;
+  /**
+   * Whether `refuse` would refuse the client address now (for fast lanes; sets nothing). The
+   * address is worked out only when some address failed this minute.
+   */
+  blocked(address: () => string): boolean;
 }
 
 declare module 'node:http' {
@@ -141,7 +144,7 @@ function authFailuresOf(failures: WindowLimiter | undefined, points: number): Au
       failures?.consume(clientKey((req as Request).ip));
     },
     blocked(address) {
-      return failures?.reached(clientKey(address)) ?? false;
+      return failures !== undefined && !failures.idle && failures.reached(clientKey(address()));
     },
   };
 }

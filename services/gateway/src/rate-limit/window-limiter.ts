@@ -67,6 +67,12 @@ export class WindowLimiter {
     return this.counts.size;
   }
 
+  /** True when nothing was counted in this window: no key can have reached the limit. */
+  get idle(): boolean {
+    this.rollOver(Date.now());
+    return this.counts.size === 0;
+  }
+
   /** Whether `key` has reached the limit in this window, without counting anything. */
   reached(key: string, now = Date.now()): boolean {
     this.rollOver(now);

@@ -1,5 +1,5 @@
 import { contentReadCacheKey } from '@tp/pipeline';
-import { bounded, type RedisClient } from '@tp/redis';
+import { bounded, withBufferReplies, type RedisClient } from '@tp/redis';
 
 import type { ContentView } from './merge-content.js';
 
@@ -17,6 +17,8 @@ export interface CachedContent {
  * missed while Redis was down. Redis down or slow is a miss, and writes are skipped.
  */
 export class ContentReadCache {
+  #buffers: ReturnType<typeof withBufferReplies> | undefined;
+
   constructor(
     private readonly redis: RedisClient | undefined,
     private readonly prefix: string,
@@ -41,20 +43,18 @@ export class ContentReadCache {
 
   /**
    * The cached view of one entity as stored (JSON of a CachedContent; parseCachedContent reads it),
-   * or undefined: a miss, or Redis down or slow. One round trip, for the read-cache lane.
+   * as bytes that share the socket's buffer (copy them to keep them), or undefined: a miss, or Redis
+   * down or slow. One round trip, for the read-cache lane.
    */
-  async readRaw(type: string, id: string, asked: string): Promise<string | undefined> {
+  readRaw(type: string, id: string, asked: string): Promise<Buffer | undefined> {
     const redis = this.usable();
-    if (!redis) return undefined;
-    try {
-      const reply = await bounded(
-        redis.hGet(contentReadCacheKey(this.prefix, type, id), asked),
-        this.timeoutMs,
-      );
-      return typeof reply === 'string' ? reply : undefined;
-    } catch {
-      return undefined;
-    }
+    if (!redis) return Promise.resolve(undefined);
+    this.#buffers ??= withBufferReplies(redis);
+    const key = contentReadCacheKey(this.prefix, type, id);
+    return bounded(this.#buffers.hGet(key, asked), this.timeoutMs).then(
+      (reply) => (reply instanceof Buffer ? reply : undefined),
+      () => undefined,
+    );
   }
 
   /** Stores merged views in the language `asked`; one round trip, failures ignored. */

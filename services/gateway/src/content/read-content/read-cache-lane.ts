@@ -68,7 +68,7 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
   };
   const serve = async (req: IncomingMessage, res: ServerResponse, read: LaneRead, principal: Principal) => {
     const raw = await cache.readRaw(read.type, read.id, read.language.asked);
-    const ready = raw === undefined ? undefined : answers.get(raw, read.language);
+    const ready = raw === undefined ? undefined : answers.get(read, raw);
     if (!ready || (principal.modules !== undefined && !principal.modules.includes(ready.module))) {
       return handOver(req, res);
     }
@@ -87,8 +87,8 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     if (!read) return false;
     const principal = rememberedPrincipal(keys, req.headers.authorization);
     if (!principal || principal.limits.requestsPerDay !== null) return false;
-    if (limits.authFailures.blocked(proxyaddr(req, trusted))) return false;
-    trackRequest(tracker, req, res, () => read.route.path);
+    if (limits.authFailures.blocked(() => proxyaddr(req, trusted))) return false;
+    trackRequest(tracker, req, res, read.route.label);
     serve(req, res, read, principal).catch((err: unknown) => {
       if (!res.headersSent) handOver(req, res, toAppError(err));
     });
@@ -104,8 +104,8 @@ interface Language {
 
 /** A read the lane may answer. */
 interface LaneRead {
-  /** The Express route it stands for (its label in the access log and metrics). */
-  readonly route: { readonly path: string };
+  /** The Express route it stands for, and its label in the access log and metrics. */
+  readonly route: { readonly path: string; readonly label: () => string };
   readonly type: string;
   readonly id: string;
   readonly language: Language;
@@ -113,8 +113,12 @@ interface LaneRead {
 
 const VENDOR_PREFIX = '/api/v1/vendors/';
 const CONTENT_PREFIX = '/api/v1/content/';
-const VENDOR_ROUTE = { path: expressPath(READ_VENDOR_PATH) };
-const ENTITY_ROUTE = { path: expressPath(READ_ENTITY_PATH) };
+const routeOf = (template: string) => {
+  const path = expressPath(template);
+  return { path, label: () => path };
+};
+const VENDOR_ROUTE = routeOf(READ_VENDOR_PATH);
+const ENTITY_ROUTE = routeOf(READ_ENTITY_PATH);
 /** Ids the lane takes: what needs no URL decoding (others, valid or not, are Express's). */
 const PLAIN_ID = /^[\w.~-]{1,200}$/;
 /** The entitySegment schema's pattern. */
@@ -173,50 +177,54 @@ function rememberedPrincipal(keys: ApiKeyStore, header: string | undefined): Pri
 /** A cached view ready to send: its module (for scoped keys), Content-Language and answer bytes. */
 interface ReadyAnswer {
   readonly module: string;
-  /** For `asked`: the answer's Content-Language depends on the chain asked. */
-  readonly asked: string;
   readonly contentLanguage: string | undefined;
   readonly answer: Buffer;
 }
 
-/** Most bytes (cached text and answers) kept ready; the oldest go first. */
+/** The cached text an answer was made from (a copy), and the answer (undefined: not a view). */
+interface Kept {
+  readonly raw: Buffer;
+  readonly ready: ReadyAnswer | undefined;
+}
+
+/** Most bytes (cached texts and answers) kept ready; the oldest go first. */
 const MAX_READY_BYTES = 16 * 2 ** 20;
 
 /**
- * Answers made from cached views, by the cached text itself: an entry whose text changed in Redis
- * (the entity changed) is simply another key, so nothing here can be stale. The same steps as the
- * route's: the envelope, `viewBody` and `contentLanguage`.
+ * Answers made from cached views, by entity and language asked, each with the cached text it was
+ * made from: it is used only while Redis holds that very text (compared byte for byte), so nothing
+ * here can be stale. Made with the route's own steps: the envelope, `viewBody` and `contentLanguage`.
  */
 class ReadyAnswers {
-  readonly #ready = new Map<string, ReadyAnswer | null>();
+  readonly #kept = new Map<string, Kept>();
   #bytes = 0;
 
-  get(raw: string, language: Language): ReadyAnswer | undefined {
-    const known = this.#ready.get(raw);
-    if (known === null) return undefined;
-    if (known !== undefined && known.asked === language.asked) return known;
-    const entry = parseCachedContent(raw);
+  get(read: LaneRead, raw: Buffer): ReadyAnswer | undefined {
+    const key = `${read.language.asked}|${read.type}|${read.id}`;
+    const kept = this.#kept.get(key);
+    if (kept?.raw.equals(raw)) return kept.ready;
+    const entry = parseCachedContent(raw.toString('utf8'));
     const ready = entry && {
       module: entry.view.module,
-      asked: language.asked,
-      contentLanguage: contentLanguage([entry], language.chain),
+      contentLanguage: contentLanguage([entry], read.language.chain),
       answer: Buffer.from(JSON.stringify(okEnvelope(viewBody(entry.view, false)))),
     };
-    this.#keep(raw, ready ?? null);
+    // A copy: `raw` shares the buffer the socket read.
+    this.#keep(key, { raw: Buffer.from(raw), ready });
     return ready;
   }
 
-  #keep(raw: string, ready: ReadyAnswer | null): void {
-    const size = (text: string, answer: ReadyAnswer | null | undefined) =>
-      text.length + (answer?.answer.length ?? 0);
-    if (this.#ready.has(raw)) this.#bytes -= size(raw, this.#ready.get(raw));
-    this.#bytes += size(raw, ready);
-    this.#ready.delete(raw);
-    this.#ready.set(raw, ready);
-    for (const [oldest, answer] of this.#ready) {
+  #keep(key: string, kept: Kept): void {
+    const size = (k: string, { raw, ready }: Kept) => k.length + raw.length + (ready?.answer.length ?? 0);
+    const previous = this.#kept.get(key);
+    if (previous) this.#bytes -= size(key, previous);
+    this.#bytes += size(key, kept);
+    this.#kept.delete(key);
+    this.#kept.set(key, kept);
+    for (const [oldest, entry] of this.#kept) {
       if (this.#bytes <= MAX_READY_BYTES) break;
-      this.#ready.delete(oldest);
-      this.#bytes -= size(oldest, answer);
+      this.#kept.delete(oldest);
+      this.#bytes -= size(oldest, entry);
     }
   }
 }
