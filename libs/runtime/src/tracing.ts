@@ -170,17 +170,18 @@ type HeaderValue = Buffer | string | readonly (Buffer | string)[] | undefined;
 
 /** The context a message's or request's `traceparent`/`tracestate` headers name (ROOT when none). */
 export function contextFromHeaders(headers: Readonly<Record<string, HeaderValue>>): Context {
-  return propagation.extract(ROOT_CONTEXT, headers, {
-    keys: (carrier) => Object.keys(carrier),
-    get: (carrier, key) => {
-      const raw = carrier[key];
-      const first = Array.isArray(raw)
-        ? (raw as (Buffer | string)[])[0]
-        : (raw as Buffer | string | undefined);
-      return first === undefined ? undefined : first.toString();
-    },
-  });
+  return propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER);
 }
+
+/** Reads a carrier of incoming headers; one for every call (made once, not per request). */
+const HEADER_GETTER = {
+  keys: (carrier: Readonly<Record<string, HeaderValue>>) => Object.keys(carrier),
+  get: (carrier: Readonly<Record<string, HeaderValue>>, key: string) => {
+    const raw = carrier[key];
+    const first = Array.isArray(raw) ? (raw as (Buffer | string)[])[0] : (raw as Buffer | string | undefined);
+    return first === undefined ? undefined : first.toString();
+  },
+};
 
 /** Runs `fn` with `ctx` active. */
 export function inContext<T>(ctx: Context, fn: () => T): T {

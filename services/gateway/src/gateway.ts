@@ -2,7 +2,7 @@ import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
-import { appTracker } from '@tp/runtime';
+import { appTracker, type FastLane } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
@@ -17,6 +17,8 @@ import { translateAdminRoutes } from './admin/translate/translate-admin.routes.j
 import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
+import { ContentReadCache } from './content/read-content/content-read-cache.js';
+import { readCacheLane } from './content/read-content/read-cache-lane.js';
 import { requestMetricsRoute } from './console/request-metrics.routes.js';
 import { serveConsole } from './console/serve-console.js';
 import { mountRoutes } from './http/mount.js';
@@ -209,7 +211,12 @@ const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MIN,
   });
 
-function addGatewayRoutes(app: Express, context: ServiceContext, config: GatewayConfig, limits: RateLimits) {
+function addGatewayRoutes(
+  app: Express,
+  context: ServiceContext,
+  config: GatewayConfig,
+  limits: RateLimits,
+): FastLane {
   // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   // Errors a fast lane found before handing a request over are answered like any other.
@@ -226,7 +233,7 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
   serveConsole(app);
   serveOpenApi(app, gatewayDocument(routes));
   mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
-  const lane = cacheHitLane({
+  const translateLane = cacheHitLane({
     app,
     cache: hotCache(context, config),
     limits,
@@ -235,7 +242,17 @@ function addGatewayRoutes(app: Express, context: ServiceContext, config: Gateway
     maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });
-  return lane;
+  // With CORS configured, the cors middleware adds headers to every answer: reads go through Express.
+  if (config.CORS_ORIGINS.length > 0) return translateLane;
+  const readLane = readCacheLane({
+    app,
+    cache: new ContentReadCache(context.deps.redis, config.REDIS_KEY_PREFIX, config.CONTENT_READ_CACHE_TTL_S),
+    keys,
+    limits,
+    tracker: appTracker(app),
+    metrics: context.metrics,
+  });
+  return (req, res) => translateLane(req, res) || readLane(req, res);
 }
 
 /**

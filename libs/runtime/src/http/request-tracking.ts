@@ -22,6 +22,11 @@ declare module 'node:http' {
      * the time it arrived, so the access log and metrics still count from then.
      */
     receivedAt?: number;
+    /**
+     * Set by `trackRequest`: a fast lane that tracked a request and then handed it to Express
+     * (`requestContext` does not track it again).
+     */
+    tracked?: boolean;
   }
 }
 
@@ -82,6 +87,7 @@ export function trackRequest(
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   req.id = id;
+  req.tracked = true;
   // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
   const correlation = req.headers['x-correlation-id'];
   if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
@@ -117,6 +123,10 @@ export function trackRequest(
  */
 export function requestContext(tracker: RequestTracker): RequestHandler {
   return (req, res, next) => {
+    if (req.tracked) {
+      next();
+      return;
+    }
     // Only route templates or a fixed label: a label from the raw path lets anyone add series forever.
     trackRequest(tracker, req, res, () =>
       String(req.route?.path ?? (res.locals.routeLabel as string | undefined) ?? UNMATCHED_ROUTE),

@@ -56,11 +56,15 @@ export function closeServer(server: Server): Promise<void> {
  */
 function traced(handler: RequestListener): RequestListener {
   return (req, res) => {
-    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    // The caller's context, read once for the span's parent and the request's work.
+    const parent = contextFromHeaders(req.headers);
     const span = startSpan(
       req.method ?? 'HTTP',
       { 'http.request.method': req.method ?? '', 'url.path': path },
-      { kind: SpanKind.SERVER, parent: contextFromHeaders(req.headers) },
+      { kind: SpanKind.SERVER, parent },
     );
     const end = () => {
       const route = (req as { route?: { path?: unknown }; baseUrl?: string }).route?.path;
@@ -74,6 +78,6 @@ function traced(handler: RequestListener): RequestListener {
       span.end();
     };
     res.once('close', end);
-    inContext(contextWithSpan(contextFromHeaders(req.headers), span), () => handler(req, res));
+    inContext(contextWithSpan(parent, span), () => handler(req, res));
   };
 }

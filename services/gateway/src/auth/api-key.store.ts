@@ -46,7 +46,10 @@ const MAX_REMEMBERED = 10_000;
 
 export class ApiKeyStore {
   private readonly touchedAt = new Map<string, number>();
-  private readonly remembered = new Map<string, { readonly found: KeyLookup; readonly until: number }>();
+  private readonly rememberedLookups = new Map<
+    string,
+    { readonly found: KeyLookup; readonly until: number }
+  >();
   /** Bumped by every revocation here: a lookup that started before one must not be remembered. */
   private revocations = 0;
 
@@ -101,7 +104,7 @@ export class ApiKeyStore {
     entity.revokedAt ??= new Date();
     this.revocations += 1;
     await em.flush();
-    this.remembered.delete(entity.keyHash);
+    this.rememberedLookups.delete(entity.keyHash);
     this.revocations += 1;
     return view(entity);
   }
@@ -114,7 +117,7 @@ export class ApiKeyStore {
     em.assign(entity, change);
     this.revocations += 1;
     await em.flush();
-    this.remembered.delete(entity.keyHash);
+    this.rememberedLookups.delete(entity.keyHash);
     this.revocations += 1;
     return view(entity);
   }
@@ -126,7 +129,7 @@ export class ApiKeyStore {
   async lookup(key: string): Promise<KeyLookup> {
     const hash = hashApiKey(key);
     const now = Date.now();
-    const known = this.remembered.get(hash);
+    const known = this.rememberedLookups.get(hash);
     if (known && known.until > now) {
       if (known.found.kind === 'valid') this.touch(known.found.principal.keyId);
       return known.found;
@@ -136,10 +139,22 @@ export class ApiKeyStore {
     // Unknown keys are not remembered, so made-up keys cannot fill the memory. A lookup that was in
     // flight while a key was revoked may have read it before the revocation: it is used once, not kept.
     if (this.rememberMs > 0 && found.kind !== 'unknown' && revocations === this.revocations) {
-      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
-      this.remembered.set(hash, { found, until: now + this.rememberMs });
+      if (this.rememberedLookups.size >= MAX_REMEMBERED) this.rememberedLookups.clear();
+      this.rememberedLookups.set(hash, { found, until: now + this.rememberMs });
     }
     return found;
+  }
+
+  /**
+   * The principal of a valid key this process remembers (what `lookup` would answer without a
+   * query), or undefined: a key not remembered, expired, revoked or unknown. For fast lanes, which
+   * hand everything else to the route.
+   */
+  remembered(key: string): Principal | undefined {
+    const known = this.rememberedLookups.get(hashApiKey(key));
+    if (!known || known.until <= Date.now() || known.found.kind !== 'valid') return undefined;
+    this.touch(known.found.principal.keyId);
+    return known.found.principal;
   }
 
   private async query(hash: string): Promise<KeyLookup> {

@@ -2,17 +2,17 @@ import { AppError } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
 import { z } from 'zod';
 
+/** The shape of a language tag (after trimming), and its longest length. */
+export const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,15}$/;
+export const MAX_LANGUAGE_TAG_CHARS = 35;
+
 /**
  * What a language tag must look like to be read at all (`en`, `en-US`, `zh_cn`, `zh-Hant-TW`); a tag
  * of this shape that is not in the language list is a separate failure, UNSUPPORTED_LANGUAGE.
  */
-export const languageTagSchema = z
-  .string()
-  .trim()
-  .max(35)
-  .regex(/^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,15}$/, {
-    message: 'must be a language tag such as en, en-US or zh-CN',
-  });
+export const languageTagSchema = z.string().trim().max(MAX_LANGUAGE_TAG_CHARS).regex(LANGUAGE_TAG, {
+  message: 'must be a language tag such as en, en-US or zh-CN',
+});
 
 /** 400 UNSUPPORTED_LANGUAGE naming where the tag came from (`source_lang`, `x-language`). */
 export function unsupportedLanguage(field: string, tag: string): AppError {

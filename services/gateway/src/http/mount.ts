@@ -6,7 +6,7 @@ import { authenticate } from '../auth/authenticate.js';
 import type { BudgetStore } from '../keys/budgets/budget.store.js';
 import { requestBudget } from '../keys/budgets/budgets.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
-import { expressPath, type AnyRoute } from './route.js';
+import { expressPath, okEnvelope, type AnyRoute } from './route.js';
 import { parseRequest } from './validate.js';
 
 export interface MountOptions {
@@ -82,6 +82,6 @@ function handle(route: AnyRoute): RequestHandler {
     } as Parameters<AnyRoute['handler']>[0]);
     // A handler that wrote the answer itself (a stream), or whose client is gone, has nothing to add.
     if (res.headersSent || res.destroyed) return;
-    res.status(route.response.status).json(envelope ? { code: 0, data: result } : result);
+    res.status(route.response.status).json(envelope ? okEnvelope(result) : result);
   };
 }

@@ -59,6 +59,9 @@ export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.Zo
   handler(context: RouteContext<R>): Promise<z.input<S>> | z.input<S>;
 }
 
+/** The body of a success answer of an enveloped route: `{code: 0, data}`. */
+export const okEnvelope = <T>(data: T) => ({ code: 0 as const, data });
+
 /** Identity helper that lets TypeScript infer a route's schemas for its handler. */
 export function defineRoute<R extends RequestSchemas, S extends z.ZodType>(route: Route<R, S>): Route<R, S> {
   return route;

@@ -33,6 +33,11 @@ export interface AuthFailures {
   refuse(req: IncomingMessage, res: ServerResponse): AppError | undefined;
   /** Counts one failed authentication of the request's client address. */
   record(req: IncomingMessage): void;
+  /**
+   * Whether `refuse` would refuse the client address now (for fast lanes; sets nothing). The
+   * address is worked out only when some address failed this minute.
+   */
+  blocked(address: () => string): boolean;
 }
 
 declare module 'node:http' {
@@ -59,6 +64,11 @@ export interface RateLimits {
    * headers and returns undefined, or the 429 to answer. Marks the request as counted.
    */
   countAddress(req: IncomingMessage, res: ServerResponse, address: string): AppError | undefined;
+  /**
+   * Counts an authenticated request against its key's limit outside Express (the read-cache lane),
+   * as `byKey` does: sets the limit headers and returns undefined, or the 429 to answer.
+   */
+  countKey(res: ServerResponse, keyId: string): AppError | undefined;
   /** Sends pending counts and stops the sync timers. */
   stop(): Promise<void>;
 }
@@ -107,23 +117,34 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         next();
       else byAddress(req, res, next);
     },
-    authFailures: {
-      refuse(req, res) {
-        const client = clientKey((req as Request).ip);
-        if (!failures?.reached(client)) return undefined;
-        return decide({ allowed: false, remaining: 0, resetMs: 60_000 }, options.authFailuresPerMinute, res);
-      },
-      record(req) {
-        failures?.consume(clientKey((req as Request).ip));
-      },
-    },
+    authFailures: authFailuresOf(failures, options.authFailuresPerMinute),
     countAddress(req, res, client) {
       if (!address) return undefined;
       req.rateLimitCounted = true;
       return decide(address.consume(clientKey(client)), options.publicPoints, res);
     },
+    countKey(res, keyId) {
+      return key ? decide(key.consume(keyId), options.perKeyPoints, res) : undefined;
+    },
     async stop() {
       await Promise.all([address?.stop(), key?.stop(), failures?.stop()]);
+    },
+  };
+}
+
+/** Failed authentications per client address (`failures` undefined: not limited). */
+function authFailuresOf(failures: WindowLimiter | undefined, points: number): AuthFailures {
+  return {
+    refuse(req, res) {
+      const client = clientKey((req as Request).ip);
+      if (!failures?.reached(client)) return undefined;
+      return decide({ allowed: false, remaining: 0, resetMs: 60_000 }, points, res);
+    },
+    record(req) {
+      failures?.consume(clientKey((req as Request).ip));
+    },
+    blocked(address) {
+      return failures !== undefined && !failures.idle && failures.reached(clientKey(address()));
     },
   };
 }

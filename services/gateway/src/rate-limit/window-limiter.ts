@@ -67,6 +67,12 @@ export class WindowLimiter {
     return this.counts.size;
   }
 
+  /** True when nothing was counted in this window: no key can have reached the limit. */
+  get idle(): boolean {
+    this.rollOver(Date.now());
+    return this.counts.size === 0;
+  }
+
   /** Whether `key` has reached the limit in this window, without counting anything. */
   reached(key: string, now = Date.now()): boolean {
     this.rollOver(now);
@@ -132,19 +138,22 @@ export class WindowLimiter {
     const ttlSeconds = this.options.windowSeconds + 1;
     await Promise.all(
       batch.map(async ([key, count]) => {
+        // Still counted as pending until Redis answers: a request that arrives meanwhile must not
+        // see the count without it (it was let past the limit when pending was zeroed first).
         const amount = count.pending;
-        count.pending = 0;
         const redisKey = `${this.options.keyPrefix}${window}:${key}`;
         try {
           const [total] = await bounded(
             redis.multi().incrBy(redisKey, amount).expire(redisKey, ttlSeconds).exec(),
             this.options.timeoutMs,
           );
-          if (this.window === window) count.global = Math.max(count.global, Number(total));
+          if (this.window === window) {
+            count.pending -= amount;
+            count.global = Math.max(count.global, Number(total));
+          }
         } catch {
-          // Not sent (Redis down or slow): keep it for the next sync. A command that did reach
-          // Redis but answered late is counted twice, which errs on the side of the limit.
-          if (this.window === window) count.pending += amount;
+          // Not sent (Redis down or slow): it stays pending for the next sync. A command that did
+          // reach Redis but answered late is counted twice, which errs on the side of the limit.
         }
       }),
     );

@@ -1,13 +1,14 @@
-import { hash, randomUUID } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
-import { connectDatabase, ContentTranslation, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 import { contentReadCacheKey } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 import { createClient } from 'redis';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
+import { seedTranslation } from '../../../test/content-seed.js';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 import { ContentStore } from './content.store.js';
@@ -63,22 +64,7 @@ async function source(
 
 /** A stored translation; `of` is the source text it was made from (an older one makes it outdated). */
 async function translation(type: string, id: string, field: string, lang: string, text: string, of: string) {
-  await orm.em.fork().upsert(
-    ContentTranslation,
-    {
-      entityType: type,
-      entityId: id,
-      field,
-      targetLang: lang,
-      sourceLang: 'zh-CN',
-      translatedText: text,
-      sourceHash: sha(of),
-      sourceVersion: 1,
-      engine: 'test',
-      lastEventId: randomUUID(),
-    },
-    { onConflictFields: ['entityType', 'entityId', 'field', 'targetLang'] },
-  );
+  await seedTranslation(orm, { type, id, field, lang }, text, of);
 }
 
 async function read(path: string, language?: string, key = gateway.keys.client) {

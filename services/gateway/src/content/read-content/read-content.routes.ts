@@ -128,22 +128,26 @@ function readerOf(req: Request, principal: Principal | undefined) {
   };
 }
 
-/** The languages of every text in the answer, those asked first. */
-function setContentLanguage(
-  res: Response,
+/** The Content-Language of an answer: the languages of every text in it, those asked first. */
+export function contentLanguage(
   found: readonly CachedContent[],
   chain: readonly string[] = [],
-): void {
+): string | undefined {
   const served = new Set(found.flatMap((entry) => entry.languages));
   const languages = [
     ...chain.filter((l) => served.has(l)),
     ...[...served].filter((l) => !chain.includes(l)).sort(),
   ];
-  if (languages.length > 0) res.setHeader('Content-Language', languages.join(', '));
+  return languages.length > 0 ? languages.join(', ') : undefined;
+}
+
+function setContentLanguage(res: Response, found: readonly CachedContent[], chain?: readonly string[]) {
+  const languages = contentLanguage(found, chain);
+  if (languages !== undefined) res.setHeader('Content-Language', languages);
 }
 
 /** The view as the answer's schema types it (mutable arrays), with its meta only when asked. */
-const body = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
+export const viewBody = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
   ...view,
   fields: { ...view.fields },
   untranslated: [...view.untranslated],
@@ -168,11 +172,15 @@ const single = {
   errors,
 } as const;
 
+/** The paths of the single reads (the read-cache lane answers their cache hits too). */
+export const READ_ENTITY_PATH = '/api/v1/content/{type}/{id}';
+export const READ_VENDOR_PATH = '/api/v1/vendors/{vendor_id}';
+
 const readEntityRoute = (reader: ReadContent) =>
   defineRoute({
     ...single,
     method: 'get',
-    path: '/api/v1/content/{type}/{id}',
+    path: READ_ENTITY_PATH,
     summary: 'Read one entity, translated by x-language',
     description:
       'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
@@ -185,7 +193,7 @@ const readVendorRoute = (reader: ReadContent) =>
   defineRoute({
     ...single,
     method: 'get',
-    path: '/api/v1/vendors/{vendor_id}',
+    path: READ_VENDOR_PATH,
     summary: 'Read one vendor, translated by x-language',
     description:
       'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
@@ -215,7 +223,7 @@ async function readOne(
     });
   }
   setContentLanguage(res, result.found, chain);
-  return body(entry.view, withMeta);
+  return viewBody(entry.view, withMeta);
 }
 
 const readManyRoute = (reader: ReadContent) =>
@@ -249,7 +257,7 @@ const readManyRoute = (reader: ReadContent) =>
       setContentLanguage(res, result.found, chain);
       return {
         type: params.type,
-        items: result.found.map((entry) => body(entry.view, query.meta === 'true')),
+        items: result.found.map((entry) => viewBody(entry.view, query.meta === 'true')),
         missing: [...result.missing],
       };
     },

@@ -6,7 +6,7 @@ import { mergeContent, type TranslatedField } from './merge-content.js';
 import type { TranslationRequests } from './translation-requests.js';
 
 /** Hash field of the read cache for views asked without x-language; never a language code. */
-const SOURCE = 'source';
+export const SOURCE = 'source';
 
 export interface ReadRequest {
   readonly type: string;

@@ -1,0 +1,230 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import {
+  perRegistry,
+  toAppError,
+  trackRequest,
+  type AppError,
+  type FastLane,
+  type RequestTracker,
+} from '@tp/runtime';
+import type { Express } from 'express';
+import { Counter, type Registry } from 'prom-client';
+import proxyaddr from 'proxy-addr';
+
+import { looksLikeApiKey, parseBearer } from '../../auth/api-key.js';
+import type { ApiKeyStore, Principal } from '../../auth/api-key.store.js';
+import { expressPath, okEnvelope } from '../../http/route.js';
+import type { RateLimits } from '../../rate-limit/rate-limit.js';
+import { LANGUAGE_TAG, MAX_LANGUAGE_TAG_CHARS } from '../language.js';
+import { parseCachedContent, type ContentReadCache } from './content-read-cache.js';
+import { languageChain } from './language-chain.js';
+import { SOURCE } from './read-content.js';
+import { contentLanguage, READ_ENTITY_PATH, READ_VENDOR_PATH, viewBody } from './read-content.routes.js';
+
+export interface ReadCacheLaneOptions {
+  readonly app: Express;
+  readonly cache: ContentReadCache;
+  readonly keys: ApiKeyStore;
+  readonly limits: RateLimits;
+  readonly tracker: RequestTracker;
+  readonly metrics: Registry;
+}
+
+/** What became of the requests the lane took: answered by it, or handed to Express after the cache read. */
+const laneCounter = perRegistry(
+  (registry) =>
+    new Counter({
+      name: 'gateway_read_lane_requests_total',
+      help: 'Reads the read-cache lane took, by outcome: answered from the cache, or handed to Express',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+);
+
+/**
+ * Answers read-cache hits of GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}/{id}
+ * before Express, with the route's steps and the same answer (docs/benchmarks.md, bench:merge), from
+ * answers kept ready as bytes (`ReadyAnswers`) instead of parsing the cached view and serialising it
+ * again per request. It takes only what it can answer without a side effect until the answer is
+ * known: a plain GET (no query, no Origin, no conditional or body headers) of a well-formed path, an
+ * API key this process remembers as valid and without a daily request budget, a client address not
+ * blocked for failed authentications, and an `x-language` of the language list. Everything else is
+ * handed to Express untouched; after the cache read, a miss or an entity outside the key's modules is
+ * handed over tracked, and a key over its rate limit with the 429 (counted once either way).
+ */
+export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
+  const { app, cache, keys, limits, tracker } = options;
+  const counter = laneCounter(options.metrics);
+  const [answered, handedOver] = [counter.labels('answered'), counter.labels('handed_over')];
+  // Express compiles its "trust proxy" setting into this function; the lane finds the client address
+  // the way req.ip does.
+  const trusted = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
+  const answers = new ReadyAnswers();
+  const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError) => {
+    handedOver.inc();
+    if (error) req.laneError = error;
+    app(req, res);
+  };
+  const serve = async (req: IncomingMessage, res: ServerResponse, read: LaneRead, principal: Principal) => {
+    const raw = await cache.readRaw(read.type, read.id, read.language.asked);
+    const ready = raw === undefined ? undefined : answers.get(read, raw);
+    if (!ready || (principal.modules !== undefined && !principal.modules.includes(ready.module))) {
+      return handOver(req, res);
+    }
+    const limited = limits.countKey(res, principal.keyId);
+    if (limited) return handOver(req, res, limited);
+    // The span of the request is named after the route, as for requests Express routes.
+    (req as { route?: unknown }).route = read.route;
+    if (ready.contentLanguage !== undefined) res.setHeader('Content-Language', ready.contentLanguage);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', ready.answer.length);
+    res.end(ready.answer);
+    answered.inc();
+  };
+  return (req, res) => {
+    const read = laneRead(req);
+    if (!read) return false;
+    const principal = rememberedPrincipal(keys, req.headers.authorization);
+    if (!principal || principal.limits.requestsPerDay !== null) return false;
+    if (limits.authFailures.blocked(() => proxyaddr(req, trusted))) return false;
+    trackRequest(tracker, req, res, read.route.label);
+    serve(req, res, read, principal).catch((err: unknown) => {
+      if (!res.headersSent) handOver(req, res, toAppError(err));
+    });
+    return true;
+  };
+}
+
+/** The language asked: the chain of codes to look for, and the read cache's field for it. */
+interface Language {
+  readonly chain: readonly string[] | undefined;
+  readonly asked: string;
+}
+
+/** A read the lane may answer. */
+interface LaneRead {
+  /** The Express route it stands for, and its label in the access log and metrics. */
+  readonly route: { readonly path: string; readonly label: () => string };
+  readonly type: string;
+  readonly id: string;
+  readonly language: Language;
+}
+
+const VENDOR_PREFIX = '/api/v1/vendors/';
+const CONTENT_PREFIX = '/api/v1/content/';
+const routeOf = (template: string) => {
+  const path = expressPath(template);
+  return { path, label: () => path };
+};
+const VENDOR_ROUTE = routeOf(READ_VENDOR_PATH);
+const ENTITY_ROUTE = routeOf(READ_ENTITY_PATH);
+/** Ids the lane takes: what needs no URL decoding (others, valid or not, are Express's). */
+const PLAIN_ID = /^[\w.~-]{1,200}$/;
+/** The entitySegment schema's pattern. */
+const TYPE = /^[a-z0-9_-]{1,100}$/;
+/** GET /api/v1/content/tracking/{tracking_id} is registered first and takes this type. */
+const RESERVED_TYPE = 'tracking';
+
+/** What the lane may answer of this request, or undefined (Express takes it). */
+function laneRead(req: IncomingMessage): LaneRead | undefined {
+  const { headers, url } = req;
+  if (req.method !== 'GET' || url === undefined || headers.origin !== undefined) return undefined;
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return undefined;
+  if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  const language = languageOf(headers['x-language']);
+  if (!language) return undefined;
+  if (url.startsWith(VENDOR_PREFIX)) {
+    const id = url.slice(VENDOR_PREFIX.length);
+    return PLAIN_ID.test(id) ? { route: VENDOR_ROUTE, type: 'vendor', id, language } : undefined;
+  }
+  if (!url.startsWith(CONTENT_PREFIX)) return undefined;
+  const slash = url.indexOf('/', CONTENT_PREFIX.length);
+  const type = url.slice(CONTENT_PREFIX.length, slash);
+  const id = url.slice(slash + 1);
+  if (slash < 0 || type === RESERVED_TYPE || !TYPE.test(type) || !PLAIN_ID.test(id)) return undefined;
+  return { route: ENTITY_ROUTE, type, id, language };
+}
+
+/** The source text: no x-language, or an empty one. */
+const SOURCE_LANGUAGE: Language = { chain: undefined, asked: SOURCE };
+/** Chains of the tags seen (null: no code of the list matches), at most MAX_TAGS of them. */
+const chains = new Map<string, Language | null>();
+const MAX_TAGS = 256;
+
+/** The language of an x-language header, or undefined when Express must answer it (a 400). */
+function languageOf(tag: string | string[] | undefined): Language | undefined {
+  if (tag === undefined || tag === '') return SOURCE_LANGUAGE;
+  if (typeof tag !== 'string') return undefined;
+  let language = chains.get(tag);
+  if (language === undefined) {
+    if (tag.length > MAX_LANGUAGE_TAG_CHARS || !LANGUAGE_TAG.test(tag)) return undefined;
+    const chain = languageChain(tag);
+    language = chain.length === 0 ? null : { chain, asked: chain.join(',') };
+    if (chains.size >= MAX_TAGS) chains.clear();
+    chains.set(tag, language);
+  }
+  return language ?? undefined;
+}
+
+/** The principal of a well-formed key this process remembers as valid, else undefined. */
+function rememberedPrincipal(keys: ApiKeyStore, header: string | undefined): Principal | undefined {
+  const bearer = parseBearer(header);
+  if (bearer.kind !== 'token' || !looksLikeApiKey(bearer.token)) return undefined;
+  return keys.remembered(bearer.token);
+}
+
+/** A cached view ready to send: its module (for scoped keys), Content-Language and answer bytes. */
+interface ReadyAnswer {
+  readonly module: string;
+  readonly contentLanguage: string | undefined;
+  readonly answer: Buffer;
+}
+
+/** The cached text an answer was made from (a copy), and the answer (undefined: not a view). */
+interface Kept {
+  readonly raw: Buffer;
+  readonly ready: ReadyAnswer | undefined;
+}
+
+/** Most bytes (cached texts and answers) kept ready; the oldest go first. */
+const MAX_READY_BYTES = 16 * 2 ** 20;
+
+/**
+ * Answers made from cached views, by entity and language asked, each with the cached text it was
+ * made from: it is used only while Redis holds that very text (compared byte for byte), so nothing
+ * here can be stale. Made with the route's own steps: the envelope, `viewBody` and `contentLanguage`.
+ */
+class ReadyAnswers {
+  readonly #kept = new Map<string, Kept>();
+  #bytes = 0;
+
+  get(read: LaneRead, raw: Buffer): ReadyAnswer | undefined {
+    const key = `${read.language.asked}|${read.type}|${read.id}`;
+    const kept = this.#kept.get(key);
+    if (kept?.raw.equals(raw)) return kept.ready;
+    const entry = parseCachedContent(raw.toString('utf8'));
+    const ready = entry && {
+      module: entry.view.module,
+      contentLanguage: contentLanguage([entry], read.language.chain),
+      answer: Buffer.from(JSON.stringify(okEnvelope(viewBody(entry.view, false)))),
+    };
+    // A copy: `raw` shares the buffer the socket read.
+    this.#keep(key, { raw: Buffer.from(raw), ready });
+    return ready;
+  }
+
+  #keep(key: string, kept: Kept): void {
+    const size = (k: string, { raw, ready }: Kept) => k.length + raw.length + (ready?.answer.length ?? 0);
+    const previous = this.#kept.get(key);
+    if (previous) this.#bytes -= size(key, previous);
+    this.#bytes += size(key, kept);
+    this.#kept.delete(key);
+    this.#kept.set(key, kept);
+    for (const [oldest, entry] of this.#kept) {
+      if (this.#bytes <= MAX_READY_BYTES) break;
+      this.#kept.delete(oldest);
+      this.#bytes -= size(oldest, entry);
+    }
+  }
+}
