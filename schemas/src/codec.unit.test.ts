@@ -23,6 +23,7 @@ const completed = () =>
       truncated: true,
       detectedSourceLang: null,
       requestedAt: 1_700_000_000_000,
+      fallback: true,
     },
     { correlationId: 'corr-1', causationId: 'cause-1' },
   );
@@ -38,7 +39,7 @@ describe('EventCodec', () => {
     expect(headers[HEADERS.correlationId]).toBe('corr-1');
     expect(headers[HEADERS.causationId]).toBe('cause-1');
     const decoded = codec.decode(value, headers) as TranslationCompleted;
-    expect(decoded).toEqual({ ...event, eventVersion: 3 });
+    expect(decoded).toEqual({ ...event, eventVersion: 4 });
   });
 
   it('accepts header values as Buffers, as kafkajs delivers them', () => {
@@ -49,13 +50,27 @@ describe('EventCodec', () => {
 
   it('reads a v1 message with the latest reader, filling the new fields with their defaults', () => {
     const v1 = codec.registry.versions('TranslationCompleted')[0]!;
-    const { truncated: _t, detectedSourceLang: _d, requestedAt: _r, ...v1Data } = completed().data;
+    const {
+      truncated: _t,
+      detectedSourceLang: _d,
+      requestedAt: _r,
+      fallback: _f,
+      ...v1Data
+    } = completed().data;
     const record = { ...completed(), eventVersion: 1, data: v1Data };
     const decoded = codec.decode(v1.type.toBuffer(record), { [HEADERS.schemaFingerprint]: v1.fingerprint });
     expect(decoded).toEqual({
       ...record,
-      data: { ...v1Data, truncated: false, detectedSourceLang: null, requestedAt: 0 },
+      data: { ...v1Data, truncated: false, detectedSourceLang: null, requestedAt: 0, fallback: false },
     });
+  });
+
+  it('reads a v3 message (before the fallback flag) as not fallback', () => {
+    const v3 = codec.registry.versions('TranslationCompleted')[2]!;
+    const { fallback: _f, ...v3Data } = completed().data;
+    const record = { ...completed(), eventVersion: 3, data: v3Data };
+    const decoded = codec.decode(v3.type.toBuffer(record), { [HEADERS.schemaFingerprint]: v3.fingerprint });
+    expect(decoded).toEqual({ ...record, data: { ...v3Data, fallback: false } });
   });
 
   it('rejects a message without the schema header', () => {

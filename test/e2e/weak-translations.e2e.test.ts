@@ -2,7 +2,9 @@
 // engines are the MyMemory double (the `fallback` slot, which cuts at 500 characters) and the
 // LibreTranslate double (the `local` slot, a whole-text engine). While LibreTranslate is down, a long
 // field can only be translated truncated; a read flags it and requests it again, and once
-// LibreTranslate is back the whole translation replaces the truncated row.
+// LibreTranslate is back the whole translation replaces the truncated row. While MyMemory is down, a
+// field is translated by LibreTranslate, a later slot: a fallback result, flagged and replaced by
+// MyMemory's once it is back.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import {
@@ -10,7 +12,7 @@ import {
   startLibreTranslateDouble,
   type LibreTranslateDouble,
 } from '../doubles/libretranslate.double.js';
-import { startMyMemoryDouble, type MyMemoryDouble } from '../doubles/mymemory.double.js';
+import { mymemoryFaults, startMyMemoryDouble, type MyMemoryDouble } from '../doubles/mymemory.double.js';
 import { createTopics, testBrokers, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { startPipelineStack, type PipelineStack } from '../harness/pipeline-stack.js';
 import { waitFor } from '../harness/wait.js';
@@ -53,18 +55,20 @@ afterAll(async () => {
 interface Row {
   readonly engine: string;
   readonly truncated: boolean;
+  readonly fallback: boolean;
   readonly translated_text: string;
 }
 
-async function row(): Promise<Row | undefined> {
+async function row(id = 'd-1'): Promise<Row | undefined> {
   const result = await stack.sql.query<Row>(
-    "select engine, truncated, translated_text from content_translations where entity_type = 'doc' and entity_id = 'd-1'",
+    "select engine, truncated, fallback, translated_text from content_translations where entity_type = 'doc' and entity_id = $1",
+    [id],
   );
   return result.rows[0];
 }
 
-async function read() {
-  const res = await fetch(`${stack.processes.get('gateway')?.url}/api/v1/content/doc/d-1?meta=true`, {
+async function read(id = 'd-1') {
+  const res = await fetch(`${stack.processes.get('gateway')?.url}/api/v1/content/doc/${id}?meta=true`, {
     headers: { authorization: `Bearer ${stack.clientKey}`, 'x-language': 'es' },
   });
   return (await res.json()) as {
@@ -99,5 +103,36 @@ describe('a truncated translation', () => {
     expect(whole.data.meta).toEqual({
       body: { language: 'es', origin: 'machine', engine: 'libretranslate' },
     });
+  }, 120_000);
+});
+
+describe('a fallback translation', () => {
+  it('is flagged in the row and the read, requested again, and replaced once the stronger engine is back', async () => {
+    mymemory.fail(mymemoryFaults.serverError(), { times: 1_000_000, path: '/get' });
+    const text = 'Fresh bread every morning.';
+    const reported = await stack.call('POST', '/api/v1/content/catalog/doc/d-2', stack.clientKey, {
+      source_lang: 'en',
+      source_version: 1,
+      fields: { body: text },
+    });
+    expect(reported.status).toBe(202);
+    await waitFor('the fallback row', async () => (await row('d-2'))?.engine === 'libretranslate', 60_000);
+    expect(await row('d-2')).toMatchObject({ fallback: true, truncated: false });
+
+    mymemory.reset();
+    const weak = await read('d-2');
+    expect(weak.data.meta).toEqual({
+      body: { language: 'es', origin: 'machine', engine: 'libretranslate', fallback: true },
+    });
+    // Reads request it again (throttled to one a second here); the translator reads past the cached
+    // fallback result while MyMemory is healthy, and MyMemory's result replaces the row.
+    await waitFor(
+      "MyMemory's translation",
+      async () => (await row('d-2'))?.engine === 'mymemory' || (await read('d-2'), false),
+      60_000,
+    );
+    expect(await row('d-2')).toMatchObject({ fallback: false, translated_text: `[es] ${text}` });
+    const strong = await read('d-2');
+    expect(strong.data.meta).toEqual({ body: { language: 'es', origin: 'machine', engine: 'mymemory' } });
   }, 120_000);
 });

@@ -129,6 +129,8 @@ export interface TranslationCompletedData {
   readonly detectedSourceLang: null | string;
   /** v3: occurredAt (epoch ms) of the TranslationRequested this answers; 0 when unknown. Orders results of the same source version: a retranslation's result wins over a late older one. */
   readonly requestedAt: number;
+  /** v4: a weaker result: an engine earlier in the chain that serves the pair failed or had its breaker open, so a later slot answered. The read path asks for it again; a result that is not fallback replaces it. */
+  readonly fallback: boolean;
 }
 
 /** One field of one entity needs a translation into one language. Topic translation.requested.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
@@ -171,6 +173,6 @@ export const LATEST_SCHEMA_VERSION = {
   ContentChanged: 1,
   ContentDeleted: 1,
   DeadLetter: 1,
-  TranslationCompleted: 3,
+  TranslationCompleted: 4,
   TranslationRequested: 1,
 } as const satisfies Record<EventType, number>;

@@ -40,6 +40,8 @@ describe('migrations', () => {
       'Migration20261124200000_glossaries',
       'Migration20261124210000_content_lifecycle',
       'Migration20261124213000_human_translations',
+      'Migration20261124233000_translation_fallback',
+      'Migration20261125000000_content_history_indexes',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -94,6 +96,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261125000000_content_history_indexes']);
+    expect(await migrateDown(db.url)).toEqual(['Migration20261124233000_translation_fallback']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261124213000_human_translations']);
     const origin = await client.query(
       `select 1 from information_schema.columns where table_name = 'content_translations' and column_name = 'origin'`,

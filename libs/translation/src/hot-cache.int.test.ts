@@ -12,6 +12,7 @@ const entry = {
   source: 'en',
   engine: 'deepl',
   cachedAt: '2025-01-01T00:00:00Z',
+  fallback: false,
 };
 
 describe('HotCache on a real Redis', () => {
@@ -40,6 +41,22 @@ describe('HotCache on a real Redis', () => {
     const ttl = await redis.ttl(hotCacheKey(input, prefix));
     expect(ttl).toBeGreaterThan(HOT_CACHE_TTL_SECONDS - 60);
     expect(await cache.read({ ...input, target: 'fr' })).toBeUndefined();
+  });
+
+  it("keeps the fallback flag of a weaker engine's result, so a hit says so too", async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = { source: 'en', target: 'de', text: 'Good evening' };
+    const weak = { ...entry, engine: 'mymemory', fallback: true };
+    expect(await cache.store(input, { ...weak, truncated: false })).toBe(true);
+    expect(await cache.read(input)).toEqual(weak);
+  });
+
+  it('reads an entry written before the flag existed as not fallback', async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = { source: 'en', target: 'de', text: 'Good night' };
+    const { fallback: _f, ...old } = entry;
+    await redis.set(hotCacheKey(input, prefix), JSON.stringify(old));
+    expect(await cache.read(input)).toEqual({ ...old, fallback: false });
   });
 
   it('never stores a truncated translation', async () => {

@@ -11,6 +11,11 @@ export interface CachedTranslation {
   readonly source: string;
   readonly engine: string;
   readonly cachedAt: string;
+  /**
+   * A weaker engine's result (issue #19): a stronger one that serves the pair had failed. Kept so a hit
+   * says so too; the translator reads past such an entry while a stronger engine is healthy.
+   */
+  readonly fallback: boolean;
 }
 
 export interface CacheKeyInput {
@@ -87,7 +92,7 @@ export class HotCache {
   /** Stores a complete translation; returns false when it was not stored (truncated, or Redis down). */
   async store(
     input: CacheKeyInput,
-    entry: CachedTranslation & { readonly truncated: boolean },
+    entry: Omit<CachedTranslation, 'fallback'> & { readonly truncated: boolean; readonly fallback?: boolean },
   ): Promise<boolean> {
     if (entry.truncated || !this.redis?.isReady) return false;
     const value: CachedTranslation = {
@@ -95,6 +100,7 @@ export class HotCache {
       source: entry.source,
       engine: entry.engine,
       cachedAt: entry.cachedAt,
+      fallback: entry.fallback ?? false,
     };
     try {
       await bounded(
@@ -118,6 +124,8 @@ export function parseHotCacheEntry(raw: string): CachedTranslation | undefined {
       source: value.source,
       engine: typeof value.engine === 'string' ? value.engine : 'unknown',
       cachedAt: typeof value.cachedAt === 'string' ? value.cachedAt : '',
+      // Entries written before the flag existed were results of whatever engine answered first.
+      fallback: value.fallback === true,
     };
   } catch {
     return undefined;

@@ -1,6 +1,22 @@
+import { TOPICS } from '@tp/contracts';
 import { commonSettings } from '@tp/platform';
 import { env, parseEnv } from '@tp/runtime';
 import { z } from 'zod';
+
+/** The longest retention of a topic whose events a tombstone bars, in whole days (30). */
+const TOMBSTONE_DAYS = Math.ceil(
+  Math.max(
+    ...(
+      [
+        'contentChanged',
+        'translationRequested',
+        'translationRequestedRetry',
+        'translationCompleted',
+        'deadLetter',
+      ] as const
+    ).map((topic) => TOPICS[topic].retentionMs),
+  ) / 86_400_000,
+);
 
 /** Worker settings (environment variables); documented in README "Configuration". */
 export const workerSettings = z.object({
@@ -16,6 +32,18 @@ export const workerSettings = z.object({
    * is kept after its last update; 0 keeps them for ever. Checked every hour.
    */
   TEXT_TRANSLATION_RETENTION_DAYS: env.nonNegativeInt(30),
+  /**
+   * Days a tombstone of a deleted entity (content_deletions) is kept; 0 keeps them for ever. It only
+   * bars events older than the deletion, so the default is the longest retention of the topics that
+   * can still hand such an event over: the content, request and result topics and the dead letters
+   * it could be replayed from (contracts/src/topics.ts). Checked every hour.
+   */
+  CONTENT_TOMBSTONE_RETENTION_DAYS: env.nonNegativeInt(TOMBSTONE_DAYS),
+  /**
+   * Days a report's tracking (content_reports, GET /api/v1/content/tracking/:id) is kept after it was
+   * accepted; 0 keeps them for ever. Checked every hour.
+   */
+  CONTENT_REPORT_RETENTION_DAYS: env.nonNegativeInt(7),
   /**
    * /ready reports the outbox as degraded (an optional check, down) once its oldest unpublished row
    * is older than this: the relay is stalled or far behind.

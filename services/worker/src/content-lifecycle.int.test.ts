@@ -105,6 +105,7 @@ function completed(entityId: string, field: string, sourceVersion: number): Tran
       sourceVersion,
       engine: 'offline',
       truncated: false,
+      fallback: false,
       detectedSourceLang: null,
       requestedAt: 1_000 + sourceVersion,
     },

@@ -10,6 +10,7 @@ import { EventCodec } from '@tp/schemas';
 import type { WorkerConfig } from './config.js';
 import { deadLetterIndexer } from './index-dead-letters/index-dead-letters.js';
 import { TextTranslationExpiry } from './expire-text-translations/expire-text-translations.js';
+import { ContentHistoryPruner } from './prune-content-history/prune-content-history.js';
 import { outboxBacklogCheck, outboxBacklogGauges } from './outbox-relay/outbox-backlog.js';
 import { OutboxRelay } from './outbox-relay/outbox-relay.js';
 import { plannerTask } from './plan-translations/planner.task.js';
@@ -66,7 +67,15 @@ export function startWorker(config: WorkerConfig) {
         retentionDays: config.TEXT_TRANSLATION_RETENTION_DAYS,
         intervalMs: 3_600_000,
       });
-      return [relayTask, deadLetters, planner, projection, expiry.task()];
+      const pruner = new ContentHistoryPruner({
+        orm: deps.orm,
+        logger: logger.child({ component: 'content-history-pruner' }),
+        metrics,
+        tombstoneRetentionDays: config.CONTENT_TOMBSTONE_RETENTION_DAYS,
+        reportRetentionDays: config.CONTENT_REPORT_RETENTION_DAYS,
+        intervalMs: 3_600_000,
+      });
+      return [relayTask, deadLetters, planner, projection, expiry.task(), pruner.task()];
     },
   });
 }

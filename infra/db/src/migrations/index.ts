@@ -10,6 +10,8 @@ import { Migration20261124180000_translation_requested_at } from './Migration202
 import { Migration20261124200000_glossaries } from './Migration20261124200000_glossaries.js';
 import { Migration20261124210000_content_lifecycle } from './Migration20261124210000_content_lifecycle.js';
 import { Migration20261124213000_human_translations } from './Migration20261124213000_human_translations.js';
+import { Migration20261124233000_translation_fallback } from './Migration20261124233000_translation_fallback.js';
+import { Migration20261125000000_content_history_indexes } from './Migration20261125000000_content_history_indexes.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -34,5 +36,13 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261124213000_human_translations',
     class: Migration20261124213000_human_translations,
+  },
+  {
+    name: 'Migration20261124233000_translation_fallback',
+    class: Migration20261124233000_translation_fallback,
+  },
+  {
+    name: 'Migration20261125000000_content_history_indexes',
+    class: Migration20261125000000_content_history_indexes,
   },
 ];

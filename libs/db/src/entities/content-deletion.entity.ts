@@ -15,5 +15,7 @@ export const ContentDeletion = defineEntity({
     deletedVersion: p.bigint('number'),
     deletedAt: p.datetime(),
   },
+  /** The worker prunes tombstones by age, oldest first (prune-content-history). */
+  indexes: [{ name: 'content_deletions_deleted_at_idx', properties: ['deletedAt'] }],
 });
 export type ContentDeletion = InferEntity<typeof ContentDeletion>;

@@ -32,5 +32,7 @@ export const ContentReport = defineEntity({
     /** One code per dead-lettered request of the report. */
     deadLetterCodes: p.array().default([]),
   },
+  /** The worker prunes reports by age, oldest first (prune-content-history). */
+  indexes: [{ name: 'content_reports_accepted_at_idx', properties: ['acceptedAt'] }],
 });
 export type ContentReport = InferEntity<typeof ContentReport>;

@@ -22,6 +22,11 @@ export const ContentTranslation = defineEntity({
     requestedAt: p.bigint('number').default(0),
     engine: p.string().length(50),
     truncated: p.boolean().default(false),
+    /**
+     * A weaker engine's result (TranslationCompleted v4): an earlier engine that serves the pair
+     * failed. Requested again by the read path; a result that is not a fallback replaces it.
+     */
+    fallback: p.boolean().default(false),
     /** `machine` (the projection) or `human` (PUT .../translations/:lang); a machine result never replaces a human one of the same source version. */
     origin: p.string().length(10).default('machine'),
     /** The API key that wrote a human translation; null for a machine one. */

@@ -64,6 +64,8 @@ export interface TranslationOutcome {
   readonly target: string;
   readonly engine: string;
   readonly truncated: boolean;
+  /** A weaker engine answered because a stronger one that serves the pair failed (v4). */
+  readonly fallback: boolean;
   /** Set only when the request said `auto`. */
   readonly detectedSource?: string;
 }
@@ -109,6 +111,7 @@ export function translationCompletedData(
     truncated: outcome.truncated,
     detectedSourceLang: outcome.detectedSource ?? null,
     requestedAt,
+    fallback: outcome.fallback,
   };
 }
 

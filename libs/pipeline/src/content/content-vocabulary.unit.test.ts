@@ -127,6 +127,7 @@ const outcome = {
   target: 'en',
   engine: 'deepl',
   truncated: false,
+  fallback: false,
 };
 
 describe('translationCompletedData', () => {
@@ -142,6 +143,7 @@ describe('translationCompletedData', () => {
       sourceVersion: 7,
       engine: 'deepl',
       truncated: false,
+      fallback: false,
       detectedSourceLang: null,
       requestedAt: 1_700_000_000_000,
     });
@@ -194,6 +196,7 @@ describe('translationCompletedEntry', () => {
       sourceVersion: 0,
       engine: 'deepl',
       truncated: false,
+      fallback: false,
       detectedSourceLang: null,
       requestedAt: 9,
     });

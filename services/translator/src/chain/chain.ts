@@ -73,6 +73,12 @@ export interface ChainResult {
   readonly engine: string | undefined;
   /** True when only the start of the text was translated (the fallback's 500-character limit). */
   readonly truncated: boolean;
+  /**
+   * True when a weaker engine answered: an engine earlier in the chain that serves the pair failed or
+   * had its breaker open (on a pivot route, on either hop). Not set when the earlier engines are not
+   * configured or do not serve the pair: then the answer is the best this deployment gives.
+   */
+  readonly fallback: boolean;
   readonly detectedSource?: string;
   readonly attempts: readonly Attempt[];
   /** The translation's steps: one for the pair itself, two through a pivot language; empty for blank text. */
@@ -104,6 +110,12 @@ export interface TranslationChain {
   readonly directory: PairDirectory;
   /** Every pair between listed languages that some engine or a two-hop route serves now. */
   servedPairs(): ServedPair[];
+  /**
+   * Whether an engine earlier in the chain than `engine` (the weakest of a pivot's `a+b`) is
+   * configured, has no open breaker and serves the pair as far as is known: a `fallback` result
+   * could be bettered now (issue #19).
+   */
+  strongerEngineHealthy(engine: string, source: string, target: string): boolean;
 }
 
 /**
@@ -138,7 +150,7 @@ type Translated = {
 };
 
 /** One pair's go through the slots: the text and the engine when one succeeded. */
-type HopResult = (Translated & { readonly engine: EngineName }) | undefined;
+type HopResult = (Translated & { readonly engine: EngineName; readonly fallback: boolean }) | undefined;
 
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -175,6 +187,7 @@ export function createChain(engines: ChainEngines): TranslationChain {
         failures: slot.failures,
       }));
     },
+    strongerEngineHealthy: (engine, source, target) => strongerHealthy(parts, engine, source, target),
     servedPairs() {
       // Listing walks every pair: done again only when an engine's list changed.
       const known = slots.flatMap(({ engine }) =>
@@ -186,6 +199,21 @@ export function createChain(engines: ChainEngines): TranslationChain {
       return listed.pairs;
     },
   };
+}
+
+function strongerHealthy(parts: ChainParts, engine: string, source: string, target: string): boolean {
+  const names = engine.split('+');
+  const weakest = Math.max(...names.map((name) => parts.slots.findIndex((s) => s.engine?.name === name)));
+  // A pivot's hops are other pairs: any healthy earlier engine might serve the pair itself.
+  const pair = names.length === 1 ? { source, target } : undefined;
+  return parts.slots
+    .slice(0, Math.max(weakest, 0))
+    .some(
+      ({ engine: earlier }) =>
+        earlier !== undefined &&
+        earlier.breakerState() !== 'open' &&
+        (!pair || parts.directory.coverage(earlier.name)?.serves(pair.source, pair.target) !== false),
+    );
 }
 
 /** Each slot's engine wrapped with its resilience settings, the pair directory and the metrics. */
@@ -221,7 +249,14 @@ async function translateThrough(
 ): Promise<ChainResult> {
   signal.throwIfAborted();
   if (request.text.trim() === '') {
-    return { text: request.text, engine: undefined, truncated: false, attempts: [], route: [] };
+    return {
+      text: request.text,
+      engine: undefined,
+      truncated: false,
+      fallback: false,
+      attempts: [],
+      route: [],
+    };
   }
   const attempts: Attempt[] = [];
   const direct = await tryHop(parts, request, attempts, signal);
@@ -306,6 +341,7 @@ async function tryHop(
   // but when a second engine agrees, the text is most likely a name or code that stays as it is.
   let echoedBy: EngineName | undefined;
   let truncated: HopResult;
+  let weaker = false;
   for (const slot of slots) {
     signal.throwIfAborted();
     const { engine } = slot;
@@ -336,10 +372,14 @@ async function tryHop(
       ms: Math.round(ms),
       ...hop,
     });
-    if (done && !done.truncated) return { ...done, engine: engine.name };
+    // A stronger engine that serves the pair failed before this one answered (issue #19).
+    const fallback = weaker;
+    if (done && !done.truncated) return { ...done, engine: engine.name, fallback };
     // A truncated text is the last resort (issue #19): a later engine may translate the whole text.
-    if (done) truncated ??= { ...done, engine: engine.name };
+    if (done) truncated ??= { ...done, engine: engine.name, fallback };
+    // An echo is not a weaker engine's sign: the next engine that agrees gives the same text.
     if (!result.ok && result.unchanged) echoedBy ??= engine.name;
+    else if (outcome === 'failed' || outcome === 'breaker-open') weaker = true;
   }
   return truncated;
 }
@@ -388,12 +428,17 @@ function judge(
   return { outcome: result.breakerOpen ? 'breaker-open' : 'failed', reason: result.reason };
 }
 
-function finish(result: Translated, route: RouteStep[], attempts: Attempt[]): ChainResult {
+function finish(
+  result: Translated & { readonly fallback: boolean },
+  route: RouteStep[],
+  attempts: Attempt[],
+): ChainResult {
   const engines = [...new Set(route.map((step) => step.engine))];
   return {
     text: result.text,
     engine: engines.join('+'),
     truncated: result.truncated,
+    fallback: result.fallback,
     ...(result.detectedSource ? { detectedSource: result.detectedSource } : {}),
     attempts,
     route,
@@ -411,6 +456,7 @@ function finishPivot(
     {
       text: two.text,
       truncated: one.truncated || two.truncated,
+      fallback: one.fallback || two.fallback,
       ...(counts.length > 0 ? { unknownWords: Math.max(...counts) } : {}),
     },
     [one, two].map(({ source, target, engine }) => ({ source, target, engine })),

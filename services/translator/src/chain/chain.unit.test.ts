@@ -412,6 +412,7 @@ describe('createChain', () => {
       text: ' \n ',
       engine: undefined,
       truncated: false,
+      fallback: false,
       attempts: [],
       route: [],
     });

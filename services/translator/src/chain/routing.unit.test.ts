@@ -190,3 +190,49 @@ describe('pivotLanguages', () => {
     expect(pivotLanguages([all], 'en', 'pt')).toEqual(['zh-CN', 'ja']);
   });
 });
+
+describe('fallback results (issue #19)', () => {
+  it('flags an answer as fallback when an earlier engine that serves the pair failed', async () => {
+    const deepl = engine('deepl', ['en>de'], true);
+    const libre = engine('libretranslate', ['en>de']);
+    const chain = createChain({ primary: deepl.engine, local: libre.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'de'));
+
+    expect(result).toMatchObject({ engine: 'libretranslate', fallback: true, truncated: false });
+    expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(true);
+    expect(chain.strongerEngineHealthy('deepl', 'en', 'de')).toBe(false);
+  });
+
+  it('does not flag the first engine that serves the pair, whatever its slot', async () => {
+    const deepl = engine('deepl', ['en>fr'], true);
+    const libre = engine('libretranslate', ['en>de']);
+    const chain = createChain({ primary: deepl.engine, local: libre.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'de'));
+
+    expect(deepl.calls).toEqual([]);
+    expect(result).toMatchObject({ engine: 'libretranslate', fallback: false });
+    // DeepL does not serve en -> de: nothing stronger could answer it.
+    expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(false);
+  });
+
+  it('sees no stronger engine healthy while its breaker is open', async () => {
+    const deepl = engine('deepl', ['en>de'], true);
+    const libre = engine('libretranslate', ['en>de']);
+    const chain = createChain({
+      primary: deepl.engine,
+      local: libre.engine,
+      options: { resilience: { ...options.resilience, breakerThreshold: 1, breakerCooldownMs: 60_000 } },
+    });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'de'));
+
+    expect(result).toMatchObject({ engine: 'libretranslate', fallback: true });
+    expect(chain.status()[0]?.breaker).toBe('open');
+    expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(false);
+  });
+});

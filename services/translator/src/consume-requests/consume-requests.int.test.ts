@@ -171,7 +171,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     const completed = completedFor(event)!;
     expect(seen.find((s) => s.event === completed)?.key).toBe(key);
     expect(completed).toMatchObject({
-      eventVersion: 3,
+      eventVersion: 4,
       correlationId: event.correlationId,
       causationId: event.eventId,
       data: {
@@ -187,6 +187,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
         truncated: false,
         detectedSourceLang: null,
         requestedAt: event.occurredAt,
+        fallback: false,
       },
     });
     // The consumer publishes the result itself; nothing is kept as free text through the outbox.

@@ -13,6 +13,7 @@ const completed = {
   translatedText: 'Bonjour',
   engine: 'deepl',
   truncated: false,
+  fallback: false,
 };
 
 describe('CompletedTranslationsOutbox', () => {

@@ -60,6 +60,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
       engine: 'deepl',
       cached: true,
       truncated: false,
+      fallback: false,
       duration: expect.any(Number),
       attempts: [],
     });
@@ -112,7 +113,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     expect(row?.messageKey).toBe(`text:${hash}:text:fr`);
     expect(row?.event).toMatchObject({
       eventType: 'TranslationCompleted',
-      eventVersion: 3,
+      eventVersion: 4,
       correlationId: 'corr-outbox-1',
       causationId: 'req-outbox-1',
       data: {
@@ -128,6 +129,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
         truncated: false,
         detectedSourceLang: null,
         requestedAt: expect.any(Number),
+        fallback: false,
       },
     });
 

@@ -40,6 +40,8 @@ export interface TranslationResult {
   readonly cached: boolean;
   /** Only the start of the text was translated (the free fallback's 500-character limit). */
   readonly truncated: boolean;
+  /** A weaker engine answered: a stronger one that serves the pair failed (issue #19). */
+  readonly fallback: boolean;
   /** Seconds spent on this request; close to 0 on a cache hit. */
   readonly duration: number;
   /** What each engine of the chain did, in order; empty when no engine was needed. */
@@ -51,7 +53,9 @@ export interface TranslationResult {
 }
 
 export interface TranslateTextDeps {
-  readonly chain: Pick<TranslationChain, 'translate'>;
+  /** Without `strongerEngineHealthy`, a cached fallback result is served like any other. */
+  readonly chain: Pick<TranslationChain, 'translate'> &
+    Partial<Pick<TranslationChain, 'strongerEngineHealthy'>>;
   readonly cache: Pick<HotCache, 'read' | 'store'>;
   readonly detector: LanguageDetector;
   readonly sink: CompletedTranslationSink;
@@ -111,6 +115,7 @@ export class TranslateText {
       engine: 'none',
       cached: false,
       truncated: false,
+      fallback: false,
       duration: seconds(),
       attempts: [],
     });
@@ -121,7 +126,7 @@ export class TranslateText {
     const glossaries = this.deps.glossaries;
     const keyVersion = await this.glossaryKeyVersion(source, target, auto);
     const key = { source, target, text, glossaryVersion: keyVersion };
-    const hit = await this.deps.cache.read(key);
+    const hit = this.usable(await this.deps.cache.read(key), target);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
     if (hit) return fromCache(hit, target, auto, seconds());
 
@@ -172,6 +177,7 @@ export class TranslateText {
         translatedText: result.text,
         engine: result.engine ?? 'none',
         truncated: result.truncated,
+        fallback: result.fallback,
         ...(detectedSource ? { detectedSource } : {}),
       },
       { correlationId: origin.correlationId, causationId: origin.causationId },
@@ -189,7 +195,7 @@ export class TranslateText {
     appliedVersion: number,
     signal: AbortSignal,
   ): Promise<Outcome> {
-    const stored = await this.deps.cache.read(key);
+    const stored = this.usable(await this.deps.cache.read(key), request.target);
     if (stored) return { hit: stored };
     const result = await this.deps.chain.translate(request, signal);
     const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
@@ -200,6 +206,7 @@ export class TranslateText {
         engine: result.engine ?? 'none',
         cachedAt: new Date().toISOString(),
         truncated: false,
+        fallback: result.fallback,
       };
       // Stored under the key asked for and, for `auto`, under the language found, so a later request
       // naming that language hits too (a Redis round trip, or nothing while Redis is down).
@@ -213,6 +220,15 @@ export class TranslateText {
       await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
     }
     return { result, actualSource };
+  }
+
+  /**
+   * A cached entry, unless it is a fallback result while a stronger engine is healthy: then the chain
+   * runs again, so a re-request (the read path's, issue #19) can replace a weak translation.
+   */
+  private usable(hit: CachedTranslation | undefined, target: string): CachedTranslation | undefined {
+    if (!hit?.fallback) return hit;
+    return this.deps.chain.strongerEngineHealthy?.(hit.engine, hit.source, target) ? undefined : hit;
   }
 
   private appliesTo(source: string, target: string, applied: number): Promise<boolean> {
@@ -259,6 +275,7 @@ function chainAnswer(
     engine: result.engine ?? 'none',
     cached: false,
     truncated: result.truncated,
+    fallback: result.fallback,
     duration,
     attempts: result.attempts,
     route: result.route,
@@ -281,6 +298,7 @@ function fromCache(
     engine: hit.engine,
     cached: true,
     truncated: false,
+    fallback: hit.fallback,
     duration,
     attempts: [],
   };

@@ -21,7 +21,15 @@ function fakeChain(answer: Partial<ChainResult> | Error) {
     async translate(request) {
       calls.push(request);
       if (answer instanceof Error) throw answer;
-      return { text: 'translated', engine: 'deepl', truncated: false, attempts: [], route: [], ...answer };
+      return {
+        text: 'translated',
+        engine: 'deepl',
+        truncated: false,
+        fallback: false,
+        attempts: [],
+        route: [],
+        ...answer,
+      };
     },
   };
   return { chain, calls };
@@ -35,7 +43,7 @@ function fakeCache() {
     read: async (input) => entries.get(key(input)),
     store: async (input, entry) => {
       if (entry.truncated) return false;
-      entries.set(key(input), entry);
+      entries.set(key(input), { ...entry, fallback: entry.fallback ?? false });
       return true;
     },
   };
@@ -80,6 +88,54 @@ describe('TranslateText', () => {
     expect(result).toMatchObject({ engine: 'mymemory', truncated: true, cached: false });
     expect(entries.size).toBe(0);
     expect(recorded).toEqual([expect.objectContaining({ truncated: true, engine: 'mymemory' })]);
+  });
+
+  it('caches a fallback result with its flag, and a hit says fallback while no stronger engine is healthy', async () => {
+    const { translateText, calls, entries } = setup({ engine: 'mymemory', fallback: true });
+    const first = await translateText.execute({ text: 'Hallo Welt', source: 'de', target: 'en' }, origin);
+    const again = await translateText.execute({ text: 'Hallo Welt', source: 'de', target: 'en' }, origin);
+    expect(first).toMatchObject({ engine: 'mymemory', fallback: true, cached: false });
+    expect(again).toMatchObject({ engine: 'mymemory', fallback: true, cached: true });
+    expect([...entries.values()]).toEqual([expect.objectContaining({ fallback: true })]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('reads past a cached fallback result while a stronger engine is healthy, and caches the better one', async () => {
+    const { chain, calls } = fakeChain({ engine: 'deepl', fallback: false, text: 'Hello world' });
+    const { cache, entries } = fakeCache();
+    const asked: string[] = [];
+    const translateText = new TranslateText({
+      chain: {
+        ...chain,
+        strongerEngineHealthy: (engine, source, target) => (
+          asked.push(`${engine}:${source}>${target}`),
+          true
+        ),
+      },
+      cache,
+      detector: { detect: () => undefined },
+      sink: { record: () => undefined },
+      maxTextChars: 50,
+    });
+    const key = { source: 'de', target: 'en', text: 'Hallo Welt', glossaryVersion: 0 };
+    await cache.store(key, {
+      translatedText: 'Hello',
+      source: 'de',
+      engine: 'mymemory',
+      cachedAt: '',
+      truncated: false,
+      fallback: true,
+    });
+    const result = await translateText.execute({ text: 'Hallo Welt', source: 'de', target: 'en' }, origin);
+    expect(result).toMatchObject({
+      engine: 'deepl',
+      fallback: false,
+      cached: false,
+      translatedText: 'Hello world',
+    });
+    expect(calls).toHaveLength(1);
+    expect(asked[0]).toBe('mymemory:de>en');
+    expect([...entries.values()]).toEqual([expect.objectContaining({ engine: 'deepl', fallback: false })]);
   });
 
   it('normalises codes before the cache key and the chain (EN_us -> en, zh-cn -> zh-CN)', async () => {

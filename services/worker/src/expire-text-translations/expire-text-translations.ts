@@ -2,6 +2,8 @@ import type { Orm } from '@tp/db';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 
+import { periodicTask } from '../shared/periodic-task.js';
+
 /** Free-text translations (POST /api/v1/translate) are stored under this entity type. */
 export const TEXT_ENTITY_TYPE = 'text';
 /** Rows deleted per statement, so one run never holds a long lock or a large transaction. */
@@ -41,29 +43,16 @@ export class TextTranslationExpiry {
   }
 
   task(): BackgroundTask {
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> | undefined;
-    const tick = () => {
-      running ??= this.runOnce()
+    if (this.options.retentionDays === 0)
+      return { start: async () => undefined, stop: async () => undefined };
+    return periodicTask(this.options.intervalMs, () =>
+      this.runOnce()
         .then((deleted) => {
           if (deleted > 0) this.options.logger.info({ deleted }, 'expired stored free-text translations');
         })
-        .catch((err: unknown) => this.options.logger.warn({ err }, 'could not expire free-text translations'))
-        .finally(() => {
-          running = undefined;
-        });
-    };
-    return {
-      start: async () => {
-        if (this.options.retentionDays === 0) return;
-        tick();
-        timer = setInterval(tick, this.options.intervalMs);
-        timer.unref();
-      },
-      stop: async () => {
-        clearInterval(timer);
-        await running;
-      },
-    };
+        .catch((err: unknown) =>
+          this.options.logger.warn({ err }, 'could not expire free-text translations'),
+        ),
+    );
   }
 }

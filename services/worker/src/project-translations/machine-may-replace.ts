@@ -6,12 +6,16 @@
  * - A human translation is replaced only by a result of a newer source version (the text changed, so
  *   the human one is stale), and never in a language the configuration lists as human-only: a
  *   retranslation, a late result or a replayed event of the same version leaves it as it is.
- * - A truncated result (MyMemory's 500-character cut) never replaces a whole translation of the same
- *   source version; a whole one replaces a truncated one (the re-request of a weak row).
+ * - Of the same source version, a weaker machine result never replaces a stronger one; an equal or
+ *   stronger one does (the re-request of a weak row). Weakness ranks truncated (MyMemory's
+ *   500-character cut: part of the text is missing) over fallback (a weaker engine answered because a
+ *   stronger one that serves the pair failed) over a whole first-choice result: 2 x truncated +
+ *   fallback, so a whole fallback result replaces a truncated one, and a truncated one replaces nothing.
  */
 export const MACHINE_MAY_REPLACE =
   '(t.source_version < excluded.source_version or ' +
-  "(t.origin = 'machine' and (t.truncated or not excluded.truncated))) " +
+  "(t.origin = 'machine' and " +
+  '2 * excluded.truncated::int + excluded.fallback::int <= 2 * t.truncated::int + t.fallback::int)) ' +
   "and not (t.origin = 'human' and t.target_lang = any(" +
   'coalesce((select c.human_only_languages from translation_config c where c.id = 1), ' +
   "'{}'::text[])))";

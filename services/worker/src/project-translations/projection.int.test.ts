@@ -73,6 +73,7 @@ function completed(
       truncated: false,
       detectedSourceLang: null,
       requestedAt: 1_000 + sourceVersion,
+      fallback: false,
       ...over,
     },
     { correlationId: `corr-${entityId}` },
@@ -187,6 +188,49 @@ describe('projection: human translations and weak results (issue #19)', () => {
     expect(await rows('v-weak')).toMatchObject([
       { translatedText: 'Whole', engine: 'apertium', truncated: false },
     ]);
+  });
+
+  it('stores a fallback result flagged, replaces it with a first-choice one, and never the other way round', async () => {
+    const weak = { translatedText: 'Weak', engine: 'mymemory', fallback: true };
+    await send(completed('v-fallback', 1, { ...weak, requestedAt: 10 }));
+    await projectionCaughtUp();
+    expect(await rows('v-fallback')).toMatchObject([{ ...weak, truncated: false }]);
+    // The re-request's answer, from the engine that failed before.
+    await send(completed('v-fallback', 1, { translatedText: 'Strong', engine: 'deepl', requestedAt: 20 }));
+    await projectionCaughtUp();
+    const strong = { translatedText: 'Strong', engine: 'deepl', fallback: false };
+    expect(await rows('v-fallback')).toMatchObject([strong]);
+    // A later request answered by the fallback again (the primary was down by then) changes nothing.
+    await send(completed('v-fallback', 1, { ...weak, translatedText: 'Weak again', requestedAt: 30 }));
+    await projectionCaughtUp();
+    expect(await rows('v-fallback')).toMatchObject([strong]);
+  });
+
+  it('ranks truncated below fallback: a whole fallback result replaces a truncated one, not the reverse', async () => {
+    const cut = { translatedText: 'Cut', engine: 'mymemory', truncated: true };
+    await send(completed('v-ranked', 1, { ...cut, requestedAt: 10 }));
+    await projectionCaughtUp();
+    const whole = { translatedText: 'Whole', engine: 'apertium', fallback: true, truncated: false };
+    await send(completed('v-ranked', 1, { ...whole, requestedAt: 20 }));
+    await projectionCaughtUp();
+    expect(await rows('v-ranked')).toMatchObject([whole]);
+    await send(completed('v-ranked', 1, { ...cut, requestedAt: 30 }));
+    await projectionCaughtUp();
+    expect(await rows('v-ranked')).toMatchObject([whole]);
+  });
+
+  it('keeps the first-choice result when it and a later fallback one arrive in the same batch', async () => {
+    await send(
+      completed('v-batch', 1, { translatedText: 'Strong', engine: 'deepl', requestedAt: 10 }),
+      completed('v-batch', 1, {
+        translatedText: 'Weak',
+        engine: 'mymemory',
+        fallback: true,
+        requestedAt: 20,
+      }),
+    );
+    await projectionCaughtUp();
+    expect(await rows('v-batch')).toMatchObject([{ translatedText: 'Strong', fallback: false }]);
   });
 });
 

@@ -17,6 +17,8 @@ export interface TranslationRow {
   readonly requestedAt: number;
   readonly engine: string;
   readonly truncated: boolean;
+  /** A weaker engine's result (v4; false for older events). */
+  readonly fallback: boolean;
   readonly lastEventId: string;
 }
 
@@ -73,6 +75,7 @@ export function translationRow(event: TranslationCompleted): TranslationRow {
     requestedAt: Number.isSafeInteger(data.requestedAt) && data.requestedAt > 0 ? data.requestedAt : 0,
     engine: data.engine,
     truncated: data.truncated,
+    fallback: data.fallback,
     lastEventId: event.eventId,
   };
 }

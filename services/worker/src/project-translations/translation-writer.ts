@@ -12,10 +12,11 @@ export type WriteOutcome = 'written' | 'ignored';
 
 const COLUMNS =
   '(entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, ' +
-  'requested_at, engine, truncated, last_event_id, created_at, updated_at)';
+  'requested_at, engine, truncated, fallback, last_event_id, created_at, updated_at)';
 const INSERT = `insert into content_translations as t ${COLUMNS} select * from (values `;
 // Typed: the values feed a select, where untyped parameters would be text.
-const VALUES = '(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::boolean, ?::uuid, now(), now())';
+const VALUES =
+  '(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::boolean, ?::boolean, ?::uuid, now(), now())';
 // The tombstone guard: a result of a version the entity was deleted at, or older, writes nothing.
 const NOT_DELETED =
   `) as v ${COLUMNS} where not exists (select 1 from content_deletions d where ` +
@@ -28,7 +29,7 @@ const UPSERT =
   ' on conflict (entity_type, entity_id, field, target_lang) do update set source_lang = excluded.source_lang, ' +
   'translated_text = excluded.translated_text, source_hash = excluded.source_hash, ' +
   'source_version = excluded.source_version, requested_at = excluded.requested_at, engine = excluded.engine, ' +
-  'truncated = excluded.truncated, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at, ' +
+  'truncated = excluded.truncated, fallback = excluded.fallback, last_event_id = excluded.last_event_id, updated_at = excluded.updated_at, ' +
   AS_MACHINE_ROW +
   ' where (t.source_version, t.requested_at) < (excluded.source_version, excluded.requested_at) and ' +
   MACHINE_MAY_REPLACE +
@@ -84,11 +85,14 @@ export class TranslationWriter {
 
   /** One statement for the batch; only the newest result per key takes part (ON CONFLICT needs distinct keys). */
   private async upsert(rows: readonly TranslationRow[]): Promise<ItemOutcome<WriteOutcome>[]> {
+    // As if applied one by one in request order: a weaker result does not displace a stronger one.
     const winners = new Map<string, TranslationRow>();
-    for (const row of rows) {
+    for (const row of [...rows].sort(order)) {
       const key = rowKey(row);
       const current = winners.get(key);
-      if (!current || order(row, current) >= 0) winners.set(key, row);
+      if (!current || row.sourceVersion > current.sourceVersion || weakness(row) <= weakness(current)) {
+        winners.set(key, row);
+      }
     }
     // Key order, so that concurrent writers (other worker processes) lock rows in the same order.
     const keys = [...winners.keys()].sort();
@@ -107,6 +111,7 @@ export class TranslationWriter {
         r.requestedAt,
         r.engine,
         r.truncated,
+        r.fallback,
         r.lastEventId,
       );
     }
@@ -130,6 +135,9 @@ export class TranslationWriter {
 /** The guard's order of two results of one row: source version, then request time. */
 const order = (a: TranslationRow, b: TranslationRow): number =>
   a.sourceVersion - b.sourceVersion || a.requestedAt - b.requestedAt;
+
+/** MACHINE_MAY_REPLACE's rank of a machine result of one source version: 0 whole, 1 fallback, 2+ truncated. */
+const weakness = (row: TranslationRow): number => (row.truncated ? 2 : 0) + (row.fallback ? 1 : 0);
 
 /** SQLSTATE class 22 (data exception) fails the same way on every retry. */
 function asPermanent(err: unknown): unknown {

@@ -64,7 +64,7 @@ export class EditTranslationHandler implements ICommandHandler<EditTranslationCo
           ' on conflict (entity_type, entity_id, field, target_lang) do update set ' +
           'source_lang = excluded.source_lang, translated_text = excluded.translated_text, ' +
           'source_hash = excluded.source_hash, source_version = excluded.source_version, ' +
-          'requested_at = excluded.requested_at, engine = excluded.engine, truncated = false, ' +
+          'requested_at = excluded.requested_at, engine = excluded.engine, truncated = false, fallback = false, ' +
           "last_event_id = excluded.last_event_id, written_by = excluded.written_by, origin = 'human', " +
           'stale = false, updated_at = excluded.updated_at',
         params,

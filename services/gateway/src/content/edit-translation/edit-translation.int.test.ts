@@ -78,7 +78,7 @@ async function source(
 async function machineRow(
   row: Omit<
     ContentTranslation,
-    'id' | 'createdAt' | 'updatedAt' | 'origin' | 'writtenBy' | 'stale' | 'requestedAt'
+    'id' | 'createdAt' | 'updatedAt' | 'origin' | 'writtenBy' | 'stale' | 'requestedAt' | 'fallback'
   >,
 ) {
   const em = orm.em.fork();

@@ -17,6 +17,7 @@ interface FieldRecord {
   readonly engine: string | null;
   readonly stale: boolean | null;
   readonly truncated: boolean | null;
+  readonly fallback: boolean | null;
 }
 
 type Field = TranslatedField & {
@@ -49,9 +50,9 @@ export class ContentStore {
         : '';
     const translation =
       languages.length > 0
-        ? `t.target_lang, t.translated_text, t.origin, t.engine, t.truncated,
+        ? `t.target_lang, t.translated_text, t.origin, t.engine, t.truncated, t.fallback,
            (t.stale or t.source_hash <> s.source_hash) as stale`
-        : 'null as target_lang, null as translated_text, null as origin, null as engine, null as stale, null as truncated';
+        : 'null as target_lang, null as translated_text, null as origin, null as engine, null as stale, null as truncated, null as fallback';
     const rows = await this.orm.em.getConnection().execute<FieldRecord[]>(
       `select s.entity_id, s.module, s.field, s.source_lang, s.text, s.source_hash, s.source_version, ${translation}
          from source_contents s ${join}
@@ -88,6 +89,7 @@ export class ContentStore {
           engine: human ? null : row.engine,
           stale: row.stale === true,
           truncated: row.truncated === true,
+          fallback: row.fallback === true,
         });
       }
     }

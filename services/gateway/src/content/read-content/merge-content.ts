@@ -9,6 +9,8 @@ export interface TranslationMeta {
   readonly stale: boolean;
   /** Only the start of the text was translated (MyMemory's 500-character cut). */
   readonly truncated: boolean;
+  /** A weaker engine answered because a stronger one that serves the pair failed. */
+  readonly fallback: boolean;
 }
 
 /** One stored source field of an entity, with its current translations. */
@@ -29,6 +31,7 @@ export interface FieldMeta {
   readonly engine: string | null;
   readonly stale?: true;
   readonly truncated?: true;
+  readonly fallback?: true;
 }
 
 /** What a client reads: the entity's fields in the asked language where they are translated. */
@@ -55,7 +58,7 @@ export interface MergedContent {
   readonly languages: readonly string[];
   /**
    * Fields not served in the first language asked, or served there by a weak machine translation (a
-   * truncated one): what to request a translation for.
+   * truncated or fallback one): what to request a translation for.
    */
   readonly wanted: readonly TranslatedField[];
 }
@@ -92,7 +95,7 @@ export function mergeContent(
       served.add(field.sourceLang);
       untranslated.push(field.field);
     }
-    if (chain && (found?.lang !== chain[0] || about?.truncated)) wanted.push(field);
+    if (chain && (found?.lang !== chain[0] || about?.truncated || about?.fallback)) wanted.push(field);
   }
   const asked = chain ?? [];
   return {
@@ -124,6 +127,7 @@ function fieldMeta(field: TranslatedField, lang: string): FieldMeta {
     engine: known ? known.engine : null,
     ...(known?.stale ? { stale: true as const } : {}),
     ...(known?.truncated && known.origin === 'machine' ? { truncated: true as const } : {}),
+    ...(known?.fallback && known.origin === 'machine' ? { fallback: true as const } : {}),
   };
 }
 

@@ -88,8 +88,11 @@ describe('mergeContent', () => {
 
   it('tells each translated field its origin, engine and flags, and wants a truncated one again', () => {
     const meta = new Map([
-      ['en', { origin: 'machine' as const, engine: 'mymemory', stale: false, truncated: true }],
-      ['ja', { origin: 'human' as const, engine: null, stale: true, truncated: false }],
+      [
+        'en',
+        { origin: 'machine' as const, engine: 'mymemory', stale: false, truncated: true, fallback: false },
+      ],
+      ['ja', { origin: 'human' as const, engine: null, stale: true, truncated: false, fallback: false }],
     ]);
     const translated = [
       field('name', '华为', { en: 'Hua', ja: 'ファーウェイ' }, { meta }),
@@ -109,6 +112,36 @@ describe('mergeContent', () => {
     // A stale human translation is served; it is not requested from the read path.
     expect(japanese.view.fields.name).toBe('ファーウェイ');
     expect(japanese.wanted.map((f) => f.field)).toEqual(['city', 'note']);
+  });
+
+  it("flags a fallback engine's translation and wants it again, but not a first-choice one", () => {
+    const weak = new Map([
+      [
+        'en',
+        { origin: 'machine' as const, engine: 'mymemory', stale: false, truncated: false, fallback: true },
+      ],
+    ]);
+    const strong = new Map([
+      [
+        'en',
+        { origin: 'machine' as const, engine: 'deepl', stale: false, truncated: false, fallback: false },
+      ],
+    ]);
+    const merged = mergeContent(
+      'vendor',
+      'v-1',
+      [
+        field('name', '华为', { en: 'Huawei' }, { meta: weak }),
+        field('city', '深圳', { en: 'Shenzhen' }, { meta: strong }),
+      ],
+      ['en'],
+    );
+    expect(merged.view.meta).toEqual({
+      name: { language: 'en', origin: 'machine', engine: 'mymemory', fallback: true },
+      city: { language: 'en', origin: 'machine', engine: 'deepl' },
+    });
+    expect(merged.view.fields).toEqual({ name: 'Huawei', city: 'Shenzhen' });
+    expect(merged.wanted.map((f) => f.field)).toEqual(['name']);
   });
 });
 

@@ -30,6 +30,10 @@ const fieldMetaSchema = z
       description:
         'Only the start of the text was translated (MyMemory cuts at 500 characters); a whole translation is requested again, throttled.',
     }),
+    fallback: z.literal(true).optional().meta({
+      description:
+        "A weaker engine's translation: an engine earlier in the chain that serves the pair failed, so a later one answered. It is requested again, throttled; the translator asks the stronger engine as soon as it is healthy, and its result replaces this one.",
+    }),
   })
   .meta({ id: 'ContentFieldMeta' });
 
@@ -62,7 +66,7 @@ const contentViewSchema = z
 /** The `meta` query flag: answers carry a `meta` block only when it is `true`. */
 const metaFlag = z.enum(['true', 'false']).optional().meta({
   description:
-    '`true` adds a `meta` block keyed by field: the language, origin (`machine` or `human`), engine, and `stale`/`truncated` where they apply. Without it the answer is as before.',
+    '`true` adds a `meta` block keyed by field: the language, origin (`machine` or `human`), engine, and `stale`/`truncated`/`fallback` where they apply. Without it the answer is as before.',
 });
 
 const headers = z.object({
@@ -183,7 +187,7 @@ const readEntityRoute = (reader: ReadContent) =>
     path: READ_ENTITY_PATH,
     summary: 'Read one entity, translated by x-language',
     description:
-      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
+      'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated or from a fallback engine (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
     request: { params: z.strictObject({ type: entitySegment, id: entityId }), query: metaQuery, headers },
     handler: ({ params, query, headers: h, ...call }) =>
       readOne(reader, params.type, params.id, h['x-language'], query.meta === 'true', call),
