@@ -14,20 +14,20 @@
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_COMMANDS (100),
 //      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-import { ALL_TOPICS } from '@tp/contracts';
-import { ensureTopics } from '@tp/kafka';
 import autocannon from 'autocannon';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
 import {
   REPO_ROOT,
   createApiKey,
+  benchApertium,
+  createBenchTopics,
   freePort,
   listeningPid,
+  type BenchApertium,
   median,
   processCpuMs,
   processTreeCpuMs,
@@ -174,30 +174,11 @@ function printCpuPerRequest(labels: readonly string[], perRequest: readonly CpuR
   );
 }
 
-let apertiumPort: number | undefined;
-let apertiumUrl = process.env.APERTIUM_URL;
-const apertiumEnv = () => ({
-  ...process.env,
-  APERTIUM_PORT: String(apertiumPort),
-  APERTIUM_RUN_DIR: `${REPO_ROOT}.run/apertium-bench`,
-});
+let apertium: BenchApertium | undefined;
 try {
-  if (!apertiumUrl) {
-    apertiumPort = await freePort();
-    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'start'], {
-      env: apertiumEnv(),
-      stdio: 'inherit',
-    });
-    apertiumUrl = `http://127.0.0.1:${apertiumPort}`;
-  }
-  const kafka = new Kafka({
-    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    logLevel: logLevel.NOTHING,
-  });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, ALL_TOPICS, prefix);
-  await admin.disconnect();
+  apertium = await benchApertium('apertium-bench');
+  const apertiumUrl = apertium.url;
+  await createBenchTopics(prefix);
   const ports = { gateway: await freePort(), translator: await freePort(), worker: await freePort() };
   const env = {
     DATABASE_URL,
@@ -321,9 +302,5 @@ try {
   verdicts.finish();
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  if (apertiumPort !== undefined)
-    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'stop'], {
-      env: apertiumEnv(),
-      stdio: 'inherit',
-    });
+  apertium?.stop();
 }

@@ -3,6 +3,10 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
+import { ALL_TOPICS } from '@tp/contracts';
+import { ensureTopics } from '@tp/kafka';
+import { Kafka, logLevel } from 'kafkajs';
+
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export async function freePort(): Promise<number> {
@@ -243,4 +247,37 @@ export async function inspectMemory(port: number): Promise<{ heapUsedMiB: number
   ]);
   const value = (evaluated as { result?: { value?: unknown } } | undefined)?.result?.value;
   return { heapUsedMiB: typeof value === 'number' ? value / 2 ** 20 : Number.NaN };
+}
+
+// ---- Shared infrastructure of the benches that run the whole service ----------------------------------
+
+/** Creates every topic under `prefix` on the brokers of KAFKA_BROKERS (default 127.0.0.1:9092). */
+export async function createBenchTopics(prefix: string): Promise<void> {
+  const kafka = new Kafka({
+    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, ALL_TOPICS, prefix);
+  await admin.disconnect();
+}
+
+/** An APy to translate with: APERTIUM_URL's, or one started here (stopped by `stop`). */
+export interface BenchApertium {
+  readonly url: string;
+  stop(): void;
+}
+
+export async function benchApertium(runDir: string): Promise<BenchApertium> {
+  const external = process.env.APERTIUM_URL;
+  if (external) return { url: external, stop: () => undefined };
+  const port = await freePort();
+  const script = `${REPO_ROOT}infra/apertium/apertium.sh`;
+  const env = { ...process.env, APERTIUM_PORT: String(port), APERTIUM_RUN_DIR: `${REPO_ROOT}.run/${runDir}` };
+  execFileSync('bash', [script, 'start'], { env, stdio: 'inherit' });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => execFileSync('bash', [script, 'stop'], { env, stdio: 'inherit' }),
+  };
 }

@@ -15,16 +15,23 @@
 //   through a full collection; caches that fill up to their bound stay within it after the warm-up);
 //   RSS at the end <= start x 1.5 + 50 MiB (RSS also holds freed pages the allocator keeps, so it gets
 //   a looser bound: it catches native leaks, buffers and sockets, which the heap does not show).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-import { ALL_TOPICS } from '@tp/contracts';
-import { ensureTopics } from '@tp/kafka';
 import autocannon from 'autocannon';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
-import { REPO_ROOT, createApiKey, freePort, inspectMemory, rssMiB, waitForHttp } from './bench-support.js';
+import {
+  REPO_ROOT,
+  benchApertium,
+  createApiKey,
+  createBenchTopics,
+  freePort,
+  type BenchApertium,
+  inspectMemory,
+  rssMiB,
+  waitForHttp,
+} from './bench-support.js';
 import { Verdicts } from './verdict.js';
 
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
@@ -84,30 +91,11 @@ async function load(
   return { label, ok: result['2xx'], other: result.non2xx + result.errors + result.timeouts };
 }
 
-let apertiumPort: number | undefined;
-let apertiumUrl = process.env.APERTIUM_URL;
-const apertiumEnv = () => ({
-  ...process.env,
-  APERTIUM_PORT: String(apertiumPort),
-  APERTIUM_RUN_DIR: `${REPO_ROOT}.run/apertium-soak`,
-});
+let apertium: BenchApertium | undefined;
 try {
-  if (!apertiumUrl) {
-    apertiumPort = await freePort();
-    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'start'], {
-      env: apertiumEnv(),
-      stdio: 'inherit',
-    });
-    apertiumUrl = `http://127.0.0.1:${apertiumPort}`;
-  }
-  const kafka = new Kafka({
-    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    logLevel: logLevel.NOTHING,
-  });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, ALL_TOPICS, prefix);
-  await admin.disconnect();
+  apertium = await benchApertium('apertium-soak');
+  const apertiumUrl = apertium.url;
+  await createBenchTopics(prefix);
 
   const ports = { gateway: await freePort(), translator: await freePort(), worker: await freePort() };
   const inspectPorts = {
@@ -216,11 +204,7 @@ try {
   verdicts.finish();
 } finally {
   for (const child of children.values()) child.kill('SIGTERM');
-  if (apertiumPort !== undefined)
-    execFileSync('bash', [`${REPO_ROOT}infra/apertium/apertium.sh`, 'stop'], {
-      env: apertiumEnv(),
-      stdio: 'inherit',
-    });
+  apertium?.stop();
 }
 
 /** ENTITIES reports through the pipeline, then waits until all their es rows are written. */
