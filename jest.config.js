@@ -20,7 +20,9 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/**/*.{unit,int,e2e}.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.run/'],
+  // .stryker-tmp/: the mutation check's sandbox copies (docs/testing.md), so tests still run beside one.
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.run/', '<rootDir>/.stryker-tmp/'],
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
   globalSetup: '<rootDir>/test/harness/global-setup.mjs',
   globalTeardown: '<rootDir>/test/harness/global-teardown.mjs',
   testTimeout: 60_000,

@@ -1,5 +1,7 @@
-// Jest config for the mutation check (`npm run mutation`, stryker.config.mjs): the unit tests of the
-// pipeline's core only. No global setup: these tests touch no Kafka, Postgres, Redis or APy.
+// Jest config for the mutation check (`npm run mutation`, stryker.config.mjs): the tests of the part
+// being mutated. No global setup, which would run again for every mutant: the unit tests touch no
+// Kafka, Postgres, Redis or APy, and for the projection's int test scripts/mutation.mjs prepares the
+// template database once, before Stryker starts.
 // Workspace packages (@tp/*) map to the sources beside this file, not through node_modules: Stryker runs
 // the tests in a sandbox copy, and node_modules' links point back at the unmutated originals.
 import base from './jest.config.js';
@@ -23,16 +25,13 @@ const WORKSPACES = {
   test: 'test',
 };
 
-/** The core's unit tests: the planner, the chain and its routing, protected spans, the merge, the vocabulary. */
-export const MUTATION_TESTS = [
-  'services/worker/src/plan-translations/plan-translations.unit.test.ts',
-  'services/translator/src/chain/chain.unit.test.ts',
-  'services/translator/src/chain/routing.unit.test.ts',
-  'services/translator/src/chain/protected-spans.unit.test.ts',
-  'services/gateway/src/content/read-content/merge-content.unit.test.ts',
-  'services/gateway/src/content/read-content/language-chain.unit.test.ts',
-  'libs/pipeline/src/content/content-vocabulary.unit.test.ts',
-];
+/**
+ * The test files of the part being mutated, comma-separated: set by stryker.config.mjs (PARTS), whose
+ * environment Stryker's test-runner processes inherit.
+ */
+const tests = process.env.MUTATION_TESTS?.split(',').filter((path) => path.length > 0) ?? [];
+if (tests.length === 0)
+  throw new Error('MUTATION_TESTS is not set: run this config through npm run mutation');
 
 /** @type {import('jest').Config} */
 export default {
@@ -41,7 +40,7 @@ export default {
   testEnvironment: 'node',
   globalSetup: undefined,
   globalTeardown: undefined,
-  testMatch: MUTATION_TESTS.map((path) => `<rootDir>/${path}`),
+  testMatch: tests.map((path) => `<rootDir>/${path}`),
   moduleNameMapper: {
     ...Object.fromEntries(
       Object.entries(WORKSPACES).map(([name, dir]) => [`^@tp/${name}$`, `<rootDir>/${dir}/src/index.ts`]),

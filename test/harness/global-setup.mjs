@@ -102,7 +102,8 @@ async function assertRedis(url) {
   }
 }
 
-async function prepareTemplateDatabase(serverUrl) {
+/** A migrated database the test files copy theirs from (databases.ts); also used by scripts/mutation.mjs. */
+export async function prepareTemplateDatabase(serverUrl) {
   const name = `tp_test_tpl_${process.pid}`;
   const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3000 });
   try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { TermScanner } from '@tp/translation';
 import fc from 'fast-check';
 
 import { mask, restore, token, withoutProtectedSpans } from './protected-spans.js';
@@ -66,6 +67,43 @@ describe('mask', () => {
     expect(masked.spans).toEqual(['⟦0⟧', '{x}']);
     expect(restore(masked.text, masked.spans).text).toBe('Literal ⟦0⟧ and {x}');
   });
+
+  it('gives back the closing brackets a URL does not open, round or square, and keeps those it does', () => {
+    const masked = mask('(see https://ex.com/a_(b)) or [https://ex.com/c] or https://ex.com/[d]).');
+    expect(masked.spans).toEqual(['https://ex.com/a_(b)', 'https://ex.com/c', 'https://ex.com/[d]']);
+    expect(masked.text).toBe('(see ⟦0⟧) or [⟦1⟧] or ⟦2⟧).');
+  });
+
+  it('gives the full stop after a www. address back to the sentence, as after an e-mail address', () => {
+    expect(mask('Go to www.example.org. Mail webmaster@example.org.').spans).toEqual([
+      'www.example.org',
+      'webmaster@example.org',
+    ]);
+  });
+});
+
+describe('mask with glossary terms', () => {
+  const terms = {
+    scanner: new TermScanner(['Acme', 'phones at {shop', 'shop}, Acme', 'Beta']),
+    targets: ['ACME', 'never: overlaps {shop}', 'never: starts inside {shop}', 'BETA'],
+  };
+
+  it('masks terms outside protected spans and restores each as its target term', () => {
+    const masked = mask('Acme phones at {shop}, Acme and Beta', terms);
+    expect(masked).toEqual({
+      text: '⟦0⟧ phones at ⟦1⟧, ⟦2⟧ and ⟦3⟧',
+      spans: ['ACME', '{shop}', 'ACME', 'BETA'],
+    });
+    expect(restore(masked.text, masked.spans).text).toBe('ACME phones at {shop}, ACME and BETA');
+  });
+
+  it('joins a term and a protected span that touch into one token, like two spans', () => {
+    expect(mask('<b>Acme</b>', terms)).toEqual({ text: '⟦0⟧', spans: ['<b>ACME</b>'] });
+  });
+
+  it('masks only protected spans when no term occurs', () => {
+    expect(mask('Gamma at {shop}', terms)).toEqual({ text: 'Gamma at ⟦0⟧', spans: ['{shop}'] });
+  });
 });
 
 describe('restore', () => {
@@ -97,6 +135,19 @@ describe('restore', () => {
     expect(result.duplicated).toEqual([0]);
     expect(result.text.startsWith('{name} {name} ')).toBe(true);
     expect(result.complete).toBe(false);
+  });
+
+  it('restores tokens an engine wrote next to each other, in their new order', () => {
+    const result = restore('⟦3⟧⟦2⟧⟦1⟧⟦0⟧', spans);
+    expect(result.text).toBe('a@b.io</a><a href="https://x.io">{name}');
+    expect(result.complete).toBe(true);
+  });
+
+  it('reads token numbers of several digits, in any digit form, including the mathematical ones', () => {
+    const many = Array.from({ length: 13 }, (_, i) => `{p${i}}`);
+    const result = restore('⟦１２⟧ ⟦𝟙𝟘⟧ ⟦𝟬⟧', many);
+    expect(result.text).toBe('{p12} {p10} {p0}');
+    expect(result.unexpected).toEqual([]);
   });
 
   it('reports a token number that was never issued and leaves it as is', () => {
@@ -270,5 +321,9 @@ describe('the linear scanner', () => {
 describe('withoutProtectedSpans', () => {
   it('leaves one space where spans were, adjacent ones together', () => {
     expect(withoutProtectedSpans('Hi <b>{name}</b>, see https://x.io.')).toBe('Hi  , see  .');
+  });
+
+  it('leaves a space for spans at the start too, and keeps what follows the last span', () => {
+    expect(withoutProtectedSpans('{a}{b} and (https://x.io/a_(b)) done')).toBe('  and ( ) done');
   });
 });

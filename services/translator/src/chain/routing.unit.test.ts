@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
+import { TermScanner } from '@tp/translation';
 
-import { EngineError, type EngineName, type TranslationEngine } from '../engines/engine.js';
+import {
+  EngineError,
+  type EngineName,
+  type EngineResult,
+  type TranslationEngine,
+} from '../engines/engine.js';
 import { coverageOf } from '../engines/pair-coverage.js';
+import { AllEnginesFailedError } from './all-engines-failed.error.js';
 import { createChain, type ChainOptions } from './chain.js';
 import { pivotLanguages } from './pivot-routes.js';
 import { UnsupportedPairError } from './unsupported-pair.error.js';
@@ -150,6 +157,147 @@ describe('per-pair routing', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('pivot routes in detail', () => {
+  /** An engine serving what `pairs()` says at each refresh, answering with `answer`; it records what it was sent. */
+  function custom(
+    name: EngineName,
+    pairs: () => string[],
+    answer: (text: string, hop: string) => EngineResult,
+  ) {
+    const sent: string[] = [];
+    const translator: TranslationEngine = {
+      name,
+      maxChars: 5000,
+      languagePairs: async () => serving(...pairs()),
+      async translate({ text, source, target }) {
+        sent.push(text);
+        return answer(text, `${source}>${target}`);
+      },
+    };
+    return { engine: translator, sent };
+  }
+
+  it('masks glossary terms before the first hop and writes the target term after the second: no engine sees them', async () => {
+    const apertium = custom(
+      'apertium',
+      () => ['en>es', 'es>pt'],
+      (text, hop) => ({ text: `[${hop}] ${text}`, truncated: false }),
+    );
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+    const glossary = {
+      key: 'g:1',
+      source: 'en',
+      target: 'pt',
+      entries: [{ source: 'Acme', target: 'Acme Brasil' }],
+      scanner: new TermScanner(['Acme']),
+    };
+
+    const result = await chain.translate({ text: 'Acme morning', source: 'en', target: 'pt', glossary });
+
+    expect(result.text).toBe('[es>pt] [en>es] Acme Brasil morning');
+    expect(apertium.sent.join(' | ')).not.toContain('Acme');
+  });
+
+  it('says truncated when either hop was cut, and gives the larger unknown-word count of the hops', async () => {
+    const cutFirst = custom(
+      'apertium',
+      () => ['en>es', 'es>pt'],
+      (text, hop) =>
+        hop === 'en>es'
+          ? { text: `[${hop}] ${text}`, truncated: true, unknownWords: 3 }
+          : { text: `[${hop}] ${text}`, truncated: false, unknownWords: 1 },
+    );
+    const chain = createChain({ apertium: cutFirst.engine, options });
+    await chain.directory.refresh(true);
+
+    await expect(chain.translate(request('en', 'pt'))).resolves.toMatchObject({
+      truncated: true,
+      unknownWords: 3,
+    });
+  });
+
+  it('leaves the unknown-word count out when no hop gives one', async () => {
+    const plain = custom(
+      'apertium',
+      () => ['en>es', 'es>pt'],
+      (text, hop) => ({ text: `[${hop}] ${text}`, truncated: false }),
+    );
+    const chain = createChain({ apertium: plain.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'pt'));
+
+    expect(result.truncated).toBe(false);
+    expect(result).not.toHaveProperty('unknownWords');
+  });
+
+  it('never pivots a text whose source language is to be detected', async () => {
+    const apertium = engine('apertium', ['en>es', 'es>pt']);
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    await expect(chain.translate(request('auto', 'pt'))).rejects.toBeInstanceOf(UnsupportedPairError);
+    expect(apertium.calls).toEqual([]);
+  });
+
+  it('answers 503 TRANSLATION_UNAVAILABLE, not an unsupported pair, when no engine is configured at all', async () => {
+    const error = await createChain({ options })
+      .translate(request('en', 'es'))
+      .catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(AllEnginesFailedError);
+  });
+
+  it('lists the pairs again once an engine learned a new list, and not before', async () => {
+    let pairs = ['en>es'];
+    const apertium = custom(
+      'apertium',
+      () => pairs,
+      (text) => ({ text, truncated: false }),
+    );
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+    const first = chain.servedPairs();
+
+    expect(chain.servedPairs()).toBe(first);
+    pairs = ['en>es', 'es>en'];
+    await chain.directory.refresh(true);
+
+    expect(chain.servedPairs().map(({ source, target }) => `${source}>${target}`)).toEqual([
+      'en>es',
+      'es>en',
+    ]);
+  });
+
+  it('learns again the list of an engine that refused a pair its list had', async () => {
+    let asked = 0;
+    const refusing: TranslationEngine = {
+      name: 'apertium',
+      maxChars: 5000,
+      languagePairs: async () => {
+        asked += 1;
+        return serving('en>es');
+      },
+      async translate() {
+        throw new EngineError('apertium', 'unsupported', 'no such pair');
+      },
+    };
+    // Asked again as soon as due: only the refusal can make the list due.
+    const chain = createChain({ apertium: refusing, options: { ...options, pairs: { retryMs: 0 } } });
+    await chain.directory.refresh(true);
+    await chain.directory.refresh();
+    expect(asked).toBe(1);
+
+    await expect(chain.translate(request('en', 'es'))).rejects.toBeInstanceOf(UnsupportedPairError);
+    await chain.directory.refresh();
+
+    expect(asked).toBe(2);
+    expect(chain.status()[3]).toMatchObject({ failures: 0, successes: 0 });
+    expect(chain.status()[3]).not.toHaveProperty('lastError');
   });
 });
 

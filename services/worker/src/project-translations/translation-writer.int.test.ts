@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectDatabase, unconnectedDatabase, type Orm } from '@tp/db';
+import { PermanentError } from '@tp/pipeline';
+
+import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { TranslationWriter } from './translation-writer.js';
+import type { TranslationRow } from './translation-row.js';
+
+// The projection's upsert on a real Postgres, without Kafka: each rule of the version guard, of
+// machine-may-replace.ts and of the deletion tombstone, and the batch's per-row outcomes. Fast enough
+// to be the projection writer's test in the mutation check (docs/testing.md).
+let db: TestDatabase;
+let orm: Orm;
+let writer: TranslationWriter;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
+  writer = new TranslationWriter(orm);
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await db?.drop();
+});
+
+const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
+  orm.em.getConnection().execute<T[]>(query, params);
+
+/** A result for `entityId`'s name in English, of source version `sourceVersion`, requested at 1000 + version. */
+function row(entityId: string, sourceVersion: number, over: Partial<TranslationRow> = {}): TranslationRow {
+  return {
+    entityType: 'vendor',
+    entityId,
+    field: 'name',
+    targetLang: 'en',
+    sourceLang: 'zh-CN',
+    translatedText: `Hello v${sourceVersion}`,
+    sourceHash: 'a'.repeat(64),
+    sourceVersion,
+    requestedAt: 1_000 + sourceVersion,
+    engine: 'offline',
+    truncated: false,
+    lastEventId: randomUUID(),
+    ...over,
+  };
+}
+
+/** The stored rows of an entity, as the columns the writer sets. */
+const stored = (entityId: string) =>
+  sql(
+    'select field, target_lang, source_lang, translated_text, source_hash, source_version::int, ' +
+      'requested_at::int, engine, truncated, last_event_id, origin, written_by, stale ' +
+      'from content_translations where entity_id = ? order by field, target_lang',
+    [entityId],
+  );
+
+const texts = async (entityId: string) => (await stored(entityId)).map((r) => r['translated_text']);
+
+/** A human translation of `sourceVersion`, stale or not, as PUT .../translations/{lang} stores it. */
+const human = (entityId: string, sourceVersion: number, targetLang = 'en') =>
+  sql(
+    'insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, ' +
+      'source_hash, source_version, requested_at, engine, last_event_id, origin, written_by, stale, created_at, updated_at) ' +
+      "values ('vendor', ?, 'name', ?, 'zh-CN', 'By hand', ?, ?, 0, 'human', ?, 'human', ?, true, now(), now())",
+    [entityId, targetLang, 'a'.repeat(64), sourceVersion, randomUUID(), randomUUID()],
+  );
+
+const humanOnly = (languages: string[]) =>
+  sql('update translation_config set human_only_languages = ?::text[] where id = 1', [
+    `{${languages.join(',')}}`,
+  ]);
+
+describe('TranslationWriter: the version guard', () => {
+  it('inserts a new row with every column of the result, as a machine row', async () => {
+    const result = row('w-new', 3, { truncated: true, sourceLang: 'auto', field: 'title', targetLang: 'fr' });
+
+    await expect(writer.write(result)).resolves.toBe('written');
+
+    expect(await stored('w-new')).toEqual([
+      {
+        field: 'title',
+        target_lang: 'fr',
+        source_lang: 'auto',
+        translated_text: 'Hello v3',
+        source_hash: 'a'.repeat(64),
+        source_version: 3,
+        requested_at: 1_003,
+        engine: 'offline',
+        truncated: true,
+        last_event_id: result.lastEventId,
+        origin: 'machine',
+        written_by: null,
+        stale: false,
+      },
+    ]);
+  });
+
+  it('replaces every column with a newer version, and ignores an older one arriving after it', async () => {
+    await writer.write(row('w-newer', 1, { truncated: true }));
+    const newer = row('w-newer', 2, { sourceLang: 'ja', sourceHash: 'b'.repeat(64), engine: 'deepl' });
+
+    await expect(writer.write(newer)).resolves.toBe('written');
+    await expect(writer.write(row('w-newer', 1, { requestedAt: 9_999 }))).resolves.toBe('ignored');
+
+    expect(await stored('w-newer')).toEqual([
+      expect.objectContaining({
+        source_lang: 'ja',
+        translated_text: 'Hello v2',
+        source_hash: 'b'.repeat(64),
+        source_version: 2,
+        requested_at: 1_002,
+        engine: 'deepl',
+        truncated: false,
+        last_event_id: newer.lastEventId,
+      }),
+    ]);
+  });
+
+  it('of the same version, takes a later request (a retranslation) and ignores an earlier one or the same event again', async () => {
+    const first = row('w-same', 1);
+    await writer.write(first);
+
+    await expect(writer.write(first)).resolves.toBe('ignored');
+    await expect(
+      writer.write(row('w-same', 1, { requestedAt: 1_000, translatedText: 'early' })),
+    ).resolves.toBe('ignored');
+    await expect(
+      writer.write(row('w-same', 1, { requestedAt: 1_002, translatedText: 'again' })),
+    ).resolves.toBe('written');
+
+    expect(await texts('w-same')).toEqual(['again']);
+  });
+
+  it('keeps rows of other fields and languages of the entity apart', async () => {
+    await writer.write(row('w-keys', 1));
+    await writer.write(row('w-keys', 1, { targetLang: 'de', translatedText: 'Hallo' }));
+    await writer.write(row('w-keys', 1, { field: 'about', translatedText: 'About' }));
+    await writer.write(row('w-keys', 1, { entityType: 'product', translatedText: 'Product' }));
+
+    expect(await texts('w-keys')).toEqual(['About', 'Hallo', 'Hello v1', 'Product']);
+  });
+});
+
+describe('TranslationWriter: human translations and truncated results (machine-may-replace.ts)', () => {
+  it('never replaces a human translation with a machine result of the same version, even a later request', async () => {
+    await human('w-human', 2);
+
+    await expect(writer.write(row('w-human', 2, { requestedAt: Date.now() }))).resolves.toBe('ignored');
+
+    expect(await stored('w-human')).toEqual([
+      expect.objectContaining({ translated_text: 'By hand', origin: 'human', stale: true }),
+    ]);
+  });
+
+  it('replaces a human translation with a machine one of a newer version, which is no longer human or stale', async () => {
+    await human('w-stale', 1);
+
+    await expect(writer.write(row('w-stale', 2))).resolves.toBe('written');
+
+    expect(await stored('w-stale')).toEqual([
+      expect.objectContaining({
+        translated_text: 'Hello v2',
+        origin: 'machine',
+        written_by: null,
+        stale: false,
+      }),
+    ]);
+  });
+
+  it('never replaces a human translation in a human-only language, whatever the version; other languages still are', async () => {
+    await human('w-only', 1, 'en');
+    await human('w-only', 1, 'de');
+    await humanOnly(['fr', 'en']);
+    try {
+      await expect(writer.write(row('w-only', 5))).resolves.toBe('ignored');
+      await expect(writer.write(row('w-only', 5, { targetLang: 'de' }))).resolves.toBe('written');
+      await expect(writer.write(row('w-only-machine', 1))).resolves.toBe('written');
+      await expect(writer.write(row('w-only-machine', 2))).resolves.toBe('written');
+    } finally {
+      await humanOnly([]);
+    }
+    expect(await texts('w-only')).toEqual(['Hello v5', 'By hand']);
+    expect(await texts('w-only-machine')).toEqual(['Hello v2']);
+  });
+
+  it('of the same version, never lets a truncated result replace a whole one; a whole one replaces a truncated one', async () => {
+    await writer.write(row('w-whole', 1));
+    await expect(writer.write(row('w-whole', 1, { requestedAt: 2_000, truncated: true }))).resolves.toBe(
+      'ignored',
+    );
+    await expect(writer.write(row('w-whole', 2, { truncated: true }))).resolves.toBe('written');
+    await expect(
+      writer.write(row('w-whole', 2, { requestedAt: 2_000, truncated: true, translatedText: 'cut again' })),
+    ).resolves.toBe('written');
+    await expect(
+      writer.write(row('w-whole', 2, { requestedAt: 3_000, translatedText: 'whole' })),
+    ).resolves.toBe('written');
+
+    expect(await stored('w-whole')).toEqual([
+      expect.objectContaining({ translated_text: 'whole', truncated: false }),
+    ]);
+  });
+});
+
+describe('TranslationWriter: deletions', () => {
+  const deleted = (entityId: string, version: number) =>
+    sql(
+      "insert into content_deletions (entity_type, entity_id, module, deleted_version, deleted_at) values ('vendor', ?, 'vendors', ?, now())",
+      [entityId, version],
+    );
+
+  it('writes nothing for a result of the version the entity was deleted at, or older; a newer version is written', async () => {
+    await deleted('w-deleted', 3);
+
+    await expect(writer.write(row('w-deleted', 2))).resolves.toBe('ignored');
+    await expect(writer.write(row('w-deleted', 3))).resolves.toBe('ignored');
+    expect(await stored('w-deleted')).toEqual([]);
+
+    await expect(writer.write(row('w-deleted', 4))).resolves.toBe('written');
+    expect(await texts('w-deleted')).toEqual(['Hello v4']);
+  });
+
+  it('applies a tombstone to its own entity only', async () => {
+    await deleted('w-tomb', 9);
+
+    await expect(writer.write(row('w-tomb-other', 1))).resolves.toBe('written');
+    await expect(writer.write(row('w-tomb', 1, { entityType: 'product' }))).resolves.toBe('written');
+  });
+});
+
+describe('TranslationWriter: batches', () => {
+  /** Writes `rows` as one batch: the first write runs alone, the rest wait for it and go together. */
+  async function batch(first: TranslationRow, rows: TranslationRow[]) {
+    const outcomes = [first, ...rows].map((r) => writer.write(r).catch((error: unknown) => error));
+    return (await Promise.all(outcomes)).slice(1);
+  }
+
+  it('writes only the newest result of a key in a batch, whatever their order, and says which', async () => {
+    const outcomes = await batch(row('w-batch-0', 1), [
+      row('w-batch', 2),
+      row('w-batch', 3, { requestedAt: 500 }),
+      row('w-batch', 1, { requestedAt: 9_000 }),
+      row('w-batch', 3, { requestedAt: 400 }),
+      row('w-batch-b', 1),
+    ]);
+
+    expect(outcomes).toEqual(['ignored', 'written', 'ignored', 'ignored', 'written']);
+    expect(await stored('w-batch')).toEqual([
+      expect.objectContaining({ source_version: 3, requested_at: 500 }),
+    ]);
+    expect(await texts('w-batch-b')).toEqual(['Hello v1']);
+  });
+
+  it('takes the later of two results of the same version and request time in a batch', async () => {
+    const outcomes = await batch(row('w-tie-0', 1), [
+      row('w-tie', 1, { translatedText: 'first' }),
+      row('w-tie', 1, { translatedText: 'second' }),
+    ]);
+
+    expect(outcomes).toEqual(['ignored', 'written']);
+    expect(await texts('w-tie')).toEqual(['second']);
+  });
+
+  it('fails only the row the database can never take (RESULT_INVALID) and writes the rest of its batch', async () => {
+    const outcomes = await batch(row('w-bad-0', 1), [
+      row('w-bad-a', 1),
+      row('w-bad', 1, { sourceVersion: 2 ** 63 }),
+      row('w-bad-b', 1),
+    ]);
+
+    expect(outcomes[0]).toBe('written');
+    expect(outcomes[1]).toBeInstanceOf(PermanentError);
+    expect(outcomes[1]).toMatchObject({ code: 'RESULT_INVALID' });
+    expect(outcomes[2]).toBe('written');
+    expect([await texts('w-bad-a'), await texts('w-bad'), await texts('w-bad-b')]).toEqual([
+      ['Hello v1'],
+      [],
+      ['Hello v1'],
+    ]);
+  });
+
+  it('fails a lone invalid row as RESULT_INVALID too', async () => {
+    await expect(writer.write(row('w-bad-alone', 2 ** 63))).rejects.toMatchObject({
+      name: 'PermanentError',
+      code: 'RESULT_INVALID',
+    });
+  });
+
+  it('passes on an error that is not about the data as it is, so the message is retried', async () => {
+    const url = new URL(db.url);
+    url.pathname = `${url.pathname}_missing`;
+    const missing = await unconnectedDatabase({ url: url.toString(), poolMax: 1 });
+    try {
+      const error = await new TranslationWriter(missing)
+        .write(row('w-missing', 1))
+        .catch((err: unknown) => err);
+
+      expect(error).toMatchObject({ code: '3D000' });
+      expect(error).not.toBeInstanceOf(PermanentError);
+    } finally {
+      await missing.close(true);
+    }
+  });
+});
