@@ -19,6 +19,7 @@ function completed(over: Partial<TranslationCompletedData> = {}): TranslationCom
       sourceVersion: 3,
       engine: 'offline',
       truncated: true,
+      fallback: false,
       detectedSourceLang: null,
       requestedAt: 1_700_000_000_000,
       ...over,
@@ -40,7 +41,7 @@ function refusal(event: TranslationCompleted): PermanentError {
 
 describe('translationRow', () => {
   it('takes every column from the result and the event id', () => {
-    const event = completed();
+    const event = completed({ fallback: true });
 
     expect(translationRow(event)).toEqual({
       entityType: 'vendor',
@@ -54,6 +55,7 @@ describe('translationRow', () => {
       requestedAt: 1_700_000_000_000,
       engine: 'offline',
       truncated: true,
+      fallback: true,
       lastEventId: event.eventId,
     });
   });

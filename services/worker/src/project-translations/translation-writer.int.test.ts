@@ -43,6 +43,7 @@ function row(entityId: string, sourceVersion: number, over: Partial<TranslationR
     requestedAt: 1_000 + sourceVersion,
     engine: 'offline',
     truncated: false,
+    fallback: false,
     lastEventId: randomUUID(),
     ...over,
   };
