@@ -171,10 +171,10 @@ describe('Avro over Kafka', () => {
     await waitFor('the v1 message', () => received.length >= 1);
     await consumer.stop();
 
-    expect(codec.registry.latest('TranslationCompleted').version).toBe(3);
+    expect(codec.registry.latest('TranslationCompleted').version).toBe(4);
     expect(received[0]).toEqual({
       ...v1Event,
-      data: { ...v1Event.data, truncated: false, detectedSourceLang: null, requestedAt: 0 },
+      data: { ...v1Event.data, truncated: false, detectedSourceLang: null, requestedAt: 0, fallback: false },
     });
   });
 });

@@ -119,6 +119,15 @@ describe('POST /api/admin/translate/retranslate/:module/:type/:id', () => {
     expect(await outbox()).toEqual([]);
   });
 
+  it('answers 400 for an address the content routes would refuse (a NUL byte, an upper-case type), queuing nothing', async () => {
+    for (const path of ['%00/%00/%00', 'catalog/vendor/v%001', 'catalog/Vendor/v-1']) {
+      const reply = await retranslate(path);
+      expect({ path, status: reply.status }).toEqual({ path, status: 400 });
+      expect(reply.body).toMatchObject({ error: 'VALIDATION_FAILED' });
+    }
+    expect(await outbox()).toEqual([]);
+  });
+
   it('is for admins only', async () => {
     expect((await retranslate('catalog/vendor/v-1', gateway.keys.client)).status).toBe(403);
     expect(await outbox()).toEqual([]);

@@ -1,16 +1,14 @@
-import { CONTENT_COLUMN_CHARS } from '@tp/pipeline';
 import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import type { GatewayCommandBus } from '../../../commands/command-bus.js';
+import { entityId, entitySegment } from '../../../content/entity-address.js';
 import { defineRoute } from '../../../http/route.js';
 import { RetranslateEntityCommand } from './retranslate.command.js';
 
-const params = z.strictObject({
-  module: z.string().min(1).max(CONTENT_COLUMN_CHARS.module),
-  type: z.string().min(1).max(CONTENT_COLUMN_CHARS.entityType),
-  id: z.string().min(1).max(CONTENT_COLUMN_CHARS.entityId),
-});
+// The same address rules as the content routes: a control character (U+0000 among them, which
+// Postgres refuses) is a 400, never a failed query.
+const params = z.strictObject({ module: entitySegment, type: entitySegment, id: entityId });
 
 const retranslationSchema = z
   .object({
