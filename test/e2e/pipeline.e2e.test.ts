@@ -12,7 +12,7 @@ import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles
 import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
-import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
 import { duplicates, engineRequestsPerText, messagesPerKey, pipelineIdle } from '../harness/topic-census.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -34,10 +34,7 @@ function start(name: 'gateway' | 'worker' | 'translator'): ServiceProcess {
 }
 
 async function healthy(proc: ServiceProcess): Promise<void> {
-  await waitFor(
-    `${proc.url} /health`,
-    async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-  );
+  await waitForHealth(proc.url, proc);
 }
 
 const createKey = (role: 'admin' | 'client') => createKeyWithCli(db.url, role);
@@ -184,7 +181,7 @@ beforeAll(async () => {
     enabled: true,
   });
   expect(config.status).toBe(200);
-}, 90_000);
+}, 150_000);
 
 afterAll(async () => {
   for (const proc of processes.values()) proc.child.kill('SIGKILL');

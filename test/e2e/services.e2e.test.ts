@@ -14,7 +14,7 @@ import { EventCodec, newEvent } from '@tp/schemas';
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
-import { freePort, REPO_ROOT, runService, type ServiceProcess } from '../harness/processes.js';
+import { freePort, REPO_ROOT, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
 const run = promisify(execFile);
@@ -58,12 +58,9 @@ beforeAll(async () => {
     running.set(service, runService(service, { ...env, ...level }, ports[service]!));
   }
   for (const [name, proc] of running) {
-    await waitFor(
-      `${name} /health`,
-      async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-    );
+    await waitForHealth(name, proc);
   }
-}, 60_000);
+}, 150_000);
 
 afterAll(async () => {
   for (const proc of running.values()) proc.child.kill('SIGKILL');

@@ -12,7 +12,7 @@ import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles
 import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
-import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
 /** A span as the OTLP JSON encoding carries it, with its service. */
@@ -183,13 +183,7 @@ beforeAll(async () => {
     processes.set(name, runService(name, env, ports[name]));
   }
   for (const [name, proc] of processes) {
-    await waitFor(
-      `${proc.url} /health`,
-      async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-      40_000,
-    ).catch((err: unknown) => {
-      throw new Error(`${name} did not start: ${proc.output().slice(-2000)}`, { cause: err });
-    });
+    await waitForHealth(name, proc);
   }
   [adminKey, clientKey] = await Promise.all([
     createKeyWithCli(db.url, 'admin'),
@@ -200,7 +194,7 @@ beforeAll(async () => {
     enabled: true,
   });
   expect(config.status).toBe(200);
-}, 90_000);
+}, 150_000);
 
 afterAll(async () => {
   for (const proc of processes.values()) proc.child.kill('SIGKILL');

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli } from '../harness/pipeline-services.js';
 import { silentLogger } from '../harness/logger.js';
-import { freePort, runService, type ServiceProcess } from '../harness/processes.js';
+import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
 import { waitFor } from '../harness/wait.js';
 
 // A fresh stack as `npm start` runs it: the real Apertium (APy, started by jest's global setup with the
@@ -44,13 +44,10 @@ beforeAll(async () => {
   };
   for (const [name, port] of Object.entries(ports)) running.set(name, runService(name, env, port));
   for (const [name, proc] of running) {
-    await waitFor(
-      `${name} /health`,
-      async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
-    );
+    await waitForHealth(name, proc);
   }
   gateway = running.get('gateway')!.url;
-}, 60_000);
+}, 150_000);
 
 afterAll(async () => {
   for (const proc of running.values()) proc.child.kill('SIGKILL');

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { waitFor } from './wait.js';
+
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The preload every service runs with (the OpenTelemetry instrumentations, libs/runtime/src/instrument.ts). */
@@ -46,4 +48,19 @@ export function runService(name: string, env: NodeJS.ProcessEnv, port: number | 
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
   return { child, port, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/**
+ * Waits until a service answers /health. Generous by default: a service loads its modules for 5-10 s
+ * on a busy two-core machine (most of it ESM loading), and other test files start processes too.
+ * A service that does not come up fails with the end of its output.
+ */
+export async function waitForHealth(name: string, proc: ServiceProcess, timeoutMs = 90_000): Promise<void> {
+  await waitFor(
+    `${name} /health`,
+    async () => (await fetch(`${proc.url}/health`).catch(() => null))?.ok === true,
+    timeoutMs,
+  ).catch((err: unknown) => {
+    throw new Error(`${name} did not start: ${proc.output().slice(-2000)}`, { cause: err });
+  });
 }
