@@ -21,6 +21,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 
 import {
+  apertiumStackEnv,
   REPO_ROOT,
   createApiKey,
   benchApertium,
@@ -180,18 +181,7 @@ try {
   const apertiumUrl = apertium.url;
   await createBenchTopics(prefix);
   const ports = { gateway: await freePort(), translator: await freePort(), worker: await freePort() };
-  const env = {
-    DATABASE_URL,
-    KAFKA_TOPIC_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `bench:${run}:`,
-    APERTIUM_URL: apertiumUrl,
-    MODELS_DIR: `${REPO_ROOT}.run/no-models`,
-    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
-    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
-    NLI_URL: 'http://127.0.0.1:9',
-    RATE_LIMIT_PUBLIC: '1000000000',
-    RATE_LIMIT_PER_KEY: '1000000000',
-  };
+  const env = apertiumStackEnv({ databaseUrl: DATABASE_URL, prefix, run, apertiumUrl, ports });
   const pids: Record<string, number | undefined> = {};
   for (const [name, port] of Object.entries(ports))
     pids[name] = start(name, { ...env, PORT: String(port) }).pid;

@@ -281,3 +281,28 @@ export async function benchApertium(runDir: string): Promise<BenchApertium> {
     stop: () => execFileSync('bash', [script, 'stop'], { env, stdio: 'inherit' }),
   };
 }
+
+/**
+ * The environment of a gateway, translator and worker started by a bench with APy as the one engine:
+ * its own topics and Redis keys, no offline model, no nli, rate limits out of the way.
+ */
+export function apertiumStackEnv(options: {
+  databaseUrl: string;
+  prefix: string;
+  run: string;
+  apertiumUrl: string;
+  ports: { readonly translator: number; readonly worker: number };
+}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_TOPIC_PREFIX: options.prefix,
+    REDIS_KEY_PREFIX: `bench:${options.run}:`,
+    APERTIUM_URL: options.apertiumUrl,
+    MODELS_DIR: `${REPO_ROOT}.run/no-models`,
+    TRANSLATOR_URL: `http://127.0.0.1:${options.ports.translator}`,
+    WORKER_URL: `http://127.0.0.1:${options.ports.worker}`,
+    NLI_URL: 'http://127.0.0.1:9',
+    RATE_LIMIT_PUBLIC: '1000000000',
+    RATE_LIMIT_PER_KEY: '1000000000',
+  };
+}

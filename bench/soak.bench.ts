@@ -22,6 +22,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 
 import {
+  apertiumStackEnv,
   REPO_ROOT,
   benchApertium,
   createApiKey,
@@ -103,18 +104,7 @@ try {
     translator: await freePort(),
     worker: await freePort(),
   };
-  const env = {
-    DATABASE_URL,
-    KAFKA_TOPIC_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `bench:${run}:`,
-    APERTIUM_URL: apertiumUrl,
-    MODELS_DIR: `${REPO_ROOT}.run/no-models`,
-    TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
-    WORKER_URL: `http://127.0.0.1:${ports.worker}`,
-    NLI_URL: 'http://127.0.0.1:9',
-    RATE_LIMIT_PUBLIC: '1000000000',
-    RATE_LIMIT_PER_KEY: '1000000000',
-  };
+  const env = apertiumStackEnv({ databaseUrl: DATABASE_URL, prefix, run, apertiumUrl, ports });
   for (const [name, port] of Object.entries(ports)) {
     start(name, inspectPorts[name as keyof typeof inspectPorts], { ...env, PORT: String(port) });
   }
