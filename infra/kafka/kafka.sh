@@ -85,7 +85,7 @@ format_storage() {
   local cluster_id="${KAFKA_CLUSTER_ID:-}"
   [[ -n "$cluster_id" ]] || cluster_id="$(java -cp "$here/lib/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
   log "formatting storage in $data_dir (cluster $cluster_id)"
-  java -cp "$here/lib/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$props" >/dev/null
+  java -cp "$here/lib/*" kafka.tools.StorageTool format --cluster-id="$cluster_id" --config="$props" >/dev/null
 }
 
 start() {
