@@ -428,6 +428,11 @@ try {
   const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
   const drain = await rowsOf(pool, queued, 'first-row');
   const drainCpu = cpuUse(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000, drain.rows);
+  // At once too: on a loaded machine a later phase may time out, and the drain is the load-insensitive figure.
+  console.log(
+    `drain: ${drain.sustained.toFixed(0)}/s sustained beside kafkajs ${baseline.sustained.toFixed(0)}/s; ` +
+      `CPU ms per 1,000 field translations: ${drainCpu.perThousand} (total ${drainCpu.totalPerThousand.toFixed(0)})`,
+  );
 
   const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
   const endToEnd = await rowsOf(pool, fast, fast.started);
