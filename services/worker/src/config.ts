@@ -25,7 +25,7 @@ export const workerSettings = z.object({
   PORT: env.port(3006),
   OUTBOX_BATCH_SIZE: env.positiveInt(500),
   OUTBOX_POLL_INTERVAL_MS: env.positiveInt(100),
-  /** Published outbox rows are deleted after this many hours. */
+  /** Outbox rows an older release marked published (this one deletes what it publishes) are deleted after this many hours. */
   OUTBOX_RETENTION_HOURS: env.positiveInt(24),
   /**
    * Days a stored translation of anonymous free text (entity type `text`, from POST /api/v1/translate)

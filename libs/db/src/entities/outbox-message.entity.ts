@@ -2,7 +2,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * An event waiting to be published. Written in the same transaction as the state change that caused
- * it; the worker's relay publishes rows in id order and sets published_at.
+ * it; the worker's relay publishes rows in id order and deletes them. `published_at` is set only on
+ * rows an older release marked published (and kept for OUTBOX_RETENTION_HOURS).
  */
 export const OutboxMessage = defineEntity({
   name: 'OutboxMessage',

@@ -40,6 +40,18 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
 /** One relay at a time per database: every worker tries for this lock at each batch. */
 const RELAY_LOCK = 'tp.outbox-relay';
 
+/**
+ * The next batch, in id order. `id >= min(id)` changes no answer, but it makes the plan read only
+ * from the oldest unpublished row on: without it, the few live rows of the table lead the planner to
+ * read every entry of the unpublished index (or the whole table) and sort, and until vacuum those
+ * include every row published since, each a visit to the heap, at each batch. The min() walks the
+ * index from its start, but the dead entries it passes are marked once and skipped after.
+ */
+const UNPUBLISHED_BATCH =
+  'select id, event_id, topic, message_key, payload, headers, attempts from outbox ' +
+  'where published_at is null and id >= (select min(id) from outbox where published_at is null) ' +
+  'order by id limit ? for update skip locked';
+
 interface Sendable {
   readonly row: OutboxRow;
   readonly message: OutgoingMessage;
@@ -53,16 +65,16 @@ interface BatchOutcome {
 }
 
 /**
- * Publishes outbox rows in id order and marks them published, in one transaction per batch: rows are
- * locked (FOR UPDATE SKIP LOCKED), sent with the idempotent producer, then marked. A crash between send
- * and commit leaves the rows unpublished, so they are sent again: duplicates are possible, loss is not.
+ * Publishes outbox rows in id order and deletes them, in one transaction per batch: rows are locked
+ * (FOR UPDATE SKIP LOCKED), sent with the idempotent producer, then deleted. A crash between send and
+ * commit leaves the rows in place, so they are sent again: duplicates are possible, loss is not.
  * Consumers are idempotent (event ids, version-guarded upserts).
  *
  * Only one relay publishes at a time (a transaction-scoped advisory lock, tried at each batch): with
  * several workers, the others stand by, so one key's rows are never sent by two relays at once and
  * out of order. A row that can never be published (headers that are no message, a message larger than
  * its topic takes, or one the broker refuses) is moved to the dead letters, and the rows behind it go
- * on. A failed send marks the rows it acknowledged, writes `attempts` and `last_error` on the rest and
+ * on. A failed send deletes the rows it acknowledged, writes `attempts` and `last_error` on the rest and
  * backs off; those wait, in order, for the next batch.
  */
 export class OutboxRelay {
@@ -106,11 +118,7 @@ export class OutboxRelay {
       );
       if (!lock?.held) return undefined;
       // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
-      const rows = await tx.execute<OutboxRow[]>(
-        'select id, event_id, topic, message_key, payload, headers, attempts from outbox ' +
-          'where published_at is null order by id limit ? for update skip locked',
-        [this.options.batchSize],
-      );
+      const rows = await tx.execute<OutboxRow[]>(UNPUBLISHED_BATCH, [this.options.batchSize]);
       if (rows.length === 0) return undefined;
       // One span per batch, linked to the trace of each row (their `send` spans are the rows' children).
       const links = rows.flatMap((row) => linkTo(contextFromHeaders(rowTraceHeaders(row))));
@@ -137,7 +145,10 @@ export class OutboxRelay {
     if (outcome.waiting) throw outcome.waiting.error;
     return outcome.published.length;
   }
-  /** Deletes published rows older than the retention; returns how many. */
+  /**
+   * Deletes rows an older release marked published (it kept them for the retention) once they are
+   * older than it; returns how many. This relay deletes what it publishes.
+   */
   async purgePublished(now = Date.now()): Promise<number> {
     const cutoff = new Date(now - this.options.retentionMs);
     return this.orm.em.fork().nativeDelete(OutboxMessage, { publishedAt: { $lt: cutoff } });
@@ -149,7 +160,7 @@ export class OutboxRelay {
     this.loop = this.run();
   }
 
-  /** Lets the batch in hand finish (so it is marked), then returns. */
+  /** Lets the batch in hand finish (so its rows are deleted), then returns. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake.abort();
@@ -234,13 +245,13 @@ export class OutboxRelay {
     }
   }
 
-  /** Marks what was published, moves the poison rows to the dead letters, notes the failure on the rest. */
+  /** Deletes what was published, moves the poison rows to the dead letters, notes the failure on the rest. */
   private async record(tx: Orm['em'], { published, poison, waiting }: BatchOutcome): Promise<void> {
     if (published.length > 0) {
+      // Deleted, not marked: Kafka keeps the events, and a marked row would be written twice (marked,
+      // then purged) and stay a dead entry in the unpublished index until vacuum.
       // The ids as one array literal (they are digits): the driver would spread an array parameter.
-      await tx.execute('update outbox set published_at = now() where id = any(?::bigint[])', [
-        `{${published.join(',')}}`,
-      ]);
+      await tx.execute('delete from outbox where id = any(?::bigint[])', [`{${published.join(',')}}`]);
     }
     for (const { row, failure } of poison) {
       await this.options.deadLetters.addWithin(tx, rowDeadLetter(row, failure));
