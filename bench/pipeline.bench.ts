@@ -408,7 +408,8 @@ try {
   };
   const start = async (name: 'translator' | 'worker' | 'gateway', extra: NodeJS.ProcessEnv = {}) => {
     startService(name, { ...env, PORT: String(ports[name]), ...extra });
-    await waitForHttp(`http://127.0.0.1:${ports[name]}/health`);
+    // 120 s, as bench:apertium: a service takes tens of seconds to load its modules on a loaded machine.
+    await waitForHttp(`http://127.0.0.1:${ports[name]}/health`, 120_000);
   };
   for (const name of ['translator', 'worker', 'gateway'] as const) await start(name);
   const gateway = `http://127.0.0.1:${ports.gateway}`;
