@@ -1,5 +1,7 @@
 import { AppError, requireJson } from '@tp/runtime';
-import express, { type Express, type RequestHandler, type Response } from 'express';
+import type { ServerResponse } from 'node:http';
+
+import express, { type Express, type RequestHandler } from 'express';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { authenticate } from '../auth/authenticate.js';
@@ -57,7 +59,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
 }
 
 /** A signal aborted when the client goes away before the answer is sent. */
-function clientGone(res: Response): AbortSignal {
+export function clientGone(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort(new Error('client went away'));
