@@ -6,7 +6,8 @@
 // Each round also reads what a request costs each server in CPU time and heap bytes (bench/process-cost.ts),
 // figures a busy machine does not change. Only 2xx answers count as req/s; `-- --check` exits 1 when a
 // verdict is missed (bench/verdict.ts).
-// Env: BENCH_SECONDS per measurement (default 6), BENCH_ROUNDS (default 3), DATABASE_URL, KAFKA_BROKERS.
+// Env: BENCH_SECONDS per measurement (default 6), BENCH_ROUNDS (default 3), DATABASE_URL, KAFKA_BROKERS,
+// BENCH_CPU_PROF (a folder where the gateway writes a V8 CPU profile when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
@@ -102,8 +103,13 @@ try {
     PORT: String(floorPort),
     KEY: key,
   });
+  const profile = process.env.BENCH_CPU_PROF;
   const gatewayServer = await start(
-    ['--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/gateway/dist/main.js`],
+    [
+      '--disable-warning=TimeoutNegativeWarning',
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      `${REPO_ROOT}services/gateway/dist/main.js`,
+    ],
     {
       PORT: String(gatewayPort),
       REDIS_KEY_PREFIX: prefix,

@@ -79,4 +79,68 @@ describe('HotCache on a real Redis', () => {
     await redis.set(hotCacheKey(input, prefix), 'not json', { expiration: { type: 'EX', value: 60 } });
     expect(await cache.read(input)).toBeUndefined();
   });
+
+  describe('with a memory tier (withMemory)', () => {
+    const stored = (input: { source: string; target: string; text: string }, text: string) =>
+      redis.set(hotCacheKey(input, prefix), JSON.stringify({ ...entry, translatedText: text }));
+
+    it('answers an entry it read again from memory, without Redis, until its time is up', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(60_000);
+      const input = { source: 'en', target: 'de', text: 'Remembered' };
+      await stored(input, 'first');
+      expect((await cache.read(input))?.translatedText).toBe('first');
+      await stored(input, 'second');
+      expect((await cache.read(input))?.translatedText).toBe('first');
+      await redis.del(hotCacheKey(input, prefix));
+      expect((await cache.read(input))?.translatedText).toBe('first');
+    });
+
+    it('reads Redis again once the memory time has passed', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(30);
+      const input = { source: 'en', target: 'de', text: 'Forgotten' };
+      await stored(input, 'first');
+      expect((await cache.read(input))?.translatedText).toBe('first');
+      await stored(input, 'second');
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect((await cache.read(input))?.translatedText).toBe('second');
+    });
+
+    it('never remembers a miss: a translation stored after a miss is read at once', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(60_000);
+      const input = { source: 'en', target: 'de', text: 'Missed first' };
+      expect(await cache.read(input)).toBeUndefined();
+      await stored(input, 'now there');
+      expect((await cache.read(input))?.translatedText).toBe('now there');
+    });
+
+    it('drops what it remembered of a key when it stores that key itself', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(60_000);
+      const input = { source: 'en', target: 'de', text: 'Own write' };
+      await stored(input, 'old');
+      expect((await cache.read(input))?.translatedText).toBe('old');
+      await cache.store(input, { ...entry, translatedText: 'new', truncated: false });
+      expect((await cache.read(input))?.translatedText).toBe('new');
+    });
+
+    it('holds at most its entry bound: the least recently read entry is read from Redis again', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(60_000, 2);
+      const inputs = ['one', 'two', 'three'].map((text) => ({ source: 'en', target: 'de', text }));
+      for (const input of inputs) await stored(input, `${input.text} v1`);
+      for (const input of inputs) await cache.read(input);
+      for (const input of inputs) await stored(input, `${input.text} v2`);
+      // Newest first, so the read of the evicted one cannot push out an entry still to be checked.
+      const texts = [];
+      for (const input of [...inputs].reverse()) texts.push((await cache.read(input))?.translatedText);
+      expect(texts).toEqual(['three v1', 'two v1', 'one v2']);
+    });
+
+    it('with 0 reads Redis on every hit', async () => {
+      const cache = new HotCache(redis, prefix).withMemory(0);
+      const input = { source: 'en', target: 'de', text: 'No memory' };
+      await stored(input, 'first');
+      await cache.read(input);
+      await stored(input, 'second');
+      expect((await cache.read(input))?.translatedText).toBe('second');
+    });
+  });
 });

@@ -277,7 +277,7 @@ const topicLimitOf = (kafka: Kafka) => {
 };
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>
-  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);
+  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX).withMemory(config.TRANSLATE_MEMORY_CACHE_MS);
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;

@@ -1,50 +1,16 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
-import { DeadLetterIndex } from '@tp/pipeline';
+import { describe, expect, it } from '@jest/globals';
+import { OutboxMessage } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
-import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
-import { addDeadLetters, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
-import { REPO_ROOT } from '@tp/test/harness/processes';
+import { addDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
+import { useDlqCli } from '../../test/dlq-cli-fixture.js';
 
 // `npm run dlq` triage by kind of failure (--code, --topic, --group, --dry-run) as a child process,
 // against a database of this file's own.
 
-const run = promisify(execFile);
 const codec = new EventCodec();
-let db: TestDatabase;
-let orm: Orm;
-let index: DeadLetterIndex;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await connectDatabase({ url: db.url, poolMax: 2 });
-  index = new DeadLetterIndex(orm);
-});
-
-afterAll(async () => {
-  await orm?.close(true);
-  await db?.drop();
-});
-
-beforeEach(() => clearDeadLetters(orm));
-
-async function dlq(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(
-      `${REPO_ROOT}node_modules/.bin/tsx`,
-      ['--conditions=@tp/source', `${REPO_ROOT}services/worker/src/dlq/dlq.cli.ts`, ...args],
-      { env: { ...process.env, DATABASE_URL: db.url } },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = useDlqCli();
+const { dlq } = cli;
 
 const engineFailure = (minutes: number) =>
   deadLetter(codec, minutes, { errorCode: 'TRANSLATION_FAILED', errorMessage: 'every engine failed' });
@@ -57,11 +23,11 @@ const poison = (minutes: number) =>
     headers: {},
   });
 
-const codes = async () => (await index.list({ limit: 100 })).map((e) => e.errorCode).sort();
+const codes = async () => (await cli.index.list({ limit: 100 })).map((e) => e.errorCode).sort();
 
 describe('npm run dlq by kind of failure', () => {
   it('list --code shows that kind only and the count it matched; kinds counts each kind', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), engineFailure(3)]);
+    await addDeadLetters(cli.index, [engineFailure(1), poison(2), engineFailure(3)]);
     const out = await dlq('list', '--code', 'TRANSLATION_FAILED');
     expect(out.code).toBe(0);
     const lines = out.stdout.split('\n');
@@ -80,35 +46,35 @@ describe('npm run dlq by kind of failure', () => {
   });
 
   it('replay --dry-run counts one kind and takes nothing; the real run takes that count, the poison stays', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), engineFailure(3), poison(4)]);
+    await addDeadLetters(cli.index, [engineFailure(1), poison(2), engineFailure(3), poison(4)]);
     const kind = ['--code', 'TRANSLATION_FAILED', '--topic', 'translation.requested.v1'];
     const dry = await dlq('replay', ...kind, '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toBe(
       'all entries with code TRANSLATION_FAILED, topic translation.requested.v1: would replay 2 (dry run)\n',
     );
-    expect(await index.count()).toBe(4);
+    expect(await cli.index.count()).toBe(4);
     const real = await dlq('replay', ...kind);
     expect(real.stdout).toContain('replayed 2 of 2 selected');
     expect(await codes()).toEqual(['MESSAGE_UNDECODABLE', 'MESSAGE_UNDECODABLE']);
-    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(2);
+    expect(await cli.orm.em.fork().count(OutboxMessage, {})).toBe(2);
   });
 
   it('purge --group --dry-run counts, purge --group deletes that group only', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), poison(3)]);
+    await addDeadLetters(cli.index, [engineFailure(1), poison(2), poison(3)]);
     const dry = await dlq('purge', '--group', 'worker.content', '--dry-run');
     expect(dry.stdout).toContain('would purge 2 (dry run)');
-    expect(await index.count()).toBe(3);
+    expect(await cli.index.count()).toBe(3);
     const real = await dlq('purge', '--group', 'worker.content');
     expect(real.stdout).toContain('purged 2 of 2 selected');
     expect(await codes()).toEqual(['TRANSLATION_FAILED']);
   });
 
   it('refuses --id with --code, naming the rule', async () => {
-    const [id] = await addDeadLetters(index, [poison(1)]);
+    const [id] = await addDeadLetters(cli.index, [poison(1)]);
     const out = await dlq('replay', '--id', String(id), '--code', 'MESSAGE_UNDECODABLE');
     expect(out.code).toBe(1);
     expect(out.stderr).toContain('--id does not combine with --code, --topic or --group');
-    expect(await index.count()).toBe(1);
+    expect(await cli.index.count()).toBe(1);
   });
 });

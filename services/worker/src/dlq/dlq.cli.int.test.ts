@@ -1,54 +1,21 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
-import { DeadLetterIndex, REPLAYED_FROM_HEADER } from '@tp/pipeline';
+import { describe, expect, it } from '@jest/globals';
+import { OutboxMessage } from '@tp/db';
+import { REPLAYED_FROM_HEADER } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
-import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
-import { addDeadLetters, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
-import { REPO_ROOT } from '@tp/test/harness/processes';
+import { addDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
+import { useDlqCli } from '../../test/dlq-cli-fixture.js';
 
 // `npm run dlq` as a child process (from its TypeScript source; the npm script runs the same file,
 // compiled) against a database of this file's own.
-const run = promisify(execFile);
 const codec = new EventCodec();
-let db: TestDatabase;
-let orm: Orm;
-let index: DeadLetterIndex;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await connectDatabase({ url: db.url, poolMax: 2 });
-  index = new DeadLetterIndex(orm);
-});
-
-afterAll(async () => {
-  await orm?.close(true);
-  await db?.drop();
-});
-
-beforeEach(() => clearDeadLetters(orm));
-
-async function dlq(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(
-      `${REPO_ROOT}node_modules/.bin/tsx`,
-      ['--conditions=@tp/source', `${REPO_ROOT}services/worker/src/dlq/dlq.cli.ts`, ...args],
-      { env: { ...process.env, DATABASE_URL: db.url } },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = useDlqCli();
+const { dlq } = cli;
 
 /** Adds dead letters failed `minutes` after T0; returns their ids, oldest first. */
 const seed = (...minutes: number[]) =>
   addDeadLetters(
-    index,
+    cli.index,
     minutes.map((m) => deadLetter(codec, m, { originalPartition: 1 })),
   );
 
@@ -85,17 +52,17 @@ describe('npm run dlq', () => {
 
   it('replay --id puts the entry in the outbox for its original topic and key, and prints a summary', async () => {
     const ids = await seed(1, 2);
-    const entry = await index.get(ids[0]!);
+    const entry = await cli.index.get(ids[0]!);
     const { code, stdout, stderr } = await dlq('replay', '--id', String(ids[0]));
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toBe(
       `ids ${ids[0]}: replayed 1 of 1 selected\nthe outbox relay of a running worker publishes them\n`,
     );
-    const [row] = await orm.em.fork().find(OutboxMessage, {});
+    const [row] = await cli.orm.em.fork().find(OutboxMessage, {});
     expect(row).toMatchObject({ topic: entry!.originalTopic, messageKey: entry!.messageKey!.toString() });
     expect(Buffer.from(row!.payload).equals(entry!.payload)).toBe(true);
     expect(row!.headers[REPLAYED_FROM_HEADER]).toBe(String(ids[0]));
-    expect((await index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[1]]);
+    expect((await cli.index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[1]]);
   });
 
   it('replay --all replays every entry; purge --from --to deletes a range', async () => {
@@ -106,8 +73,8 @@ describe('npm run dlq', () => {
     );
     const replayed = await dlq('replay', '--all');
     expect(replayed.stdout).toMatch(/^all entries: replayed 2 of 2 selected\n/);
-    expect(await index.count()).toBe(0);
-    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(2);
+    expect(await cli.index.count()).toBe(0);
+    expect(await cli.orm.em.fork().count(OutboxMessage, {})).toBe(2);
   });
 
   it('refuses an unknown id, and a missing or double selection, with exit code 1', async () => {
@@ -115,14 +82,14 @@ describe('npm run dlq', () => {
     const unknown = await dlq('replay', '--id', String(id), '--id', String(id! + 1));
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr).toContain(`no dead letter with id ${id! + 1}`);
-    expect(await index.count()).toBe(1);
+    expect(await cli.index.count()).toBe(1);
 
     const none = await dlq('purge');
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('give exactly one of');
     const both = await dlq('purge', '--all', '--id', String(id));
     expect(both.code).toBe(1);
-    expect(await index.count()).toBe(1);
+    expect(await cli.index.count()).toBe(1);
 
     const show = await dlq('show', String(id! + 1));
     expect(show.code).toBe(1);
