@@ -5,7 +5,10 @@
 // The latency target is read with one connection (a request at a time: what one caller waits).
 // Under load (10 connections) the gateway and the nli service alone are measured in turn, round after
 // round (issue #20: gateway p99 <= 3 x the nli service's own p99 at the same load; medians of rounds),
-// with the CPU µs and heap bytes each process spends per request (bench/process-cost.ts). autocannon.
+// with the CPU µs and heap bytes each process spends per request (bench/process-cost.ts). The gateway
+// answers plain calls in its nli lane (services/gateway/src/nli/nli-lane.ts); the same calls with an
+// Origin header, which the lane never takes, are measured too, in the same rounds: the Express route.
+// autocannon.
 // Only 2xx answers count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_SECONDS (default 10; rounds under load: BENCH_LOAD_SECONDS, default 6), BENCH_ROUNDS (3).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -120,6 +123,7 @@ try {
     [
       { url: `http://127.0.0.1:${nliPort}/detect`, server: nliServer },
       { url, server: gatewayServer, alsoCharged: nliServer },
+      { url, server: gatewayServer, alsoCharged: nliServer, headers: { origin: 'http://bench.invalid' } },
     ],
     { headers, body },
   );
@@ -134,10 +138,11 @@ try {
   row('baseline: node http + 1 Redis GET, 1 connection', baseline);
   row('nli service alone, cache hit: POST /detect, 1 connection', direct);
   row('gateway -> nli, cache hit: POST /api/v1/moderate/nli, 1 connection', hit);
-  const [nliLoaded, gatewayLoaded] = underLoad;
+  const [nliLoaded, gatewayLoaded, expressLoaded] = underLoad;
   for (const [label, rounds] of [
     ['nli service alone, cache hit, 10 connections', nliLoaded],
     ['gateway -> nli, cache hit, 10 connections', gatewayLoaded],
+    ['gateway -> nli through Express (Origin header), cache hit, 10 connections', expressLoaded],
   ] as const) {
     for (const [i, round] of (rounds ?? []).entries()) row(`${label}, round ${i + 1}`, round.result);
   }
@@ -148,8 +153,9 @@ try {
   );
   const nliP99 = median((nliLoaded ?? []).map((r) => r.result.latency.p99));
   const gatewayP99 = median((gatewayLoaded ?? []).map((r) => r.result.latency.p99));
+  const expressP99 = median((expressLoaded ?? []).map((r) => r.result.latency.p99));
   console.log(
-    `\n10 connections, median of ${ROUNDS} interleaved rounds: nli p99 ${nliP99} ms, gateway p99 ${gatewayP99} ms`,
+    `\n10 connections, median of ${ROUNDS} interleaved rounds: nli p99 ${nliP99} ms, gateway p99 ${gatewayP99} ms (through Express: ${expressP99} ms)`,
   );
   console.log(
     'per request (CPU time of the process and bytes allocated on its JS heap, less idle; median of rounds):',
@@ -158,6 +164,9 @@ try {
   console.log(
     `  gateway -> nli: gateway ${formatCost(medianCost(gatewayLoaded, 'own'))}; nli ${formatCost(medianCost(gatewayLoaded, 'other'))}`,
   );
+  console.log(
+    `  gateway -> nli through Express: gateway ${formatCost(medianCost(expressLoaded, 'own'))}; nli ${formatCost(medianCost(expressLoaded, 'other'))}`,
+  );
   console.log('');
   const verdicts = new Verdicts();
   // A p99 of failed answers is not the latency of a cache hit: the run must have answered every request.
@@ -165,7 +174,7 @@ try {
   verdicts.check('cache hit p99 (spec: under 10 ms)', hit.latency.p99, '<', 10, ' ms');
   verdicts.check(
     'requests not answered 2xx under load (10 connections, all rounds)',
-    [...(nliLoaded ?? []), ...(gatewayLoaded ?? [])].reduce(
+    [...(nliLoaded ?? []), ...(gatewayLoaded ?? []), ...(expressLoaded ?? [])].reduce(
       (n, r) => n + r.result.non2xx + r.result.errors + r.result.timeouts,
       0,
     ),
@@ -192,6 +201,8 @@ interface LoadTarget {
   readonly server: Measured;
   /** A process behind it whose cost per request is read too (the nli service behind the gateway). */
   readonly alsoCharged?: Measured;
+  /** Headers added to the request's. */
+  readonly headers?: Record<string, string>;
 }
 
 interface LoadRound {
@@ -208,9 +219,16 @@ async function loadRounds(
   targets: readonly LoadTarget[],
   request: { readonly headers: Record<string, string>; readonly body: string },
 ): Promise<LoadRound[][]> {
-  const run = (url: string, duration: number) =>
-    autocannon({ url, connections: 10, method: 'POST', ...request, duration });
-  for (const target of targets) await run(target.url, 2); // warm-up
+  const run = ({ url, headers }: LoadTarget, duration: number) =>
+    autocannon({
+      url,
+      connections: 10,
+      method: 'POST',
+      body: request.body,
+      headers: { ...request.headers, ...headers },
+      duration,
+    });
+  for (const target of targets) await run(target, 2); // warm-up
   const idle = new Map<Measured, Awaited<ReturnType<typeof idleRate>>>();
   for (const target of targets) {
     for (const server of [target.server, target.alsoCharged]) {
@@ -224,7 +242,7 @@ async function loadRounds(
       const stopOther = target.alsoCharged
         ? await startCost(target.alsoCharged, idle.get(target.alsoCharged))
         : undefined;
-      const result = await run(target.url, LOAD_SECONDS);
+      const result = await run(target, LOAD_SECONDS);
       const own = await stopOwn(result['2xx']);
       const other = stopOther ? await stopOther(result['2xx']) : undefined;
       rounds[i]?.push({ result, own, ...(other ? { other } : {}) });

@@ -26,6 +26,7 @@ import { buildOpenApiDocument, serveOpenApi, type OpenApiDocument } from './http
 import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
+import { nliLane } from './nli/nli-lane.js';
 import { nliRoutes } from './nli/nli.routes.js';
 import { chatRoutes } from './chat/chat.routes.js';
 import { ChatUsageRecorder } from './chat/usage/record-usage.js';
@@ -242,7 +243,8 @@ function addGatewayRoutes(
     maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
   });
-  // With CORS configured, the cors middleware adds headers to every answer: reads go through Express.
+  // With CORS configured, the cors middleware adds headers to every answer: reads and NLI checks go
+  // through Express.
   if (config.CORS_ORIGINS.length > 0) return translateLane;
   const readLane = readCacheLane({
     app,
@@ -252,7 +254,16 @@ function addGatewayRoutes(
     tracker: appTracker(app),
     metrics: context.metrics,
   });
-  return (req, res) => translateLane(req, res) || readLane(req, res);
+  const moderateLane = nliLane({
+    app,
+    nli: new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS),
+    keys,
+    limits,
+    tracker: appTracker(app),
+    metrics: context.metrics,
+    bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
+  });
+  return (req, res) => translateLane(req, res) || readLane(req, res) || moderateLane(req, res);
 }
 
 /**

@@ -16,7 +16,7 @@ export interface DlqCliFixture {
   readonly db: TestDatabase;
   readonly orm: Orm;
   readonly index: DeadLetterIndex;
-  /** Runs the CLI (from its TypeScript source; the npm script runs the same file, compiled). */
+  /** Runs the CLI as `npm run dlq` does: compiled (`npm test` builds before jest), in a child process. */
   dlq(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
@@ -39,8 +39,8 @@ export function useDlqCli(): DlqCliFixture {
   fixture.dlq = async (...args) => {
     try {
       const { stdout, stderr } = await run(
-        `${REPO_ROOT}node_modules/.bin/tsx`,
-        ['--conditions=@tp/source', `${REPO_ROOT}services/worker/src/dlq/dlq.cli.ts`, ...args],
+        process.execPath,
+        [`${REPO_ROOT}services/worker/dist/dlq/dlq.cli.js`, ...args],
         { env: { ...process.env, DATABASE_URL: fixture.db.url } },
       );
       return { code: 0, stdout, stderr };

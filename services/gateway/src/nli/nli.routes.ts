@@ -64,6 +64,10 @@ const nliStatusSchema = z
 
 const NLI_ERRORS = ['NLI_UNAVAILABLE', 'NLI_MODEL_NOT_READY'] as const;
 
+export const MODERATE_NLI_PATH = '/api/v1/moderate/nli';
+/** The body of POST /api/v1/moderate/nli (the nli lane validates with it too). */
+export const moderateNliBody = z.strictObject({ text: z.string().min(1) });
+
 export function nliRoutes(nli: NliClient) {
   return [
     moderateNliRoute(nli),
@@ -77,13 +81,13 @@ export function nliRoutes(nli: NliClient) {
 const moderateNliRoute = (nli: NliClient) =>
   defineRoute({
     method: 'post',
-    path: '/api/v1/moderate/nli',
+    path: MODERATE_NLI_PATH,
     summary: 'Semantic risk check (zero-shot NLI)',
     description:
       'Classifies the text against the configured candidate labels. A violation: top score >= threshold and the top label is not a safe label. When NLI is disabled the answer is 409 NLI_DISABLED, never "safe".',
     tags: ['moderation'],
     access: 'client',
-    request: { body: z.strictObject({ text: z.string().min(1) }) },
+    request: { body: moderateNliBody },
     response: { status: 200, description: 'The verdict.', schema: detectionSchema },
     errors: [...NLI_ERRORS, 'NLI_DISABLED'],
     handler: ({ body, req, signal }) =>

@@ -6,8 +6,8 @@ import { EventCodec } from '@tp/schemas';
 import { addDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
 import { useDlqCli } from '../../test/dlq-cli-fixture.js';
 
-// `npm run dlq` as a child process (from its TypeScript source; the npm script runs the same file,
-// compiled) against a database of this file's own.
+// `npm run dlq` as a child process (compiled, as the npm script runs it) against a database of this
+// file's own.
 const codec = new EventCodec();
 const cli = useDlqCli();
 const { dlq } = cli;

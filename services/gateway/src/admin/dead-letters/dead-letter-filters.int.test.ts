@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
-import { DeadLetterIndex, REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
+import { describe, expect, it } from '@jest/globals';
+import { OutboxMessage } from '@tp/db';
+import { REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
-import { addDeadLetters, afterT0, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
-import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
-import { OpenApiContract } from '../../../test/openapi-contract.js';
+import { addDeadLetters, afterT0, deadLetter } from '@tp/test/harness/dead-letters';
+import { useDeadLettersGateway } from '../../../test/dead-letters-fixture.js';
 
 // Triage by kind of failure on the real gateway and its database: the dead-letter endpoints filter by
 // error code, original topic and consumer group, and a dry run counts what a real run then takes.
@@ -13,24 +12,7 @@ import { OpenApiContract } from '../../../test/openapi-contract.js';
 
 const codec = new EventCodec();
 const BASE = '/api/admin/translate/dead-letters';
-let gateway: TestGateway;
-let orm: Orm;
-let index: DeadLetterIndex;
-let contract: OpenApiContract;
-
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 2 });
-  index = new DeadLetterIndex(orm);
-  contract = new OpenApiContract(gateway.openapi);
-});
-
-afterAll(async () => {
-  await orm?.close(true);
-  await gateway?.close();
-});
-
-beforeEach(() => clearDeadLetters(orm));
+const fx = useDeadLettersGateway();
 
 /** An engine failure of a translation request (the kind an operator replays once the engine is back). */
 const engineFailure = (minutes: number) =>
@@ -59,24 +41,24 @@ async function call(
   input: Record<string, unknown> = {},
 ): Promise<Answer> {
   const query = method === 'get' ? `?${new URLSearchParams(input as Record<string, string>).toString()}` : '';
-  const res = await fetch(`${gateway.url}${path}${query}`, {
+  const res = await fetch(`${fx.gateway.url}${path}${query}`, {
     method: method.toUpperCase(),
     headers: {
-      authorization: `Bearer ${gateway.keys.admin}`,
+      authorization: `Bearer ${fx.gateway.keys.admin}`,
       ...(method === 'post' ? { 'content-type': 'application/json' } : {}),
     },
     ...(method === 'post' ? { body: JSON.stringify(input) } : {}),
   });
   const body = (await res.json()) as Answer['body'];
-  contract.check(method, path, res.status, body);
+  fx.contract.check(method, path, res.status, body);
   return { status: res.status, body };
 }
 
-const remaining = async () => (await index.list({ limit: 100 })).map((e) => e.errorCode).sort();
+const remaining = async () => (await fx.index.list({ limit: 100 })).map((e) => e.errorCode).sort();
 
 describe('dead-letter triage by kind', () => {
   it('lists one kind with its count, and every kind present with theirs', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), engineFailure(3), poison(4), poison(5)]);
+    await addDeadLetters(fx.index, [engineFailure(1), poison(2), engineFailure(3), poison(4), poison(5)]);
     const { status, body } = await call('get', BASE, ENGINE_KIND);
     expect(status).toBe(200);
     const entries = body.data.entries as { error_code: string; original_topic: string }[];
@@ -100,46 +82,58 @@ describe('dead-letter triage by kind', () => {
   });
 
   it('replays only one kind: the dry run counts it, the real run takes exactly that, the poison stays', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), engineFailure(3), poison(4), engineFailure(5)]);
+    await addDeadLetters(fx.index, [
+      engineFailure(1),
+      poison(2),
+      engineFailure(3),
+      poison(4),
+      engineFailure(5),
+    ]);
     const dry = await call('post', `${BASE}/replay`, { ...ENGINE_KIND, dry_run: true });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toEqual({ selected: 3, replayed: 0, gone: 0, refused: [], dry_run: true });
-    expect(await index.count()).toBe(5);
-    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(0);
+    expect(await fx.index.count()).toBe(5);
+    expect(await fx.orm.em.fork().count(OutboxMessage, {})).toBe(0);
 
     const real = await call('post', `${BASE}/replay`, ENGINE_KIND);
     expect(real.body.data).toEqual({ selected: dry.body.data.selected, replayed: 3, gone: 0, refused: [] });
     expect(await remaining()).toEqual(['MESSAGE_UNDECODABLE', 'MESSAGE_UNDECODABLE']);
-    const rows = await orm.em.fork().find(OutboxMessage, {});
+    const rows = await fx.orm.em.fork().find(OutboxMessage, {});
     expect(rows.map((r) => r.topic)).toEqual(Array(3).fill('translation.requested.v1'));
     expect(rows.every((r) => r.headers[REPLAYED_FROM_HEADER] !== undefined)).toBe(true);
   });
 
   it('narrows a failure-time range to one kind', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), engineFailure(3), poison(4), engineFailure(5)]);
+    await addDeadLetters(fx.index, [
+      engineFailure(1),
+      poison(2),
+      engineFailure(3),
+      poison(4),
+      engineFailure(5),
+    ]);
     const range = { from: afterT0(2).toISOString(), to: afterT0(5).toISOString() };
     const real = await call('post', `${BASE}/replay`, { ...range, code: 'TRANSLATION_FAILED' });
     expect(real.body.data).toMatchObject({ selected: 1, replayed: 1 });
-    expect(await index.count({ filter: { code: 'TRANSLATION_FAILED' } })).toBe(2);
+    expect(await fx.index.count({ filter: { code: 'TRANSLATION_FAILED' } })).toBe(2);
   });
 
   it('purges one consumer group: the dry run deletes nothing, the real run what it counted', async () => {
-    await addDeadLetters(index, [engineFailure(1), poison(2), poison(3)]);
+    await addDeadLetters(fx.index, [engineFailure(1), poison(2), poison(3)]);
     const dry = await call('post', `${BASE}/purge`, { group: 'worker.content', dry_run: true });
     expect(dry.body.data).toEqual({ selected: 2, purged: 0, gone: 0, dry_run: true });
-    expect(await index.count()).toBe(3);
+    expect(await fx.index.count()).toBe(3);
     const real = await call('post', `${BASE}/purge`, { group: 'worker.content' });
     expect(real.body.data).toEqual({ selected: 2, purged: 2, gone: 0 });
     expect(await remaining()).toEqual(['TRANSLATION_FAILED']);
   });
 
   it('refuses ids with a kind filter, and an empty filter, with 400 VALIDATION_FAILED', async () => {
-    const [id] = await addDeadLetters(index, [poison(1)]);
+    const [id] = await addDeadLetters(fx.index, [poison(1)]);
     const withIds = await call('post', `${BASE}/replay`, { ids: [id], code: 'MESSAGE_UNDECODABLE' });
     expect(withIds.status).toBe(400);
     expect(withIds.body.error).toBe('VALIDATION_FAILED');
     const empty = await call('post', `${BASE}/purge`, { code: '' });
     expect(empty.status).toBe(400);
-    expect(await index.count()).toBe(1);
+    expect(await fx.index.count()).toBe(1);
   });
 });

@@ -1,34 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectDatabase, OutboxMessage, type Orm } from '@tp/db';
-import { DeadLetterIndex, REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
+import { describe, expect, it } from '@jest/globals';
+import { OutboxMessage } from '@tp/db';
+import { REPLAYED_FROM_HEADER, type NewDeadLetterEntry } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
-import { addDeadLetters, afterT0, clearDeadLetters, deadLetter } from '@tp/test/harness/dead-letters';
-import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
-import { OpenApiContract } from '../../../test/openapi-contract.js';
+import { addDeadLetters, afterT0, deadLetter } from '@tp/test/harness/dead-letters';
+import { useDeadLettersGateway } from '../../../test/dead-letters-fixture.js';
 
 // The admin dead-letter routes on the real gateway (its own database), seeded through the index the
 // worker fills. Every answer is checked against the OpenAPI document the gateway serves.
 const codec = new EventCodec();
 const BASE = '/api/admin/translate/dead-letters';
-let gateway: TestGateway;
-let orm: Orm;
-let index: DeadLetterIndex;
-let contract: OpenApiContract;
-
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 2 });
-  index = new DeadLetterIndex(orm);
-  contract = new OpenApiContract(gateway.openapi);
-});
-
-afterAll(async () => {
-  await orm?.close(true);
-  await gateway?.close();
-});
-
-beforeEach(() => clearDeadLetters(orm));
+const fx = useDeadLettersGateway();
 
 const at = (minutes: number) => afterT0(minutes).toISOString();
 
@@ -41,7 +23,7 @@ const letter = (minutes: number, payload?: Buffer) =>
     ...(payload ? { payload, headers: {}, errorCode: 'MESSAGE_UNDECODABLE' } : {}),
   });
 
-const seed = (...entries: NewDeadLetterEntry[]) => addDeadLetters(index, entries);
+const seed = (...entries: NewDeadLetterEntry[]) => addDeadLetters(fx.index, entries);
 
 interface Answer<T> {
   readonly status: number;
@@ -59,17 +41,17 @@ async function call<T = Record<string, unknown>>(
   options: { query?: Record<string, string>; body?: unknown; key?: string } = {},
 ): Promise<Answer<T>> {
   const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
-  const res = await fetch(`${gateway.url}${path}${query}`, {
+  const res = await fetch(`${fx.gateway.url}${path}${query}`, {
     method: method.toUpperCase(),
     headers: {
-      authorization: `Bearer ${options.key ?? gateway.keys.admin}`,
+      authorization: `Bearer ${options.key ?? fx.gateway.keys.admin}`,
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const body = (await res.json()) as Answer<T>['body'];
   const documented = path.startsWith(`${BASE}/`) && !/\/(replay|purge)$/.test(path) ? `${BASE}/{id}` : path;
-  contract.check(method, documented, res.status, body);
+  fx.contract.check(method, documented, res.status, body);
   return { status: res.status, body };
 }
 
@@ -124,7 +106,7 @@ describe('GET /api/admin/translate/dead-letters', () => {
   });
 
   it('is for admin keys only', async () => {
-    const denied = await call('get', BASE, { key: gateway.keys.client });
+    const denied = await call('get', BASE, { key: fx.gateway.keys.client });
     expect(denied.status).toBe(403);
   });
 });
@@ -168,15 +150,15 @@ describe('GET /api/admin/translate/dead-letters/{id}', () => {
 describe('POST /api/admin/translate/dead-letters/replay', () => {
   it('replays entries by id through the outbox and removes them from the index', async () => {
     const ids = await seed(letter(1), letter(2), letter(3));
-    const entry = await index.get(ids[0]!);
+    const entry = await fx.index.get(ids[0]!);
     const { status, body } = await call('post', `${BASE}/replay`, { body: { ids: [ids[0], ids[2]] } });
     expect(status).toBe(200);
     expect(body.data).toEqual({ selected: 2, replayed: 2, gone: 0, refused: [] });
-    const rows = await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
+    const rows = await fx.orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
     expect(rows.map((r) => r.headers[REPLAYED_FROM_HEADER])).toEqual([String(ids[0]), String(ids[2])]);
     expect(rows[0]).toMatchObject({ topic: entry!.originalTopic, messageKey: entry!.messageKey!.toString() });
     expect(Buffer.from(rows[0]!.payload).equals(entry!.payload)).toBe(true);
-    expect((await index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[1]]);
+    expect((await fx.index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[1]]);
   });
 
   it('replays a failure-time range, and all', async () => {
@@ -185,7 +167,7 @@ describe('POST /api/admin/translate/dead-letters/replay', () => {
     expect(range.body.data).toMatchObject({ selected: 2, replayed: 2 });
     const all = await call('post', `${BASE}/replay`, { body: { all: true } });
     expect(all.body.data).toMatchObject({ selected: 1, replayed: 1 });
-    expect(await index.count()).toBe(0);
+    expect(await fx.index.count()).toBe(0);
   });
 
   it('answers 404 DEAD_LETTER_NOT_FOUND naming unknown ids, and replays nothing', async () => {
@@ -194,8 +176,8 @@ describe('POST /api/admin/translate/dead-letters/replay', () => {
     expect(status).toBe(404);
     expect(body.error).toBe('DEAD_LETTER_NOT_FOUND');
     expect(body.details?.ids).toEqual([id! + 7]);
-    expect(await index.count()).toBe(1);
-    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(0);
+    expect(await fx.index.count()).toBe(1);
+    expect(await fx.orm.em.fork().count(OutboxMessage, {})).toBe(0);
   });
 
   it.each([
@@ -213,7 +195,7 @@ describe('POST /api/admin/translate/dead-letters/replay', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('VALIDATION_FAILED');
     expect(issuePaths(answer)).toEqual(paths);
-    expect(await index.count()).toBe(1);
+    expect(await fx.index.count()).toBe(1);
   });
 });
 
@@ -223,10 +205,10 @@ describe('POST /api/admin/translate/dead-letters/purge', () => {
     const range = await call('post', `${BASE}/purge`, { body: { from: at(2), to: at(4) } });
     expect(range.status).toBe(200);
     expect(range.body.data).toEqual({ selected: 2, purged: 2, gone: 0 });
-    expect((await index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[3], ids[0]]);
+    expect((await fx.index.list({ limit: 10 })).map((e) => e.id)).toEqual([ids[3], ids[0]]);
     const all = await call('post', `${BASE}/purge`, { body: { all: true } });
     expect(all.body.data).toEqual({ selected: 2, purged: 2, gone: 0 });
-    expect(await orm.em.fork().count(OutboxMessage, {})).toBe(0);
+    expect(await fx.orm.em.fork().count(OutboxMessage, {})).toBe(0);
   });
 
   it('deletes by id, and answers 404 for an unknown one', async () => {

@@ -12,8 +12,8 @@ import type { Express } from 'express';
 import { Counter, type Registry } from 'prom-client';
 import proxyaddr from 'proxy-addr';
 
-import { looksLikeApiKey, parseBearer } from '../../auth/api-key.js';
 import type { ApiKeyStore, Principal } from '../../auth/api-key.store.js';
+import { rememberedPrincipal } from '../../auth/remembered-principal.js';
 import { expressPath, okEnvelope } from '../../http/route.js';
 import type { RateLimits } from '../../rate-limit/rate-limit.js';
 import { LANGUAGE_TAG, MAX_LANGUAGE_TAG_CHARS } from '../language.js';
@@ -165,13 +165,6 @@ function languageOf(tag: string | string[] | undefined): Language | undefined {
     chains.set(tag, language);
   }
   return language ?? undefined;
-}
-
-/** The principal of a well-formed key this process remembers as valid, else undefined. */
-function rememberedPrincipal(keys: ApiKeyStore, header: string | undefined): Principal | undefined {
-  const bearer = parseBearer(header);
-  if (bearer.kind !== 'token' || !looksLikeApiKey(bearer.token)) return undefined;
-  return keys.remembered(bearer.token);
 }
 
 /** A cached view ready to send: its module (for scoped keys), Content-Language and answer bytes. */
