@@ -82,11 +82,7 @@ export function gatewayRoutes(
   keys: ApiKeyStore,
   budgets: BudgetStore,
 ): AnyRoute[] {
-  const translator = new TranslatorClient(
-    config.TRANSLATOR_URL,
-    config.TRANSLATE_TIMEOUT_MS,
-    config.LANGUAGES_TIMEOUT_MS,
-  );
+  const translator = translatorClient(config);
   const nli = new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS);
   const orm = required(context.deps.orm, 'postgres');
   const moderation = createModeration({
@@ -124,6 +120,9 @@ export function gatewayRoutes(
     }),
   ] as AnyRoute[];
 }
+
+const translatorClient = (config: GatewayConfig) =>
+  new TranslatorClient(config.TRANSLATOR_URL, config.TRANSLATE_TIMEOUT_MS, config.LANGUAGES_TIMEOUT_MS);
 
 /** The OpenAI-compatible chat routes, guarded by moderation and metered per key. */
 function gatewayChatRoutes(
@@ -237,6 +236,7 @@ function addGatewayRoutes(
   const translateLane = cacheHitLane({
     app,
     cache: hotCache(context, config),
+    translator: translatorClient(config),
     limits,
     tracker: appTracker(app),
     // The lane takes only requests without a key.

@@ -7,7 +7,15 @@ import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
 import type { RateLimits } from '../rate-limit/rate-limit.js';
-import { cachedTranslation, translateBody, translationRequest } from './translate.routes.js';
+import { clientGone } from '../http/mount.js';
+import { okEnvelope } from '../http/route.js';
+import {
+  cachedTranslation,
+  translateBody,
+  translatedAnswer,
+  translationRequest,
+} from './translate.routes.js';
+import type { TranslateCall, TranslatorClient } from './translator-client.js';
 
 const PATH = '/api/v1/translate';
 
@@ -15,14 +23,14 @@ declare module 'node:http' {
   interface IncomingMessage {
     /** An error found by a fast lane; Express answers it as if its own middleware had raised it. */
     laneError?: AppError;
-    /** The fast lane already looked the request up in the hot cache, and missed. */
-    hotCacheMissed?: boolean;
   }
 }
 
 export interface CacheHitLaneOptions {
   readonly app: Express;
   readonly cache: HotCache;
+  /** Where misses go: the lane asks the translator itself, as the route would. */
+  readonly translator: Pick<TranslatorClient, 'translate'>;
   readonly limits: RateLimits;
   readonly tracker: RequestTracker;
   readonly maxTextChars: number;
@@ -30,14 +38,15 @@ export interface CacheHitLaneOptions {
 }
 
 /**
- * Answers POST /api/v1/translate hot-cache hits before Express, with the same steps and the same
- * answer as the route (public limit, body, validation, cache read), at half the CPU per request
- * (docs/benchmarks.md). Everything else is handed to Express: requests it does not take at all (other
- * routes, browsers' cross-origin calls, bodies that are not plain UTF-8 JSON of a known length) and,
- * after reading the body, every miss and every error, so errors are still mapped in one place.
+ * Answers plain POST /api/v1/translate requests before Express, with the same steps and the same
+ * answer as the route (public limit, body, validation, cache read, then on a miss the translator):
+ * hot-cache hits at half the CPU per request, misses without Express's routing, body and answer
+ * layers (docs/benchmarks.md). Everything else is handed to Express: requests it does not take at all
+ * (other routes, browsers' cross-origin calls, bodies that are not plain UTF-8 JSON of a known
+ * length) and, after reading the body, every error, so errors are still mapped in one place.
  */
 export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
-  const { app, cache, limits, tracker } = options;
+  const { app, cache, translator, limits, tracker } = options;
   const answers = new ReadyAnswers();
   // Express compiles its "trust proxy" setting into this function; the lane finds the client address
   // the way req.ip does.
@@ -72,16 +81,11 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
     }
     const stored = await cache.readRaw(request);
     const ready = stored ? answers.of(stored, request.target) : undefined;
-    if (!ready) {
-      req.hotCacheMissed = true;
-      return handOver(req, res);
-    }
-    trackRequest(tracker, req, res, () => PATH, started);
-    const seconds = String(Math.round(performance.now() - started) / 1000);
-    res.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': ready.bytes + seconds.length,
-    });
+    const id = trackRequest(tracker, req, res, () => PATH, started);
+    // A miss's failure is handed to Express by the caller's catch, which maps it (tracked already).
+    if (!ready) return translateMiss(translator, res, { request, id, started });
+    const seconds = String(secondsSince(started));
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': ready.bytes + seconds.length });
     res.end(ready.head + seconds + ready.tail);
   };
 
@@ -100,6 +104,21 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
     req.once('error', () => handOver(req, res, new AppError('BAD_REQUEST', 'the request could not be read')));
     return true;
   };
+}
+
+const secondsSince = (started: number) => Math.round(performance.now() - started) / 1000;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A miss: the translator's answer, sent as the route sends it (same envelope, same bytes). */
+async function translateMiss(
+  translator: Pick<TranslatorClient, 'translate'>,
+  res: ServerResponse,
+  { request, id, started }: { request: TranslateCall; id: string; started: number },
+): Promise<void> {
+  const result = await translator.translate(request, id, clientGone(res));
+  const json = JSON.stringify(okEnvelope(translatedAnswer(result, secondsSince(started))));
+  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) });
+  res.end(json);
 }
 
 /** Only plain requests: the route, no browser Origin (CORS is Express's), UTF-8 JSON of a known size. */

@@ -6,7 +6,7 @@ import { LANGUAGES, languageCode } from '@tp/translation';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
-import type { TranslatorClient } from './translator-client.js';
+import type { TranslatorClient, TranslatorResult } from './translator-client.js';
 
 const languageSchema = z
   .object({
@@ -106,6 +106,21 @@ export function cachedTranslation(hit: CachedTranslation, target: string, second
   };
 }
 
+/** The answer for a translation the translator made (or found in its own read of the cache). */
+export function translatedAnswer(result: TranslatorResult, seconds: number): Translation {
+  return {
+    translatedText: result.translatedText,
+    source: result.source,
+    target: result.target,
+    duration: seconds,
+    engine: result.engine,
+    cached: result.cached,
+    truncated: result.truncated,
+    ...(result.route ? { route: result.route } : {}),
+    ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
+  };
+}
+
 /** The spec's limit for anonymous callers; a request with a valid API key may send up to MAX_TEXT_CHARS. */
 export const ANONYMOUS_MAX_TEXT_CHARS = 5000;
 
@@ -143,21 +158,12 @@ const translateRoute = ({ translator, cache, maxTextChars }: TranslateRouteOptio
       const body = translationRequest(context.body, await maxTextChars(req));
       const seconds = () => Math.round(performance.now() - started) / 1000;
       // The translator also stores `auto` requests under `auto`, so those can hit here too. Most
-      // hits never get here: the cache-hit lane answers them before Express (cache-hit-lane.ts).
-      const hit = req.hotCacheMissed ? undefined : await cache.read(body);
+      // requests never get here: the translate lane answers plain ones before Express, hits and
+      // misses alike (cache-hit-lane.ts).
+      const hit = await cache.read(body);
       if (hit) return cachedTranslation(hit, body.target, seconds());
       const result = await translator.translate(body, requestId(req), context.signal);
-      return {
-        translatedText: result.translatedText,
-        source: result.source,
-        target: result.target,
-        duration: seconds(),
-        engine: result.engine,
-        cached: result.cached,
-        truncated: result.truncated,
-        ...(result.route ? { route: result.route } : {}),
-        ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
-      };
+      return translatedAnswer(result, seconds());
     },
   });
 

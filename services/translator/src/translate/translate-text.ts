@@ -126,9 +126,13 @@ export class TranslateText {
     const glossaries = this.deps.glossaries;
     const keyVersion = await this.glossaryKeyVersion(source, target, auto);
     const key = { source, target, text, glossaryVersion: keyVersion };
-    const hit = this.usable(await this.deps.cache.read(key), target);
-    this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-    if (hit) return fromCache(hit, target, auto, seconds());
+    // A known source is looked up once, by the run below (a miss costs one Redis read, not two);
+    // `auto` is looked up first, so a hit does not wait for language detection.
+    if (auto) {
+      const hit = this.usable(await this.deps.cache.read(key), target);
+      this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
+      if (hit) return fromCache(hit, target, auto, seconds());
+    }
 
     // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
     const guessed = auto ? this.deps.detector.detect(text) : undefined;
@@ -146,6 +150,7 @@ export class TranslateText {
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
+    if (!auto) this.lookups?.inc({ result: 'hit' in outcome ? 'hit' : 'miss' });
     if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
     if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);

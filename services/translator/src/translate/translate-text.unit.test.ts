@@ -216,7 +216,30 @@ describe('TranslateText', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('makes no second engine call for a request whose cache read missed just before a run stored', async () => {
+  it('reads the hot cache once for a known source, on a miss and on the hit that follows', async () => {
+    const { chain, calls } = fakeChain({});
+    const { cache } = fakeCache();
+    const reads: string[] = [];
+    const counted: typeof cache = {
+      store: cache.store,
+      read: async (input) => {
+        reads.push(input.text);
+        return cache.read(input);
+      },
+    };
+    const sink: CompletedTranslationSink = { record: () => undefined };
+    const deps = { chain, cache: counted, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
+    const translateText = new TranslateText(deps);
+    const request = { text: 'hello', source: 'en', target: 'de' };
+
+    expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
+    expect(reads).toEqual(['hello']);
+    expect(await translateText.execute(request, origin)).toMatchObject({ cached: true });
+    expect(reads).toEqual(['hello', 'hello']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('makes no second engine call for an auto request whose cache read missed just before a run stored', async () => {
     const { chain, calls } = fakeChain({});
     const { cache } = fakeCache();
     // The second request's first read sees the cache as it was when asked, but answers only after the
@@ -235,9 +258,10 @@ describe('TranslateText', () => {
       },
     };
     const sink: CompletedTranslationSink = { record: () => undefined };
-    const deps = { chain, cache: slowCache, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
+    // `auto`: the one kind of request read before its run (a known source is read by the run alone).
+    const deps = { chain, cache: slowCache, detector: { detect: () => 'en' }, sink, maxTextChars: 50 };
     const translateText = new TranslateText(deps);
-    const request = { text: 'hello', source: 'en', target: 'de' };
+    const request = { text: 'hello', source: 'auto', target: 'de' };
 
     const first = translateText.execute(request, origin);
     const second = translateText.execute(request, origin);
