@@ -206,6 +206,30 @@ describe('TranslationWriter: human translations and truncated results (machine-m
   });
 });
 
+describe('TranslationWriter: fallback results (machine-may-replace.ts)', () => {
+  it('of the same version, ranks a fallback result between a whole one and a truncated one', async () => {
+    await writer.write(row('w-rank', 1));
+    await expect(
+      writer.write(row('w-rank', 1, { requestedAt: 2_000, fallback: true, translatedText: 'weak' })),
+    ).resolves.toBe('ignored');
+
+    await writer.write(row('w-rank-cut', 1, { truncated: true, translatedText: 'cut' }));
+    await expect(
+      writer.write(row('w-rank-cut', 1, { requestedAt: 2_000, fallback: true, translatedText: 'weak' })),
+    ).resolves.toBe('written');
+    await expect(
+      writer.write(
+        row('w-rank-cut', 1, { requestedAt: 3_000, truncated: true, translatedText: 'cut again' }),
+      ),
+    ).resolves.toBe('ignored');
+    await expect(
+      writer.write(row('w-rank-cut', 1, { requestedAt: 4_000, translatedText: 'whole' })),
+    ).resolves.toBe('written');
+
+    expect([await texts('w-rank'), await texts('w-rank-cut')]).toEqual([['Hello v1'], ['whole']]);
+  });
+});
+
 describe('TranslationWriter: deletions', () => {
   const deleted = (entityId: string, version: number) =>
     sql(
@@ -263,6 +287,19 @@ describe('TranslationWriter: batches', () => {
 
     expect(outcomes).toEqual(['ignored', 'written']);
     expect(await texts('w-tie')).toEqual(['second']);
+  });
+
+  it('in a batch of one version, keeps the strongest result: a later weaker one does not displace it', async () => {
+    const outcomes = await batch(row('w-strong-0', 1), [
+      row('w-strong', 1, { translatedText: 'whole' }),
+      row('w-strong', 1, { requestedAt: 2_000, truncated: true, translatedText: 'cut' }),
+      row('w-strong', 1, { requestedAt: 3_000, fallback: true, translatedText: 'weak' }),
+      row('w-strong-b', 1, { fallback: true, translatedText: 'weak' }),
+      row('w-strong-b', 1, { requestedAt: 2_000, truncated: true, translatedText: 'cut' }),
+    ]);
+
+    expect(outcomes).toEqual(['written', 'ignored', 'ignored', 'written', 'ignored']);
+    expect([await texts('w-strong'), await texts('w-strong-b')]).toEqual([['whole'], ['weak']]);
   });
 
   it('fails only the row the database can never take (RESULT_INVALID) and writes the rest of its batch', async () => {
