@@ -575,4 +575,22 @@ describe('which answer the chain keeps, and how it says so', () => {
 
     expect(result.attempts.map(({ ms }) => Number.isInteger(ms))).toEqual([true, true]);
   });
+
+  it('does not flag the whole answer as fallback when a stronger engine only cut the text or refused the pair', async () => {
+    const chain = createChain({
+      primary: fake('deepl', failing('unsupported')).engine,
+      fallback: fake('mymemory', zeroes, 500).engine,
+      apertium: fake('apertium', zeroes).engine,
+      options,
+    });
+
+    const result = await chain.translate({
+      text: 'Some more words. '.repeat(40),
+      source: 'en',
+      target: 'de',
+    });
+
+    expect(result.attempts.map(({ outcome }) => outcome)).toEqual(['unsupported', 'ok', 'skipped', 'ok']);
+    expect(result).toMatchObject({ engine: 'apertium', truncated: false, fallback: false });
+  });
 });

@@ -454,3 +454,40 @@ describe('stronger engines whose list is unknown', () => {
     expect(chain.strongerEngineHealthy('google', 'en', 'de')).toBe(false);
   });
 });
+
+describe('attempts and pair lists on a pivot route', () => {
+  it('shows for each hop only the engines that serve it, not the ones whose list lacks it', async () => {
+    const libre = engine('libretranslate', ['fr>es']);
+    const apertium = engine('apertium', ['es>en']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('fr', 'en'));
+
+    const hops = result.attempts.filter((attempt) => attempt.source !== undefined);
+    expect(hops.map(({ engine: name, source, target }) => `${name}:${source}>${target}`)).toEqual([
+      'libretranslate:fr>es',
+      'apertium:es>en',
+    ]);
+    expect(result.attempts.filter((attempt) => attempt.source === undefined)).toHaveLength(5);
+  });
+
+  it('does not ask an engine for its list again after it answered', async () => {
+    let asked = 0;
+    const apertium: TranslationEngine = {
+      ...engine('apertium', []).engine,
+      languagePairs: async () => {
+        asked += 1;
+        return serving('en>es');
+      },
+    };
+    // Asked again as soon as due: only a refusal could make the list due.
+    const chain = createChain({ apertium, options: { ...options, pairs: { retryMs: 0 } } });
+    await chain.directory.refresh(true);
+
+    await chain.translate(request('en', 'es'));
+    await chain.directory.refresh();
+
+    expect(asked).toBe(1);
+  });
+});
