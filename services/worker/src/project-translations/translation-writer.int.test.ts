@@ -302,6 +302,16 @@ describe('TranslationWriter: batches', () => {
     expect([await texts('w-strong'), await texts('w-strong-b')]).toEqual([['whole'], ['weak']]);
   });
 
+  it('in a batch, lets a newer source version win even when it is weaker than an older one', async () => {
+    const outcomes = await batch(row('w-weak-newer-0', 1), [
+      row('w-weak-newer', 1, { translatedText: 'whole v1' }),
+      row('w-weak-newer', 2, { truncated: true, translatedText: 'cut v2' }),
+    ]);
+
+    expect(outcomes).toEqual(['ignored', 'written']);
+    expect(await texts('w-weak-newer')).toEqual(['cut v2']);
+  });
+
   it('fails only the row the database can never take (RESULT_INVALID) and writes the rest of its batch', async () => {
     const outcomes = await batch(row('w-bad-0', 1), [
       row('w-bad-a', 1),
@@ -325,6 +335,16 @@ describe('TranslationWriter: batches', () => {
       name: 'PermanentError',
       code: 'RESULT_INVALID',
     });
+  });
+
+  it('passes on a database error outside the data-exception class as it is, not as RESULT_INVALID', async () => {
+    // A null text breaks a NOT NULL constraint (SQLSTATE 23502, class 23): not a data exception.
+    const error = await writer
+      .write(row('w-null', 1, { translatedText: null as unknown as string }))
+      .catch((err: unknown) => err);
+
+    expect(error).toMatchObject({ code: '23502' });
+    expect(error).not.toBeInstanceOf(PermanentError);
   });
 
   it('passes on an error that is not about the data as it is, so the message is retried', async () => {
