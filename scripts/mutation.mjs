@@ -3,8 +3,10 @@
 // every part in turn. Options starting with `--` go to Stryker, e.g.
 //   npm run mutation -- spans --concurrency 1 --mutate services/translator/src/chain/span-scanner.ts
 // The projection part's int test writes Postgres (DATABASE_URL, default the local server): its
-// migrated template database is made here once, not per mutant, and dropped at the end.
-import { spawnSync } from 'node:child_process';
+// migrated template database is made here once, not per mutant, and dropped at the end, also when
+// the run is stopped (SIGINT, SIGTERM: passed on to Stryker, then the database is dropped).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 
 import pg from 'pg';
 
@@ -22,20 +24,35 @@ if (unknown.length > 0) {
 }
 
 let failed = false;
+let stopped;
+let stryker;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopped = signal;
+    // Stryker runs in a process group of its own (detached): npx passes no signal on to it.
+    if (stryker && stryker.exitCode === null && stryker.signalCode === null) {
+      process.kill(-stryker.pid, signal);
+    }
+  });
+}
 for (const name of names.length > 0 ? names : Object.keys(PARTS)) {
   console.log(`\n[mutation] part ${name}: ${PARTS[name].mutate.join(' ')}`);
   const template = PARTS[name].database ? await templateDatabase() : undefined;
   try {
-    const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...options], {
+    if (stopped) break;
+    stryker = spawn('npx', ['stryker', 'run', 'stryker.config.mjs', ...options], {
       stdio: 'inherit',
       env: { ...process.env, MUTATION_PART: name },
+      detached: true,
     });
-    failed ||= run.status !== 0;
+    const [status] = await once(stryker, 'exit');
+    failed ||= status !== 0;
   } finally {
     await template?.drop();
   }
+  if (stopped) break;
 }
-process.exit(failed ? 1 : 0);
+process.exit(stopped ? 130 : failed ? 1 : 0);
 
 async function templateDatabase() {
   process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';

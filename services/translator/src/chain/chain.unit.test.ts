@@ -519,3 +519,78 @@ describe('createChain', () => {
     expect(text).not.toContain('pair="xx-yy"');
   });
 });
+
+describe('which answer the chain keeps, and how it says so', () => {
+  const echo: Answer = async ({ text }) => ({ text, truncated: false });
+  const cut =
+    (mark: string): Answer =>
+    async ({ text }) => ({ text: `${mark} ${text.slice(0, 10)}`, truncated: true });
+
+  it('keeps the stronger engine’s answer when every engine cut the text', async () => {
+    const chain = createChain({
+      primary: fake('deepl', cut('first')).engine,
+      local: fake('libretranslate', cut('second')).engine,
+      options,
+    });
+
+    const result = await chain.translate(hello);
+
+    expect(result).toMatchObject({ engine: 'deepl', truncated: true, text: 'first Hello worl' });
+  });
+
+  it('does not flag an unchanged answer two engines agreed on as fallback: an echo is no failure', async () => {
+    const chain = createChain({
+      primary: fake('deepl', echo).engine,
+      local: fake('libretranslate', echo).engine,
+      options,
+    });
+
+    const result = await chain.translate({ text: 'Coca-Cola Zero Sugar', source: 'en', target: 'es' });
+
+    expect(result).toMatchObject({ engine: 'libretranslate', fallback: false });
+  });
+
+  it('flags the answer as fallback while a stronger engine’s breaker is open', async () => {
+    const chain = createChain({
+      primary: fake('deepl', failing()).engine,
+      fallback: fake('mymemory', zeroes).engine,
+      options: { resilience: { ...options.resilience, breakerThreshold: 1, breakerCooldownMs: 10_000 } },
+    });
+    await chain.translate(hello);
+
+    const second = await chain.translate(hello);
+
+    expect(second.attempts[0]).toMatchObject({ outcome: 'breaker-open' });
+    expect(second).toMatchObject({ engine: 'mymemory', fallback: true });
+  });
+
+  it('reports each attempt’s time in whole milliseconds', async () => {
+    const chain = createChain({
+      primary: fake('deepl', failing()).engine,
+      fallback: fake('mymemory', zeroes).engine,
+      options,
+    });
+
+    const result = await chain.translate(hello);
+
+    expect(result.attempts.map(({ ms }) => Number.isInteger(ms))).toEqual([true, true]);
+  });
+
+  it('does not flag the whole answer as fallback when a stronger engine only cut the text or refused the pair', async () => {
+    const chain = createChain({
+      primary: fake('deepl', failing('unsupported')).engine,
+      fallback: fake('mymemory', zeroes, 500).engine,
+      apertium: fake('apertium', zeroes).engine,
+      options,
+    });
+
+    const result = await chain.translate({
+      text: 'Some more words. '.repeat(40),
+      source: 'en',
+      target: 'de',
+    });
+
+    expect(result.attempts.map(({ outcome }) => outcome)).toEqual(['unsupported', 'ok', 'skipped', 'ok']);
+    expect(result).toMatchObject({ engine: 'apertium', truncated: false, fallback: false });
+  });
+});

@@ -101,6 +101,11 @@ describe('mask with glossary terms', () => {
     expect(mask('<b>Acme</b>', terms)).toEqual({ text: '⟦0⟧', spans: ['<b>ACME</b>'] });
   });
 
+  it('drops a term that starts inside a protected span, even with no other term around it', () => {
+    const inside = { scanner: new TermScanner(['shop}, Acme']), targets: ['never'] };
+    expect(mask('At {shop}, Acme sells', inside)).toEqual({ text: 'At ⟦0⟧, Acme sells', spans: ['{shop}'] });
+  });
+
   it('masks only protected spans when no term occurs', () => {
     expect(mask('Gamma at {shop}', terms)).toEqual({ text: 'Gamma at ⟦0⟧', spans: ['{shop}'] });
   });

@@ -384,3 +384,110 @@ describe('fallback results (issue #19)', () => {
     expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(false);
   });
 });
+
+describe('fallback results on pivot routes', () => {
+  it('flags a pivot result as fallback when a stronger engine failed on one hop', async () => {
+    const libre = engine('libretranslate', ['en>es'], true);
+    const apertium = engine('apertium', ['en>es', 'es>pt']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('en', 'pt'));
+
+    expect(result).toMatchObject({ engine: 'apertium', fallback: true });
+    expect(result.route.map(({ source, target }) => `${source}>${target}`)).toEqual(['en>es', 'es>pt']);
+  });
+
+  it('does not flag a pivot result whose hops were answered by the first engine that serves them', async () => {
+    const apertium = engine('apertium', ['en>es', 'es>pt']);
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    await expect(chain.translate(request('en', 'pt'))).resolves.toMatchObject({ fallback: false });
+  });
+
+  it('counts any healthy earlier engine as stronger for a pivot route, whatever pairs it lists', async () => {
+    const deepl = engine('deepl', ['en>de']);
+    const libre = engine('libretranslate', ['fr>es']);
+    const apertium = engine('apertium', ['es>en']);
+    const chain = createChain({
+      primary: deepl.engine,
+      local: libre.engine,
+      apertium: apertium.engine,
+      options,
+    });
+    await chain.directory.refresh(true);
+
+    // The pivot's weakest engine is apertium: DeepL before it is healthy, though it lists no fr -> en.
+    expect(chain.strongerEngineHealthy('libretranslate+apertium', 'fr', 'en')).toBe(true);
+    // For the pair itself, an engine that does not list it could not better the answer.
+    expect(chain.strongerEngineHealthy('apertium', 'fr', 'en')).toBe(false);
+  });
+
+  it('ranks a pivot by its weakest engine: the earlier hop engine counts as stronger', async () => {
+    const deepl = engine('deepl', ['en>es']);
+    const apertium = engine('apertium', ['es>pt']);
+    const chain = createChain({ primary: deepl.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    expect(chain.strongerEngineHealthy('deepl+apertium', 'en', 'pt')).toBe(true);
+    expect(chain.strongerEngineHealthy('deepl', 'en', 'es')).toBe(false);
+  });
+});
+
+describe('stronger engines whose list is unknown', () => {
+  it('counts an earlier engine whose pair list is not known yet as serving the pair', async () => {
+    const deepl = engine('deepl', ['en>de']);
+    const libre = engine('libretranslate', ['en>de']);
+    // Not refreshed: no engine's list is known.
+    const chain = createChain({ primary: deepl.engine, local: libre.engine, options });
+
+    expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(true);
+  });
+
+  it('sees nothing stronger than an engine the chain does not have', async () => {
+    const deepl = engine('deepl', ['en>de']);
+    const libre = engine('libretranslate', ['en>de']);
+    const chain = createChain({ primary: deepl.engine, local: libre.engine, options });
+    await chain.directory.refresh(true);
+
+    expect(chain.strongerEngineHealthy('google', 'en', 'de')).toBe(false);
+  });
+});
+
+describe('attempts and pair lists on a pivot route', () => {
+  it('shows for each hop only the engines that serve it, not the ones whose list lacks it', async () => {
+    const libre = engine('libretranslate', ['fr>es']);
+    const apertium = engine('apertium', ['es>en']);
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const result = await chain.translate(request('fr', 'en'));
+
+    const hops = result.attempts.filter((attempt) => attempt.source !== undefined);
+    expect(hops.map(({ engine: name, source, target }) => `${name}:${source}>${target}`)).toEqual([
+      'libretranslate:fr>es',
+      'apertium:es>en',
+    ]);
+    expect(result.attempts.filter((attempt) => attempt.source === undefined)).toHaveLength(5);
+  });
+
+  it('does not ask an engine for its list again after it answered', async () => {
+    let asked = 0;
+    const apertium: TranslationEngine = {
+      ...engine('apertium', []).engine,
+      languagePairs: async () => {
+        asked += 1;
+        return serving('en>es');
+      },
+    };
+    // Asked again as soon as due: only a refusal could make the list due.
+    const chain = createChain({ apertium, options: { ...options, pairs: { retryMs: 0 } } });
+    await chain.directory.refresh(true);
+
+    await chain.translate(request('en', 'es'));
+    await chain.directory.refresh();
+
+    expect(asked).toBe(1);
+  });
+});

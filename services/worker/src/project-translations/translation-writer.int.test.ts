@@ -206,6 +206,30 @@ describe('TranslationWriter: human translations and truncated results (machine-m
   });
 });
 
+describe('TranslationWriter: fallback results (machine-may-replace.ts)', () => {
+  it('of the same version, ranks a fallback result between a whole one and a truncated one', async () => {
+    await writer.write(row('w-rank', 1));
+    await expect(
+      writer.write(row('w-rank', 1, { requestedAt: 2_000, fallback: true, translatedText: 'weak' })),
+    ).resolves.toBe('ignored');
+
+    await writer.write(row('w-rank-cut', 1, { truncated: true, translatedText: 'cut' }));
+    await expect(
+      writer.write(row('w-rank-cut', 1, { requestedAt: 2_000, fallback: true, translatedText: 'weak' })),
+    ).resolves.toBe('written');
+    await expect(
+      writer.write(
+        row('w-rank-cut', 1, { requestedAt: 3_000, truncated: true, translatedText: 'cut again' }),
+      ),
+    ).resolves.toBe('ignored');
+    await expect(
+      writer.write(row('w-rank-cut', 1, { requestedAt: 4_000, translatedText: 'whole' })),
+    ).resolves.toBe('written');
+
+    expect([await texts('w-rank'), await texts('w-rank-cut')]).toEqual([['Hello v1'], ['whole']]);
+  });
+});
+
 describe('TranslationWriter: deletions', () => {
   const deleted = (entityId: string, version: number) =>
     sql(
@@ -265,6 +289,29 @@ describe('TranslationWriter: batches', () => {
     expect(await texts('w-tie')).toEqual(['second']);
   });
 
+  it('in a batch of one version, keeps the strongest result: a later weaker one does not displace it', async () => {
+    const outcomes = await batch(row('w-strong-0', 1), [
+      row('w-strong', 1, { translatedText: 'whole' }),
+      row('w-strong', 1, { requestedAt: 2_000, truncated: true, translatedText: 'cut' }),
+      row('w-strong', 1, { requestedAt: 3_000, fallback: true, translatedText: 'weak' }),
+      row('w-strong-b', 1, { fallback: true, translatedText: 'weak' }),
+      row('w-strong-b', 1, { requestedAt: 2_000, truncated: true, translatedText: 'cut' }),
+    ]);
+
+    expect(outcomes).toEqual(['written', 'ignored', 'ignored', 'written', 'ignored']);
+    expect([await texts('w-strong'), await texts('w-strong-b')]).toEqual([['whole'], ['weak']]);
+  });
+
+  it('in a batch, lets a newer source version win even when it is weaker than an older one', async () => {
+    const outcomes = await batch(row('w-weak-newer-0', 1), [
+      row('w-weak-newer', 1, { translatedText: 'whole v1' }),
+      row('w-weak-newer', 2, { truncated: true, translatedText: 'cut v2' }),
+    ]);
+
+    expect(outcomes).toEqual(['ignored', 'written']);
+    expect(await texts('w-weak-newer')).toEqual(['cut v2']);
+  });
+
   it('fails only the row the database can never take (RESULT_INVALID) and writes the rest of its batch', async () => {
     const outcomes = await batch(row('w-bad-0', 1), [
       row('w-bad-a', 1),
@@ -288,6 +335,16 @@ describe('TranslationWriter: batches', () => {
       name: 'PermanentError',
       code: 'RESULT_INVALID',
     });
+  });
+
+  it('passes on a database error outside the data-exception class as it is, not as RESULT_INVALID', async () => {
+    // A null text breaks a NOT NULL constraint (SQLSTATE 23502, class 23): not a data exception.
+    const error = await writer
+      .write(row('w-null', 1, { translatedText: null as unknown as string }))
+      .catch((err: unknown) => err);
+
+    expect(error).toMatchObject({ code: '23502' });
+    expect(error).not.toBeInstanceOf(PermanentError);
   });
 
   it('passes on an error that is not about the data as it is, so the message is retried', async () => {
