@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 
 import { bounded, type RedisClient } from '@tp/redis';
-import { LRUCache } from 'lru-cache';
 
 /** The spec's lifetime of a hot cache entry. */
 export const HOT_CACHE_TTL_SECONDS = 24 * 60 * 60;
@@ -64,9 +63,6 @@ export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>
  * it never fails a translation. Truncated results must not be stored (see `store`).
  */
 export class HotCache {
-  /** Entries read from Redis in the last `memoryMs`, by key (see `withMemory`). */
-  private memory: LRUCache<string, string> | undefined;
-
   constructor(
     private readonly redis: RedisClient | undefined,
     private readonly prefix = 'tp:',
@@ -74,26 +70,6 @@ export class HotCache {
     /** A command slower than this is a miss (or a skipped write): a stuck Redis must not hold requests. */
     private readonly timeoutMs = 250,
   ) {}
-
-  /**
-   * Keeps the entries this process read from Redis for `memoryMs` and answers reads of them from
-   * memory: a popular text costs no Redis command per hit. An entry changed in Redis (a stronger
-   * engine's result, a re-translation) is seen here at most `memoryMs` later; a miss is never kept,
-   * so a new translation is seen at once. Bounded by entry count and characters. 0 turns it off.
-   */
-  withMemory(memoryMs: number, maxEntries = MEMORY_MAX_ENTRIES): this {
-    this.memory =
-      memoryMs > 0
-        ? new LRUCache<string, string>({
-            max: maxEntries,
-            ttl: memoryMs,
-            ttlAutopurge: false,
-            maxSize: MEMORY_MAX_CHARS,
-            sizeCalculation: (raw, key) => raw.length + key.length,
-          })
-        : undefined;
-    return this;
-  }
 
   async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
     const raw = await this.readRaw(input);
@@ -105,14 +81,9 @@ export class HotCache {
    * `parseHotCacheEntry`. Undefined when absent, or Redis is down or slow.
    */
   async readRaw(input: CacheKeyInput): Promise<string | undefined> {
-    const key = hotCacheKey(input, this.prefix);
-    const remembered = this.memory?.get(key);
-    if (remembered !== undefined) return remembered;
     if (!this.redis?.isReady) return undefined;
     try {
-      const raw = (await bounded(this.redis.get(key), this.timeoutMs)) ?? undefined;
-      if (raw !== undefined) this.memory?.set(key, raw);
-      return raw;
+      return (await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs)) ?? undefined;
     } catch {
       return undefined;
     }
@@ -131,21 +102,17 @@ export class HotCache {
       cachedAt: entry.cachedAt,
       fallback: entry.fallback ?? false,
     };
-    const key = hotCacheKey(input, this.prefix);
-    // This process's own write replaces what its memory held, written or not.
-    this.memory?.delete(key);
     try {
-      await bounded(this.redis.set(key, JSON.stringify(value), { EX: this.ttlSeconds }), this.timeoutMs);
+      await bounded(
+        this.redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds }),
+        this.timeoutMs,
+      );
       return true;
     } catch {
       return false;
     }
   }
 }
-
-// The memory tier's bounds: entries, and characters of keys and entries together (about 32 MiB).
-const MEMORY_MAX_ENTRIES = 10_000;
-const MEMORY_MAX_CHARS = 16 * 1024 * 1024;
 
 /** A stored entry read back; undefined when it is not one (malformed JSON, fields missing). */
 export function parseHotCacheEntry(raw: string): CachedTranslation | undefined {

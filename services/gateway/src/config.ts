@@ -38,12 +38,6 @@ export const gatewaySettings = z.object({
    * replicas'. Across replicas a client can exceed a limit by what it got through in one interval.
    */
   RATE_LIMIT_SYNC_MS: env.positiveInt(100),
-  /**
-   * How long this process answers a hot-cache entry it read from Redis without reading it again, in
-   * ms (0 = read Redis on every hit). A result replaced in Redis (a stronger engine's, a
-   * re-translation) reaches this replica's answers at most this much later.
-   */
-  TRANSLATE_MEMORY_CACHE_MS: env.nonNegativeInt(1_000),
   /** Prefix of Redis keys (hot cache, rate-limit counters); the translator must use the same one. */
   REDIS_KEY_PREFIX: env.string('tp:'),
   /**

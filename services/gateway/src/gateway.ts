@@ -288,7 +288,7 @@ const topicLimitOf = (kafka: Kafka) => {
 };
 
 const hotCache = (context: ServiceContext, config: GatewayConfig) =>
-  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX).withMemory(config.TRANSLATE_MEMORY_CACHE_MS);
+  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
