@@ -56,6 +56,8 @@ async function call(
 
 const remaining = async () => (await fx.index.list({ limit: 100 })).map((e) => e.errorCode).sort();
 
+/** Three engine failures and two poison messages, interleaved in time (minutes 1 to 5). */
+const fiveMixed = () => [engineFailure(1), poison(2), engineFailure(3), poison(4), engineFailure(5)];
 describe('dead-letter triage by kind', () => {
   it('lists one kind with its count, and every kind present with theirs', async () => {
     await addDeadLetters(fx.index, [engineFailure(1), poison(2), engineFailure(3), poison(4), poison(5)]);
@@ -82,13 +84,7 @@ describe('dead-letter triage by kind', () => {
   });
 
   it('replays only one kind: the dry run counts it, the real run takes exactly that, the poison stays', async () => {
-    await addDeadLetters(fx.index, [
-      engineFailure(1),
-      poison(2),
-      engineFailure(3),
-      poison(4),
-      engineFailure(5),
-    ]);
+    await addDeadLetters(fx.index, fiveMixed());
     const dry = await call('post', `${BASE}/replay`, { ...ENGINE_KIND, dry_run: true });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toEqual({ selected: 3, replayed: 0, gone: 0, refused: [], dry_run: true });
@@ -104,13 +100,7 @@ describe('dead-letter triage by kind', () => {
   });
 
   it('narrows a failure-time range to one kind', async () => {
-    await addDeadLetters(fx.index, [
-      engineFailure(1),
-      poison(2),
-      engineFailure(3),
-      poison(4),
-      engineFailure(5),
-    ]);
+    await addDeadLetters(fx.index, fiveMixed());
     const range = { from: afterT0(2).toISOString(), to: afterT0(5).toISOString() };
     const real = await call('post', `${BASE}/replay`, { ...range, code: 'TRANSLATION_FAILED' });
     expect(real.body.data).toMatchObject({ selected: 1, replayed: 1 });
