@@ -8,8 +8,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 t0=$(now)
 ensure_node_modules
-say "install: $(elapsed "$t0") s"
 ensure_local_services
+# The console's browser tests need chromium: installed here, before jest, when missing. Installed from a
+# test instead, apt-get ran beside the other test files: the console test's 60 s set-up ran out, and another
+# file's gateways timed out connecting to Postgres meanwhile (CI, 2026-11-25).
+bash scripts/chromium.sh install
+say "install (chromium included): $(elapsed "$t0") s"
 t1=$(now)
 tsc -p tsconfig.json
 eslint --max-warnings 0 .
