@@ -1,5 +1,5 @@
 import { AppError, requireJson } from '@tp/runtime';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import express, { type Express, type RequestHandler } from 'express';
 
@@ -86,4 +86,19 @@ function handle(route: AnyRoute): RequestHandler {
     if (res.headersSent || res.destroyed) return;
     res.status(route.response.status).json(envelope ? okEnvelope(result) : result);
   };
+}
+
+/**
+ * Whether a fast lane may take a request for `path`: a POST there without a browser Origin (CORS is
+ * Express's), UTF-8 JSON of a known size within the body limit, not compressed or chunked. Anything
+ * else is left to Express.
+ */
+export function plainJsonPost(req: IncomingMessage, path: string, bodyLimitBytes: number): boolean {
+  const { headers } = req;
+  if (req.method !== 'POST' || req.url !== path || headers.origin !== undefined) return false;
+  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+  const type = headers['content-type']?.replace(/\s/g, '').toLowerCase();
+  if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
+  const length = Number(headers['content-length']);
+  return length > 0 && length <= bodyLimitBytes;
 }

@@ -8,7 +8,7 @@ import proxyaddr from 'proxy-addr';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { rememberedPrincipal } from '../auth/remembered-principal.js';
-import { clientGone } from '../http/mount.js';
+import { clientGone, plainJsonPost } from '../http/mount.js';
 import { expressPath, okEnvelope } from '../http/route.js';
 import { parseRequest } from '../http/validate.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
@@ -82,7 +82,7 @@ export function nliLane(options: NliLaneOptions): FastLane {
     answered.inc();
   };
   return (req, res) => {
-    if (!takes(req, options.bodyLimitBytes)) return false;
+    if (!plainJsonPost(req, MODERATE_NLI_PATH, options.bodyLimitBytes)) return false;
     const principal = rememberedPrincipal(keys, req.headers.authorization);
     if (!principal || principal.limits.requestsPerDay !== null) return false;
     if (limits.authFailures.blocked(() => proxyaddr(req, trusted))) return false;
@@ -101,17 +101,6 @@ export function nliLane(options: NliLaneOptions): FastLane {
     req.once('error', (err) => handOver(req, res, toAppError({ status: 400, message: err.message })));
     return true;
   };
-}
-
-/** Only plain requests: the route, no browser Origin (CORS is Express's), UTF-8 JSON of a known size. */
-function takes(req: IncomingMessage, bodyLimitBytes: number): boolean {
-  const { headers } = req;
-  if (req.method !== 'POST' || req.url !== MODERATE_NLI_PATH || headers.origin !== undefined) return false;
-  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
-  const type = headers['content-type']?.replace(/\s/g, '').toLowerCase();
-  if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
-  const length = Number(headers['content-length']);
-  return length > 0 && length <= bodyLimitBytes;
 }
 
 /**

@@ -7,7 +7,7 @@ import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
 import type { RateLimits } from '../rate-limit/rate-limit.js';
-import { clientGone } from '../http/mount.js';
+import { clientGone, plainJsonPost } from '../http/mount.js';
 import { okEnvelope } from '../http/route.js';
 import {
   cachedTranslation,
@@ -121,19 +121,9 @@ async function translateMiss(
   res.end(json);
 }
 
-/** Only plain requests: the route, no browser Origin (CORS is Express's), UTF-8 JSON of a known size. */
-function takes(req: IncomingMessage, bodyLimitBytes: number): boolean {
-  if (req.method !== 'POST' || req.url !== PATH || req.headers.origin !== undefined) return false;
-  // Keyed requests have a larger text limit, which needs the key looked up: Express takes them.
-  if (req.headers.authorization !== undefined) return false;
-  if (req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
-    return false;
-  }
-  const type = req.headers['content-type']?.replace(/\s/g, '').toLowerCase();
-  if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
-  const length = Number(req.headers['content-length']);
-  return length > 0 && length <= bodyLimitBytes;
-}
+/** Plain JSON posts without a key: keyed requests have a larger text limit, which needs the key looked up. */
+const takes = (req: IncomingMessage, bodyLimitBytes: number): boolean =>
+  req.headers.authorization === undefined && plainJsonPost(req, PATH, bodyLimitBytes);
 
 /**
  * The body as `translateBody` parses it, checked by hand for the usual shape (an object with a
