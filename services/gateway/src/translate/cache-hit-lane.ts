@@ -116,6 +116,8 @@ async function translateMiss(
   { request, id, started }: { request: TranslateCall; id: string; started: number },
 ): Promise<void> {
   const result = await translator.translate(request, id, clientGone(res));
+  // The client went away as the answer came: nothing to send it to.
+  if (res.destroyed) return;
   const json = JSON.stringify(okEnvelope(translatedAnswer(result, secondsSince(started))));
   res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(json) });
   res.end(json);
