@@ -192,6 +192,25 @@ function cpuUse(
   };
 }
 
+/**
+ * The kafkajs baseline's CPU per message, in µs: this process (producer and consumer) and the broker,
+ * over the whole baseline run (its 3-second group settling included, so slightly more than the work).
+ */
+function baselineCpuPerMessage(
+  before: Map<string, CpuOfProcess>,
+  after: Map<string, CpuOfProcess>,
+  bench: NodeJS.CpuUsage,
+): { bench: number; kafka: number; total: number } {
+  let kafkaSeconds = 0;
+  for (const [process, { part, seconds }] of after) {
+    if (part === 'kafka') kafkaSeconds += seconds - (before.get(process)?.seconds ?? 0);
+  }
+  const perMessage = (micros: number) => micros / TRANSLATIONS;
+  const own = perMessage(bench.user + bench.system);
+  const kafkaMicros = perMessage(kafkaSeconds * 1e6);
+  return { bench: own, kafka: kafkaMicros, total: own + kafkaMicros };
+}
+
 // ---- the baseline: plain kafkajs produce -> consume ---------------------------------------------------
 interface BaselineRun {
   readonly perSecond: number;
@@ -424,7 +443,9 @@ try {
   const warmup = await sendCommands(gateway, clientKey, 'warmup', 10); // model loaded, groups joined
   await rowsOf(pool, warmup, warmup.started);
 
+  const [brokerBefore, benchBefore] = [await cpuSeconds(), process.cpuUsage()];
   const baseline = await kafkaBaseline(kafka, TRANSLATIONS);
+  const baselineCpu = baselineCpuPerMessage(brokerBefore, await cpuSeconds(), process.cpuUsage(benchBefore));
 
   await stopService('worker');
   const queued = await sendCommands(gateway, clientKey, 'drain', TRANSLATIONS / FIELDS);
@@ -493,6 +514,14 @@ try {
   console.log(`CPU during the drain, in cores (2 on this machine): ${drainCpu.shares}`);
   console.log(
     `CPU ms per 1,000 field translations drained: ${drainCpu.perThousand} (total ${drainCpu.totalPerThousand.toFixed(0)})`,
+  );
+  // What bounds the ratio when CPU is what runs out (a busy machine, or both cores used): the baseline
+  // spends far less CPU per message than the pipeline per field translation.
+  const drainMicros = drainCpu.totalPerThousand;
+  console.log(
+    `CPU µs per message of the kafkajs baseline: ${baselineCpu.total.toFixed(0)} (this process ${baselineCpu.bench.toFixed(0)}, ` +
+      `kafka ${baselineCpu.kafka.toFixed(0)}); per field translation drained: ${drainMicros.toFixed(0)}; ` +
+      `the drain's share of the baseline when CPU-bound: at most ${((100 * baselineCpu.total) / drainMicros).toFixed(1)}%`,
   );
   console.log(
     `census, ${CENSUS_COMMANDS} commands of ${FIELDS} fields drained by a fresh worker and translator ` +
