@@ -23,3 +23,6 @@ createServer((req, res) => {
     },
   );
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('baseline ready'));
+
+// A normal exit on SIGTERM, so node's --cpu-prof (BENCH_CPU_PROF) writes its profile.
+process.once('SIGTERM', () => process.exit(0));

@@ -7,7 +7,7 @@
 // figures a busy machine does not change. Only 2xx answers count as req/s; `-- --check` exits 1 when a
 // verdict is missed (bench/verdict.ts).
 // Env: BENCH_SECONDS per measurement (default 6), BENCH_ROUNDS (default 3), DATABASE_URL, KAFKA_BROKERS,
-// BENCH_CPU_PROF (a folder where the gateway writes a V8 CPU profile when it stops).
+// BENCH_CPU_PROF (a folder where each server writes a V8 CPU profile when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
@@ -95,21 +95,19 @@ try {
   });
   const [gatewayPort, baselinePort, floorPort] = [await freePort(), await freePort(), await freePort()];
   const key = hotCacheKey(request, prefix);
-  const baselineServer = await start([`${REPO_ROOT}bench/baseline-server.mjs`], {
+  // BENCH_CPU_PROF: every server writes a V8 CPU profile there when it stops (compare them side by side).
+  const profile = process.env.BENCH_CPU_PROF;
+  const profiled = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const baselineServer = await start([...profiled, `${REPO_ROOT}bench/baseline-server.mjs`], {
     PORT: String(baselinePort),
     KEY: key,
   });
-  const floorServer = await start([`${REPO_ROOT}bench/express-floor-server.mjs`], {
+  const floorServer = await start([...profiled, `${REPO_ROOT}bench/express-floor-server.mjs`], {
     PORT: String(floorPort),
     KEY: key,
   });
-  const profile = process.env.BENCH_CPU_PROF;
   const gatewayServer = await start(
-    [
-      '--disable-warning=TimeoutNegativeWarning',
-      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
-      `${REPO_ROOT}services/gateway/dist/main.js`,
-    ],
+    ['--disable-warning=TimeoutNegativeWarning', ...profiled, `${REPO_ROOT}services/gateway/dist/main.js`],
     {
       PORT: String(gatewayPort),
       REDIS_KEY_PREFIX: prefix,
