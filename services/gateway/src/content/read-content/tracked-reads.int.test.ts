@@ -75,6 +75,28 @@ describe('reads of the read cache tracked by Redis', () => {
     expect(await read(`${prefix}missing`)).toBeUndefined();
   });
 
+  it('trusts nothing read before its connection dropped, and what it reads once reconnected', async () => {
+    const name = `tracked-reads-test-${process.pid}-${Date.now()}`;
+    const other = new TrackedReads(writer, silentLogger(), 1000, name);
+    other.start();
+    try {
+      const key = await stored('dropped', 'v1', 60_000);
+      await waitFor('tracking connection ready', () => other.read(key, 'en') !== undefined);
+      const before = await other.read(key, 'en')!;
+      const until = other.trustedUntil(before!);
+      expect(other.trusts(before!.session, until, performance.now())).toBe(true);
+      const connection = (await writer.clientList()).find((client) => client.name === name);
+      await writer.sendCommand(['CLIENT', 'KILL', 'ID', String(connection!.id)]);
+      await waitFor('the drop seen', () => !other.trusts(before!.session, until, performance.now()));
+      await waitFor('reconnected', () => other.read(key, 'en') !== undefined);
+      const after = await other.read(key, 'en')!;
+      expect(other.trusts(after!.session, other.trustedUntil(after!), performance.now())).toBe(true);
+      expect(after!.session).not.toBe(before!.session);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('trusts nothing once stopped, and leaves reads to the usual way', async () => {
     const key = await stored('stopped', 'v1', 60_000);
     const found = await read(key);

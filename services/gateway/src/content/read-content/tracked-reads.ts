@@ -34,6 +34,8 @@ export class TrackedReads {
     private readonly redis: RedisClient,
     private readonly logger: Logger,
     private readonly timeoutMs = 250,
+    /** The connection's name in Redis (CLIENT LIST). */
+    private readonly name = 'gateway-read-tracking',
   ) {}
 
   /** Who hears of invalidated keys (undefined: every key). */
@@ -43,7 +45,7 @@ export class TrackedReads {
 
   /** Opens the tracking connection in the background (the reads go the usual way until it is ready). */
   start(): void {
-    const client = trackingClient(this.redis);
+    const client = trackingClient(this.redis, this.name);
     let down = false;
     // Any break of the connection may have lost invalidations: what was read on it is not trusted again.
     const newSession = () => {
@@ -115,4 +117,5 @@ export class TrackedReads {
 }
 
 /** The gateway's Redis settings on a RESP3 connection of its own that receives invalidations. */
-const trackingClient = (redis: RedisClient) => redis.duplicate({ RESP: 3, emitInvalidate: true });
+const trackingClient = (redis: RedisClient, name: string) =>
+  redis.duplicate({ RESP: 3, emitInvalidate: true, name });
