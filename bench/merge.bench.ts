@@ -14,7 +14,8 @@
 // issue 20. Only 2xx answers count as req/s; `-- --check` exits 1 when a verdict is missed
 // (bench/verdict.ts); `-- --cost-only` measures only the cost per read.
 // Env: BENCH_SECONDS (default 6), BENCH_ROUNDS (3), BENCH_ENTITIES (1000), BENCH_COST_READS (20000),
-// BENCH_HEAP_PROFILE (a file: writes a heap profile of the gateway's reads), DATABASE_URL, REDIS_URL.
+// BENCH_HEAP_PROFILE (a file: writes a heap profile of the gateway's reads), BENCH_CPU_PROF (a folder
+// where each gateway the bench starts writes a V8 CPU profile when it stops), DATABASE_URL, REDIS_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, openSync } from 'node:fs';
@@ -216,8 +217,14 @@ async function startGateway(
   stdout: 'ignore' | number = 'ignore',
 ): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
+  const profile = process.env.BENCH_CPU_PROF;
   const child = start(
-    [...flags, '--disable-warning=TimeoutNegativeWarning', `${REPO_ROOT}services/gateway/dist/main.js`],
+    [
+      ...flags,
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+      '--disable-warning=TimeoutNegativeWarning',
+      `${REPO_ROOT}services/gateway/dist/main.js`,
+    ],
     {
       PORT: String(port),
       DATABASE_URL,

@@ -19,6 +19,7 @@ import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
 import { ContentReadCache } from './content/read-content/content-read-cache.js';
 import { readCacheLane } from './content/read-content/read-cache-lane.js';
+import { TrackedReads } from './content/read-content/tracked-reads.js';
 import { requestMetricsRoute } from './console/request-metrics.routes.js';
 import { serveConsole } from './console/serve-console.js';
 import { mountRoutes } from './http/mount.js';
@@ -55,6 +56,7 @@ export const GATEWAY_VERSION = '0.1.0';
  */
 export function startGateway(config: GatewayConfig) {
   let limits: RateLimits | undefined;
+  let tracking: TrackedReads | undefined;
   const metricsAllowed = metricsAccess(config.METRICS_ALLOW);
   return startService({
     name: 'gateway',
@@ -69,9 +71,18 @@ export function startGateway(config: GatewayConfig) {
       return { guard: limits.guard, metricsAllowed, terseReadiness: true };
     },
     errorShapes: [openAiErrorShape],
-    routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
-    // Sends the rate-limit counts still held in memory before Redis is closed.
-    background: () => [{ start: async () => undefined, stop: async () => limits?.stop() }],
+    routes: (app, context) => {
+      // The read-cache lane's reads, tracked by Redis (with the lane and the read cache on).
+      const { redis } = context.deps;
+      if (redis && config.CONTENT_READ_CACHE_TTL_S > 0 && config.CORS_ORIGINS.length === 0)
+        tracking = new TrackedReads(redis, context.logger);
+      return addGatewayRoutes(app, context, config, required(limits, 'rate limits'), tracking);
+    },
+    background: () => [
+      // Sends the rate-limit counts still held in memory before Redis is closed.
+      { start: async () => undefined, stop: async () => limits?.stop() },
+      { start: async () => tracking?.start(), stop: async () => tracking?.stop() },
+    ],
   });
 }
 
@@ -216,6 +227,7 @@ function addGatewayRoutes(
   context: ServiceContext,
   config: GatewayConfig,
   limits: RateLimits,
+  tracking: TrackedReads | undefined,
 ): FastLane {
   // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
@@ -253,6 +265,7 @@ function addGatewayRoutes(
     limits,
     tracker: appTracker(app),
     metrics: context.metrics,
+    tracking,
   });
   const moderateLane = nliLane({
     app,

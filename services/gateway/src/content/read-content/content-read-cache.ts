@@ -41,6 +41,11 @@ export class ContentReadCache {
     }
   }
 
+  /** The Redis key of an entity's cached views (one hash field per language asked). */
+  keyOf(type: string, id: string): string {
+    return contentReadCacheKey(this.prefix, type, id);
+  }
+
   /**
    * The cached view of one entity as stored (JSON of a CachedContent; parseCachedContent reads it),
    * as bytes that share the socket's buffer (copy them to keep them), or undefined: a miss, or Redis

@@ -212,4 +212,30 @@ describe('the read-cache lane in front of Express', () => {
     const res = await get(path, key, { 'x-language': 'en' });
     expect(JSON.parse(res.body)).toMatchObject({ data: { fields: { name: 'Huawei (edited)' } } });
   });
+
+  it.each([
+    ['deleted', (cacheKey: string) => redis.del(cacheKey)],
+    [
+      'expired',
+      async (cacheKey: string) => {
+        await redis.pExpire(cacheKey, 200);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      },
+    ],
+  ])('hands a read it answered from memory to Express once the cached view is %s', async (_label, change) => {
+    const { key } = await newKey();
+    const path = '/api/v1/content/product/p-1';
+    await get(path, key, { 'x-language': 'en' });
+    const before = await laneAnswered();
+    // Answered by the lane twice: read from Redis, then from what tracking says is unchanged.
+    for (let i = 0; i < 2; i += 1) expect((await get(path, key, { 'x-language': 'en' })).status).toBe(200);
+    expect(await laneAnswered()).toBe(before + 2);
+    await change(contentReadCacheKey(gateway.config.REDIS_KEY_PREFIX, 'product', 'p-1'));
+    const handedOver = await laneHandedOver();
+    const res = await get(path, key, { 'x-language': 'en' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ data: { fields: { title: 'Phone' } } });
+    expect(await laneHandedOver()).toBe(handedOver + 1);
+    expect(await laneAnswered()).toBe(before + 2);
+  });
 });

@@ -20,6 +20,7 @@ import { LANGUAGE_TAG, MAX_LANGUAGE_TAG_CHARS } from '../language.js';
 import { parseCachedContent, type ContentReadCache } from './content-read-cache.js';
 import { languageChain } from './language-chain.js';
 import { SOURCE } from './read-content.js';
+import type { TrackedReads } from './tracked-reads.js';
 import { contentLanguage, READ_ENTITY_PATH, READ_VENDOR_PATH, viewBody } from './read-content.routes.js';
 
 export interface ReadCacheLaneOptions {
@@ -29,6 +30,8 @@ export interface ReadCacheLaneOptions {
   readonly limits: RateLimits;
   readonly tracker: RequestTracker;
   readonly metrics: Registry;
+  /** Reads Redis tells this process about when they change: answered again without reading Redis. */
+  readonly tracking?: TrackedReads;
 }
 
 /** What became of the requests the lane took: answered by it, or handed to Express after the cache read. */
@@ -54,21 +57,29 @@ const laneCounter = perRegistry(
  * handed over tracked, and a key over its rate limit with the 429 (counted once either way).
  */
 export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
-  const { app, cache, keys, limits, tracker } = options;
+  const { app, cache, keys, limits, tracker, tracking } = options;
   const counter = laneCounter(options.metrics);
   const [answered, handedOver] = [counter.labels('answered'), counter.labels('handed_over')];
   // Express compiles its "trust proxy" setting into this function; the lane finds the client address
   // the way req.ip does.
   const trusted = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
   const answers = new ReadyAnswers();
+  tracking?.listen((key) => {
+    answers.distrust(key);
+  });
   const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError) => {
     handedOver.inc();
     if (error) req.laneError = error;
     app(req, res);
   };
-  const serve = async (req: IncomingMessage, res: ServerResponse, read: LaneRead, principal: Principal) => {
-    const raw = await cache.readRaw(read.type, read.id, read.language.asked);
-    const ready = raw === undefined ? undefined : answers.get(read, raw);
+  /** Answers from `ready` (undefined: not a view), or hands over as the route would decide. */
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    read: LaneRead,
+    principal: Principal,
+    ready: ReadyAnswer | undefined,
+  ) => {
     if (!ready || (principal.modules !== undefined && !principal.modules.includes(ready.module))) {
       return handOver(req, res);
     }
@@ -82,6 +93,9 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     res.end(ready.answer);
     answered.inc();
   };
+  const failed = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
+    if (!res.headersSent) handOver(req, res, toAppError(err));
+  };
   return (req, res) => {
     const read = laneRead(req);
     if (!read) return false;
@@ -89,11 +103,42 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     if (!principal || principal.limits.requestsPerDay !== null) return false;
     if (limits.authFailures.blocked(() => proxyaddr(req, trusted))) return false;
     trackRequest(tracker, req, res, read.route.label);
-    serve(req, res, read, principal).catch((err: unknown) => {
-      if (!res.headersSent) handOver(req, res, toAppError(err));
-    });
+    const key = cache.keyOf(read.type, read.id);
+    // A text Redis has not invalidated since it was read here: answered without reading Redis.
+    const kept = tracking && answers.trusted(key, read.language.asked, tracking);
+    if (kept) {
+      try {
+        answer(req, res, read, principal, kept.ready);
+      } catch (err) {
+        failed(req, res, err);
+      }
+      return true;
+    }
+    readReady(cache, tracking, answers, key, read)
+      .then((ready) => answer(req, res, read, principal, ready))
+      .catch((err: unknown) => failed(req, res, err));
     return true;
   };
+}
+
+/**
+ * The ready answer of `read` after reading Redis (on the tracking connection when it is ready), or
+ * undefined: a miss, or Redis down or slow.
+ */
+async function readReady(
+  cache: ContentReadCache,
+  tracking: TrackedReads | undefined,
+  answers: ReadyAnswers,
+  key: string,
+  read: LaneRead,
+): Promise<ReadyAnswer | undefined> {
+  const tracked = tracking?.read(key, read.language.asked);
+  if (tracking && tracked) {
+    const found = await tracked;
+    return found && answers.get(key, read, found.raw, found.session, tracking.trustedUntil(found));
+  }
+  const raw = await cache.readRaw(read.type, read.id, read.language.asked);
+  return raw && answers.get(key, read, raw, -1, 0);
 }
 
 /** The language asked: the chain of codes to look for, and the read cache's field for it. */
@@ -174,28 +219,61 @@ interface ReadyAnswer {
   readonly answer: Buffer;
 }
 
-/** The cached text an answer was made from (a copy), and the answer (undefined: not a view). */
+/**
+ * The cached text an answer was made from (a copy), the answer (undefined: not a view), and until
+ * when it may be answered without reading Redis (`trustedUntil`, performance.now() ms, for reads on
+ * the tracking connection `session`; 0: read Redis and compare).
+ */
 interface Kept {
   readonly raw: Buffer;
   readonly ready: ReadyAnswer | undefined;
+  session: number;
+  trustedUntil: number;
 }
 
-/** Most bytes (cached texts and answers) kept ready; the oldest go first. */
+/** Most bytes (cached texts and answers) kept ready; the oldest entities go first. */
 const MAX_READY_BYTES = 16 * 2 ** 20;
 
+const sizeOf = (asked: string, { raw, ready }: Kept) =>
+  asked.length + raw.length + (ready?.answer.length ?? 0);
+
 /**
- * Answers made from cached views, by entity and language asked, each with the cached text it was
- * made from: it is used only while Redis holds that very text (compared byte for byte), so nothing
- * here can be stale. Made with the route's own steps: the envelope, `viewBody` and `contentLanguage`.
+ * Answers made from cached views, by the entity's read-cache key and the language asked, each with
+ * the cached text it was made from: it is used only while Redis holds that very text (compared byte
+ * for byte after a read, or known unchanged by tracking, see TrackedReads), so nothing here can be
+ * stale. Made with the route's own steps: the envelope, `viewBody` and `contentLanguage`.
  */
 class ReadyAnswers {
-  readonly #kept = new Map<string, Kept>();
+  readonly #kept = new Map<string, Map<string, Kept>>();
   #bytes = 0;
 
-  get(read: LaneRead, raw: Buffer): ReadyAnswer | undefined {
-    const key = `${read.language.asked}|${read.type}|${read.id}`;
-    const kept = this.#kept.get(key);
-    if (kept?.raw.equals(raw)) return kept.ready;
+  /** The kept answer of `key` in `asked` that tracking says is still what Redis holds, if any. */
+  trusted(key: string, asked: string, tracking: TrackedReads): Kept | undefined {
+    const kept = this.#kept.get(key)?.get(asked);
+    return kept && tracking.trusts(kept.session, kept.trustedUntil, performance.now()) ? kept : undefined;
+  }
+
+  /** Redis changed `key` (undefined: every key): its answers are compared with Redis again. */
+  distrust(key: string | undefined): void {
+    const entity = key === undefined ? undefined : this.#kept.get(key);
+    for (const kept of entity?.values() ?? []) kept.trustedUntil = 0;
+  }
+
+  /** The answer of the text `raw` just read (made when it differs from the kept one). */
+  get(
+    key: string,
+    read: LaneRead,
+    raw: Buffer,
+    session: number,
+    trustedUntil: number,
+  ): ReadyAnswer | undefined {
+    const asked = read.language.asked;
+    const kept = this.#kept.get(key)?.get(asked);
+    if (kept?.raw.equals(raw)) {
+      kept.session = session;
+      kept.trustedUntil = trustedUntil;
+      return kept.ready;
+    }
     const entry = parseCachedContent(raw.toString('utf8'));
     const ready = entry && {
       module: entry.view.module,
@@ -203,21 +281,23 @@ class ReadyAnswers {
       answer: Buffer.from(JSON.stringify(okEnvelope(viewBody(entry.view, false)))),
     };
     // A copy: `raw` shares the buffer the socket read.
-    this.#keep(key, { raw: Buffer.from(raw), ready });
+    this.#keep(key, asked, { raw: Buffer.from(raw), ready, session, trustedUntil });
     return ready;
   }
 
-  #keep(key: string, kept: Kept): void {
-    const size = (k: string, { raw, ready }: Kept) => k.length + raw.length + (ready?.answer.length ?? 0);
-    const previous = this.#kept.get(key);
-    if (previous) this.#bytes -= size(key, previous);
-    this.#bytes += size(key, kept);
+  #keep(key: string, asked: string, kept: Kept): void {
+    const entity = this.#kept.get(key) ?? new Map<string, Kept>();
+    const previous = entity.get(asked);
+    if (previous) this.#bytes -= sizeOf(asked, previous);
+    this.#bytes += sizeOf(asked, kept);
+    entity.set(asked, kept);
+    // The entity moves to the newest end.
     this.#kept.delete(key);
-    this.#kept.set(key, kept);
-    for (const [oldest, entry] of this.#kept) {
+    this.#kept.set(key, entity);
+    for (const [oldest, answers] of this.#kept) {
       if (this.#bytes <= MAX_READY_BYTES) break;
       this.#kept.delete(oldest);
-      this.#bytes -= size(oldest, entry);
+      for (const [language, dropped] of answers) this.#bytes -= sizeOf(language, dropped);
     }
   }
 }
