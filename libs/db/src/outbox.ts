@@ -3,6 +3,7 @@ import type { IntegrationEvent } from '@tp/contracts';
 import { withSpan, withSpanSync } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
+import { executeBound } from './bound.js';
 import { OutboxMessage } from './entities/index.js';
 import type { Orm } from './orm.js';
 
@@ -79,15 +80,24 @@ export function encodeOutboxRow(codec: EventCodec, { topic, key, event }: Outbox
   return { values: [event.eventId, event.eventType, topic, key, value, JSON.stringify(headers)] };
 }
 
-/** Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one). */
+/** Rows per INSERT: six bound parameters each, within the protocol's limit (MAX_BOUND_PARAMETERS). */
+const OUTBOX_ROWS_PER_STATEMENT = 5_000;
+
+/**
+ * Inserts encoded rows with one statement per 5,000 (on `em`'s transaction, or on its own without
+ * one), their values bound: the payload travels as binary bytea, not as a hex literal in the text.
+ */
 export async function insertOutboxRows(em: Orm['em'], rows: readonly EncodedOutboxRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await em.execute(
-    'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
-      rows.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
-    rows.flatMap((row) => row.values),
-    'run',
-  );
+  for (let start = 0; start < rows.length; start += OUTBOX_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + OUTBOX_ROWS_PER_STATEMENT);
+    await executeBound(
+      em,
+      'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
+        chunk.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
+      chunk.flatMap((row) => row.values),
+      'run',
+    );
+  }
 }
 
 export interface OutboxBacklog {

@@ -1,5 +1,5 @@
 import type { ContentChangedData } from '@tp/contracts';
-import type { Orm } from '@tp/db';
+import { executeBound, type Orm } from '@tp/db';
 
 import { lockEntityTranslations } from '../shared/entity-lock.js';
 
@@ -81,7 +81,8 @@ export async function writeSourcesOf(em: Em, changes: readonly ChangeWrites[]): 
     }
   }
   if (params.length === 0) return;
-  await em.execute(
+  await executeBound(
+    em,
     'insert into source_contents as s (module, entity_type, entity_id, field, source_lang, text, source_hash, ' +
       'source_version, updated_at) values ' +
       Array.from({ length: params.length / 8 }, () => '(?, ?, ?, ?, ?, ?, ?, ?, now())').join(', ') +
@@ -182,7 +183,8 @@ export async function markHumanTranslationsStaleOf(em: Em, changes: readonly Cha
     for (const w of writes) params.push(change.entityType, change.entityId, w.field, w.sourceHash);
   }
   if (params.length === 0) return;
-  await em.execute(
+  await executeBound(
+    em,
     'update content_translations t set stale = true from (values ' +
       Array.from({ length: params.length / 4 }, () => '(?, ?, ?, ?)').join(', ') +
       ') as c(entity_type, entity_id, field, source_hash) where t.entity_type = c.entity_type and ' +

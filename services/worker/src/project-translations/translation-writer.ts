@@ -1,5 +1,5 @@
 import { DriverException } from '@mikro-orm/core';
-import type { Orm } from '@tp/db';
+import { executeBound, type Orm } from '@tp/db';
 import { PermanentError } from '@tp/pipeline';
 
 import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
@@ -14,7 +14,7 @@ const COLUMNS =
   '(entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, ' +
   'requested_at, engine, truncated, fallback, last_event_id, created_at, updated_at)';
 const INSERT = `insert into content_translations as t ${COLUMNS} select * from (values `;
-// Typed: the values feed a select, where untyped parameters would be text.
+// Typed: the values feed a select, where untyped parameters are text. Bound, not inlined (executeBound).
 const VALUES =
   '(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::boolean, ?::boolean, ?::uuid, now(), now())';
 // The tombstone guard: a result of a version the entity was deleted at, or older, writes nothing.
@@ -119,7 +119,7 @@ export class TranslationWriter {
     // Under the entities' shared locks, so a deletion is either before the statement or after it.
     const written = await this.orm.em.fork().transactional(async (em) => {
       await shareEntityLocks(em, [...winners.values()]);
-      return em.execute<KeyColumns[]>(sql, params, 'all');
+      return executeBound<KeyColumns>(em, sql, params, 'all');
     });
     const writtenKeys = new Set(
       written.map((w) => `${w.entity_type}\u0000${w.entity_id}\u0000${w.field}\u0000${w.target_lang}`),
