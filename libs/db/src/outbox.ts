@@ -80,24 +80,26 @@ export function encodeOutboxRow(codec: EventCodec, { topic, key, event }: Outbox
   return { values: [event.eventId, event.eventType, topic, key, value, JSON.stringify(headers)] };
 }
 
-/** Rows per INSERT: six bound parameters each, within the protocol's limit (MAX_BOUND_PARAMETERS). */
-const OUTBOX_ROWS_PER_STATEMENT = 5_000;
+/**
+ * The outbox columns as one array each (six parameters whatever the number of rows), unnested in
+ * order, so that ids follow the rows' order: the statement's text is the same for every batch, where
+ * a VALUES list of six expressions per row cost Postgres about 100 µs of CPU per row to parse and plan.
+ */
+const INSERT_OUTBOX_ROWS =
+  'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) ' +
+  'select r.event_id, r.event_type, r.topic, r.message_key, r.payload, r.headers, now(), 0 ' +
+  'from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::jsonb[]) with ordinality ' +
+  'as r (event_id, event_type, topic, message_key, payload, headers, n) order by r.n';
 
 /**
- * Inserts encoded rows with one statement per 5,000 (on `em`'s transaction, or on its own without
- * one), their values bound: the payload travels as binary bytea, not as a hex literal in the text.
+ * Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one), its
+ * values bound (executeBound) as one array per column.
  */
 export async function insertOutboxRows(em: Orm['em'], rows: readonly EncodedOutboxRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += OUTBOX_ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(start, start + OUTBOX_ROWS_PER_STATEMENT);
-    await executeBound(
-      em,
-      'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
-        chunk.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
-      chunk.flatMap((row) => row.values),
-      'run',
-    );
-  }
+  if (rows.length === 0) return;
+  const columns: unknown[][] = Array.from({ length: 6 }, () => []);
+  for (const row of rows) row.values.forEach((value, column) => columns[column]?.push(value));
+  await executeBound(em, INSERT_OUTBOX_ROWS, columns, 'run');
 }
 
 export interface OutboxBacklog {
