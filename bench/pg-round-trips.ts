@@ -13,6 +13,8 @@ const STARTUP_CODE = 196608;
  */
 export class FrontendMessageCounter {
   roundTrips = 0;
+  /** Every byte the client sent (statement texts, parameters, protocol framing). */
+  bytes = 0;
   /** Until the StartupMessage, messages have no type byte. */
   private started = false;
   /** Bytes of the current message's header read so far (type byte and length, or length and code). */
@@ -21,6 +23,7 @@ export class FrontendMessageCounter {
   private skip = 0;
 
   push(chunk: Buffer): void {
+    this.bytes += chunk.length;
     let at = 0;
     while (at < chunk.length) {
       if (this.skip > 0) {
@@ -53,10 +56,12 @@ export class FrontendMessageCounter {
   }
 }
 
-/** A counting proxy to `target` (host:port); `roundTrips()` sums every connection made through it. */
+/** A counting proxy to `target` (host:port); its counts sum every connection made through it. */
 export interface CountingProxy {
   readonly port: number;
   roundTrips(): number;
+  /** Bytes the clients sent to Postgres. */
+  bytesSent(): number;
   close(): Promise<void>;
 }
 
@@ -84,6 +89,7 @@ export async function countingProxy(targetHost: string, targetPort: number): Pro
   return {
     port: typeof address === 'object' && address ? address.port : 0,
     roundTrips: () => counters.reduce((sum, c) => sum + c.roundTrips, 0),
+    bytesSent: () => counters.reduce((sum, c) => sum + c.bytes, 0),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

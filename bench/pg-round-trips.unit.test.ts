@@ -45,6 +45,12 @@ describe('FrontendMessageCounter', () => {
     }
   });
 
+  it('counts every byte the client sent, in whatever chunks', () => {
+    const counter = new FrontendMessageCounter();
+    for (let at = 0; at < wire.length; at += 100) counter.push(wire.subarray(at, at + 100));
+    expect(counter.bytes).toBe(wire.length);
+  });
+
   it('does not count a query text that merely contains the letter Q', () => {
     const counter = new FrontendMessageCounter();
     counter.push(Buffer.concat([startup(), typed('Q', "select 'QQQ SSS'\0")]));

@@ -21,7 +21,7 @@
 // sustained rate in the same run (issue 20; issue 5 asked for 2,000/s, which a slower machine could
 // miss with the same code); p99 at most 1 s at 500/s, from a phase that was in fact offered 500/s
 // (issue 23). Also printed: CPU ms per 1,000 field translations of each part during the drain, and a
-// census of a smaller drain: Postgres round trips and Kafka requests per command.
+// census of a smaller drain: Postgres round trips (and the worker's bytes sent) and Kafka requests per command.
 // `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_TRANSLATIONS (20000), BENCH_FIELDS (20 per command), BENCH_RATE (500/s),
 //      BENCH_LATENCY_SECONDS (15), BENCH_CENSUS_COMMANDS (200), BENCH_CPU_PROF (a folder for the
@@ -486,6 +486,7 @@ try {
   const census = {
     worker: proxies.worker.roundTrips() / CENSUS_COMMANDS,
     translator: proxies.translator.roundTrips() / CENSUS_COMMANDS,
+    workerKb: proxies.worker.bytesSent() / 1024 / CENSUS_COMMANDS,
     kafkaWorker: perCommand(await kafkaRequests(ports.worker), CENSUS_COMMANDS),
     kafkaTranslator: perCommand(await kafkaRequests(ports.translator), CENSUS_COMMANDS),
   };
@@ -525,7 +526,8 @@ try {
   );
   console.log(
     `census, ${CENSUS_COMMANDS} commands of ${FIELDS} fields drained by a fresh worker and translator ` +
-      `(their start-up included), per command: Postgres round trips worker ${census.worker.toFixed(2)}, ` +
+      `(their start-up included), per command: Postgres round trips worker ${census.worker.toFixed(2)} ` +
+      `(${census.workerKb.toFixed(1)} KB sent), ` +
       `translator ${census.translator.toFixed(2)}; Kafka requests worker ${census.kafkaWorker}, ` +
       `translator ${census.kafkaTranslator}`,
   );

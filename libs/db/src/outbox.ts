@@ -3,6 +3,7 @@ import type { IntegrationEvent } from '@tp/contracts';
 import { withSpan, withSpanSync } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
+import { executeBound } from './bound.js';
 import { OutboxMessage } from './entities/index.js';
 import type { Orm } from './orm.js';
 
@@ -79,15 +80,26 @@ export function encodeOutboxRow(codec: EventCodec, { topic, key, event }: Outbox
   return { values: [event.eventId, event.eventType, topic, key, value, JSON.stringify(headers)] };
 }
 
-/** Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one). */
+/**
+ * The outbox columns as one array each (six parameters whatever the number of rows), unnested in
+ * order, so that ids follow the rows' order: the statement's text is the same for every batch, where
+ * a VALUES list of six expressions per row cost Postgres about 100 µs of CPU per row to parse and plan.
+ */
+const INSERT_OUTBOX_ROWS =
+  'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) ' +
+  'select r.event_id, r.event_type, r.topic, r.message_key, r.payload, r.headers, now(), 0 ' +
+  'from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::jsonb[]) with ordinality ' +
+  'as r (event_id, event_type, topic, message_key, payload, headers, n) order by r.n';
+
+/**
+ * Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one), its
+ * values bound (executeBound) as one array per column.
+ */
 export async function insertOutboxRows(em: Orm['em'], rows: readonly EncodedOutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await em.execute(
-    'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) values ' +
-      rows.map(() => '(?, ?, ?, ?, ?, ?, now(), 0)').join(', '),
-    rows.flatMap((row) => row.values),
-    'run',
-  );
+  const columns: unknown[][] = Array.from({ length: 6 }, () => []);
+  for (const row of rows) row.values.forEach((value, column) => columns[column]?.push(value));
+  await executeBound(em, INSERT_OUTBOX_ROWS, columns, 'run');
 }
 
 export interface OutboxBacklog {

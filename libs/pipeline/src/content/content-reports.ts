@@ -1,5 +1,5 @@
 import { HEADERS } from '@tp/contracts';
-import type { ContentReportKind, Orm } from '@tp/db';
+import { executeBound, type ContentReportKind, type Orm } from '@tp/db';
 
 type Em = Orm['em'];
 
@@ -70,7 +70,8 @@ export async function markContentReportsPlanned(
       requests: requests.length,
     }));
   if (rows.length === 0) return;
-  await em.execute(
+  await executeBound(
+    em,
     // The rows travel as JSON: the driver would spread an array parameter.
     'update content_reports r set planned_at = now(), ' +
       'planned_fields = array(select jsonb_array_elements_text(p.fields)), ' +

@@ -16,11 +16,29 @@ const completed = {
   fallback: false,
 };
 
+/**
+ * An Orm whose forks send their statements to `run`: insertOutboxRows binds its values
+ * (executeBound), which runs a compiled query on the fork's Kysely client.
+ */
+const ormRunning = (run: (sql: string, params: readonly unknown[]) => Promise<void>) =>
+  ({
+    em: {
+      fork: () => ({
+        config: { getLogger: () => ({ isEnabled: () => false }) },
+        getDriver: () => ({ convertException: (err: Error) => err }),
+        getKysely: () => ({
+          executeQuery: async ({ sql, parameters }: { sql: string; parameters: readonly unknown[] }) => {
+            await run(sql, parameters);
+            return { rows: [] };
+          },
+        }),
+      }),
+    },
+  }) as unknown as Orm;
+
 describe('CompletedTranslationsOutbox', () => {
   it('logs and counts a failed outbox write instead of throwing it at the request', async () => {
-    const orm = {
-      em: { fork: () => ({ execute: () => Promise.reject(new Error('connection refused')) }) },
-    } as unknown as Orm;
+    const orm = ormRunning(() => Promise.reject(new Error('connection refused')));
     const error = jest.fn();
     const metrics = new Registry();
     const outbox = new CompletedTranslationsOutbox({
@@ -41,9 +59,7 @@ describe('CompletedTranslationsOutbox', () => {
 
   it('drain() waits for writes still in flight', async () => {
     let finish: () => void = () => undefined;
-    const orm = {
-      em: { fork: () => ({ execute: () => new Promise<void>((resolve) => (finish = resolve)) }) },
-    } as unknown as Orm;
+    const orm = ormRunning(() => new Promise<void>((resolve) => (finish = resolve)));
     const outbox = new CompletedTranslationsOutbox({
       orm,
       codec: new EventCodec(),
@@ -61,20 +77,14 @@ describe('CompletedTranslationsOutbox', () => {
   });
 
   it('writes the rows recorded while a write runs with one next statement (group commit)', async () => {
-    const statements: { sql: string; params: unknown[] }[] = [];
+    const statements: { sql: string; params: readonly unknown[] }[] = [];
     let finishFirst: () => void = () => undefined;
-    const orm = {
-      em: {
-        fork: () => ({
-          execute: (sql: string, params: unknown[]) => {
-            statements.push({ sql, params });
-            return statements.length === 1
-              ? new Promise<void>((resolve) => (finishFirst = resolve))
-              : Promise.resolve();
-          },
-        }),
-      },
-    } as unknown as Orm;
+    const orm = ormRunning((sql, params) => {
+      statements.push({ sql, params });
+      return statements.length === 1
+        ? new Promise<void>((resolve) => (finishFirst = resolve))
+        : Promise.resolve();
+    });
     const outbox = new CompletedTranslationsOutbox({
       orm,
       codec: new EventCodec(),
@@ -93,7 +103,7 @@ describe('CompletedTranslationsOutbox', () => {
     await outbox.drain();
 
     expect(statements).toHaveLength(2);
-    // 6 values per row: the first statement carries one row, the second the three recorded meanwhile.
-    expect(statements.map(({ params }) => params.length / 6)).toEqual([1, 3]);
+    // One array per column: the first statement carries one row, the second the three recorded meanwhile.
+    expect(statements.map(({ params }) => (params[0] as unknown[]).length)).toEqual([1, 3]);
   });
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { OutboxMessage, type Orm } from '@tp/db';
+import { executeBound, OutboxMessage, type Orm } from '@tp/db';
 import {
   isRecordRefusal,
   MessageTooLargeError,
@@ -112,13 +112,15 @@ export class OutboxRelay {
    */
   async relayOnce(): Promise<number> {
     const outcome = await this.orm.em.fork().transactional(async (tx) => {
-      const [lock] = await tx.execute<{ held: boolean }[]>(
+      const [lock] = await executeBound<{ held: boolean }>(
+        tx,
         'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as held',
         [RELAY_LOCK],
+        'all',
       );
       if (!lock?.held) return undefined;
       // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
-      const rows = await tx.execute<OutboxRow[]>(UNPUBLISHED_BATCH, [this.options.batchSize]);
+      const rows = await executeBound<OutboxRow>(tx, UNPUBLISHED_BATCH, [this.options.batchSize], 'all');
       if (rows.length === 0) return undefined;
       // One span per batch, linked to the trace of each row (their `send` spans are the rows' children).
       const links = rows.flatMap((row) => linkTo(contextFromHeaders(rowTraceHeaders(row))));
@@ -250,8 +252,8 @@ export class OutboxRelay {
     if (published.length > 0) {
       // Deleted, not marked: Kafka keeps the events, and a marked row would be written twice (marked,
       // then purged) and stay a dead entry in the unpublished index until vacuum.
-      // The ids as one array literal (they are digits): the driver would spread an array parameter.
-      await tx.execute('delete from outbox where id = any(?::bigint[])', [`{${published.join(',')}}`]);
+      // The ids bound as one Postgres array (executeBound does not spread arrays).
+      await executeBound(tx, 'delete from outbox where id = any(?::bigint[])', [published], 'run');
     }
     for (const { row, failure } of poison) {
       await this.options.deadLetters.addWithin(tx, rowDeadLetter(row, failure));

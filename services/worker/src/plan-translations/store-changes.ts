@@ -1,5 +1,5 @@
 import type { ContentChanged, ContentChangedData } from '@tp/contracts';
-import { insertIntoOutbox } from '@tp/db';
+import { executeBound, insertIntoOutbox } from '@tp/db';
 import { markContentReportsPlanned, translationRequestedEntry } from '@tp/pipeline';
 import type { EventCodec } from '@tp/schemas';
 
@@ -38,22 +38,22 @@ async function lockEntities(
   em: Em,
   entities: readonly EntityAddress[],
 ): Promise<Map<string, StoredFieldState[]>> {
-  const rows = await em.execute<
-    {
-      entity_type: string;
-      entity_id: string;
-      module: string;
-      field: string;
-      source_lang: string;
-      source_hash: string;
-      source_version: string;
-    }[]
-  >(
+  const rows = await executeBound<{
+    entity_type: string;
+    entity_id: string;
+    module: string;
+    field: string;
+    source_lang: string;
+    source_hash: string;
+    source_version: string;
+  }>(
+    em,
     'select s.entity_type, s.entity_id, s.module, s.field, s.source_lang, s.source_hash, s.source_version ' +
       'from source_contents s where (s.entity_type, s.entity_id) in ' +
       '(select e.t, e.i from jsonb_to_recordset(?::jsonb) as e(t text, i text)) ' +
       'order by s.entity_type, s.entity_id, s.field for update of s',
     [entitiesJson(entities)],
+    'all',
   );
   const stored = new Map<string, StoredFieldState[]>();
   for (const r of rows) {
@@ -76,19 +76,23 @@ async function lockTypeOwners(em: Em, types: readonly string[]): Promise<Map<str
   const owners = new Map<string, string | undefined>();
   if (types.length === 0) return owners;
   const ownersOf = async (list: readonly string[]) => {
-    const rows = await em.execute<{ entity_type: string; module: string | null }[]>(
+    const rows = await executeBound<{ entity_type: string; module: string | null }>(
+      em,
       'select t.entity_type, (select s.module from source_contents s where s.entity_type = t.entity_type limit 1) ' +
         'as module from jsonb_array_elements_text(?::jsonb) as t(entity_type)',
       [JSON.stringify(list)],
+      'all',
     );
     for (const r of rows) owners.set(r.entity_type, r.module ?? undefined);
   };
   await ownersOf(types);
   const unowned = types.filter((t) => owners.get(t) === undefined).sort();
   if (unowned.length === 0) return owners;
-  await em.execute(
+  await executeBound(
+    em,
     'select pg_advisory_xact_lock(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) as k',
     [JSON.stringify(unowned.map((t) => `source_contents.entity_type:${t}`))],
+    'all',
   );
   await ownersOf(unowned);
   return owners;
@@ -96,10 +100,12 @@ async function lockTypeOwners(em: Em, types: readonly string[]): Promise<Map<str
 
 /** The tombstone version of each deleted entity among them. */
 async function readDeletedVersions(em: Em, entities: readonly EntityAddress[]): Promise<Map<string, number>> {
-  const rows = await em.execute<{ entity_type: string; entity_id: string; deleted_version: string }[]>(
+  const rows = await executeBound<{ entity_type: string; entity_id: string; deleted_version: string }>(
+    em,
     'select d.entity_type, d.entity_id, d.deleted_version from content_deletions d ' +
       'join jsonb_to_recordset(?::jsonb) as e(t text, i text) on d.entity_type = e.t and d.entity_id = e.i',
     [entitiesJson(entities)],
+    'all',
   );
   return new Map(
     rows.map((r) => [
@@ -114,13 +120,18 @@ async function humanTranslationsOfAll(
   em: Em,
   entities: readonly EntityAddress[],
 ): Promise<Map<string, Map<string, Set<string>>>> {
-  const rows = await em.execute<
-    { entity_type: string; entity_id: string; field: string; target_lang: string }[]
-  >(
+  const rows = await executeBound<{
+    entity_type: string;
+    entity_id: string;
+    field: string;
+    target_lang: string;
+  }>(
+    em,
     'select t.entity_type, t.entity_id, t.field, t.target_lang from content_translations t ' +
       'join jsonb_to_recordset(?::jsonb) as e(t text, i text) on t.entity_type = e.t and t.entity_id = e.i ' +
       "where t.origin = 'human'",
     [entitiesJson(entities)],
+    'all',
   );
   const byEntity = new Map<string, Map<string, Set<string>>>();
   for (const r of rows) {

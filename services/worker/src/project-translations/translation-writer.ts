@@ -1,5 +1,5 @@
 import { DriverException } from '@mikro-orm/core';
-import type { Orm } from '@tp/db';
+import { executeBound, type Orm } from '@tp/db';
 import { PermanentError } from '@tp/pipeline';
 
 import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
@@ -10,17 +10,23 @@ import { rowKey, type TranslationRow } from './translation-row.js';
 /** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */
 export type WriteOutcome = 'written' | 'ignored';
 
-const COLUMNS =
-  '(entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, ' +
-  'requested_at, engine, truncated, fallback, last_event_id, created_at, updated_at)';
-const INSERT = `insert into content_translations as t ${COLUMNS} select * from (values `;
-// Typed: the values feed a select, where untyped parameters would be text.
-const VALUES =
-  '(?, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::boolean, ?::boolean, ?::uuid, now(), now())';
+const VALUE_COLUMNS =
+  'entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, ' +
+  'requested_at, engine, truncated, fallback, last_event_id';
+const COLUMNS = `(${VALUE_COLUMNS}, created_at, updated_at)`;
+// The rows as one array per column (13 parameters whatever the batch size), unnested in order: the
+// statement's text is the same for every batch, so Postgres parses and plans a few lines instead of
+// a VALUES list of 13 expressions per row, which took it about 100 µs of CPU per row. Bound
+// parameters (executeBound); each array is typed by its cast.
+const INSERT =
+  `insert into content_translations as t ${COLUMNS} select ${VALUE_COLUMNS}, now(), now() from unnest(` +
+  '?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ' +
+  `?::text[], ?::boolean[], ?::boolean[], ?::uuid[]) with ordinality as v (${VALUE_COLUMNS}, n)`;
 // The tombstone guard: a result of a version the entity was deleted at, or older, writes nothing.
 const NOT_DELETED =
-  `) as v ${COLUMNS} where not exists (select 1 from content_deletions d where ` +
-  'd.entity_type = v.entity_type and d.entity_id = v.entity_id and d.deleted_version >= v.source_version)';
+  ' where not exists (select 1 from content_deletions d where ' +
+  'd.entity_type = v.entity_type and d.entity_id = v.entity_id and d.deleted_version >= v.source_version) ' +
+  'order by v.n';
 // The version guard: an older source version never overwrites a newer one; of the same version,
 // only a result of a later request does (a retranslation), so a redelivered event, a second result
 // of the same request, or a late or replayed result from before a retranslation writes nothing.
@@ -96,10 +102,10 @@ export class TranslationWriter {
     }
     // Key order, so that concurrent writers (other worker processes) lock rows in the same order.
     const keys = [...winners.keys()].sort();
-    const params: unknown[] = [];
+    const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const key of keys) {
       const r = winners.get(key) as TranslationRow;
-      params.push(
+      const values = [
         r.entityType,
         r.entityId,
         r.field,
@@ -113,13 +119,13 @@ export class TranslationWriter {
         r.truncated,
         r.fallback,
         r.lastEventId,
-      );
+      ];
+      values.forEach((value, column) => columns[column]?.push(value));
     }
-    const sql = INSERT + keys.map(() => VALUES).join(', ') + NOT_DELETED + UPSERT;
     // Under the entities' shared locks, so a deletion is either before the statement or after it.
     const written = await this.orm.em.fork().transactional(async (em) => {
       await shareEntityLocks(em, [...winners.values()]);
-      return em.execute<KeyColumns[]>(sql, params, 'all');
+      return executeBound<KeyColumns>(em, INSERT + NOT_DELETED + UPSERT, columns, 'all');
     });
     const writtenKeys = new Set(
       written.map((w) => `${w.entity_type}\u0000${w.entity_id}\u0000${w.field}\u0000${w.target_lang}`),

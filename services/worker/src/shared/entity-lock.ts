@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import { executeBound, type Orm } from '@tp/db';
 
 type Em = Orm['em'];
 
@@ -21,9 +21,11 @@ export async function shareEntityLocks(em: Em, entities: readonly EntityAddress[
   const keys = [...new Set(entities.map(lockKey))].sort();
   if (keys.length === 0) return;
   // The keys travel as JSON: the driver would spread an array parameter.
-  await em.execute(
+  await executeBound(
+    em,
     'select pg_advisory_xact_lock_shared(hashtextextended(k, 0)) from jsonb_array_elements_text(?::jsonb) as k',
     [JSON.stringify(keys)],
+    'all',
   );
 }
 
