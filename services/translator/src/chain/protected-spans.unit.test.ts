@@ -74,6 +74,18 @@ describe('mask', () => {
     expect(masked.text).toBe('(see ⟦0⟧) or [⟦1⟧] or ⟦2⟧).');
   });
 
+  it('keeps a closing bracket the URL does not open when more of the URL follows it', () => {
+    expect(mask('See https://ex.com/a)b and https://ex.com/c]d now')).toEqual({
+      text: 'See ⟦0⟧ and ⟦1⟧ now',
+      spans: ['https://ex.com/a)b', 'https://ex.com/c]d'],
+    });
+  });
+
+  it('gives sentence punctuation after an ftp:// address back to the sentence, as after http', () => {
+    const masked = mask('Get ftp://files.example.com/a.zip, then unpack it.');
+    expect(masked).toEqual({ text: 'Get ⟦0⟧, then unpack it.', spans: ['ftp://files.example.com/a.zip'] });
+  });
+
   it('gives the full stop after a www. address back to the sentence, as after an e-mail address', () => {
     expect(mask('Go to www.example.org. Mail webmaster@example.org.').spans).toEqual([
       'www.example.org',
