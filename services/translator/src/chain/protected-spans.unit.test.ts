@@ -17,6 +17,7 @@ describe('mask', () => {
     ['Rate %-5.2f today', '%-5.2f'],
     ['Hello %(name)s there', '%(name)s'],
     ['See https://example.com/a?b=1&c=2#x now', 'https://example.com/a?b=1&c=2#x'],
+    ['Old site: http://example.com/a now', 'http://example.com/a'],
     ['Visit www.example.org today', 'www.example.org'],
     ['Mail info@example.co.uk today', 'info@example.co.uk'],
     [
@@ -84,6 +85,15 @@ describe('mask', () => {
   it('gives sentence punctuation after an ftp:// address back to the sentence, as after http', () => {
     const masked = mask('Get ftp://files.example.com/a.zip, then unpack it.');
     expect(masked).toEqual({ text: 'Get ⟦0⟧, then unpack it.', spans: ['ftp://files.example.com/a.zip'] });
+  });
+
+  it('takes www. as an address only with a label and a dot after it', () => {
+    expect(mask('Visit www.example today, or www..com').spans).toEqual([]);
+  });
+
+  it('takes no e-mail address whose local part starts inside a word, even where a span ended', () => {
+    // The local part needs a word boundary before it: after `%(n)s`, `abc` does not start a word.
+    expect(mask('%(n)sabc@x.com').spans).toEqual(['%(n)s']);
   });
 
   it('gives the full stop after a www. address back to the sentence, as after an e-mail address', () => {
