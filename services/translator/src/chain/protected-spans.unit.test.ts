@@ -87,6 +87,20 @@ describe('mask', () => {
     expect(masked).toEqual({ text: 'Get ⟦0⟧, then unpack it.', spans: ['ftp://files.example.com/a.zip'] });
   });
 
+  it.each([
+    ['Slash &#x2F; and soft hyphen &#xad;', ['&#x2F;', '&#xad;']],
+    ['Home https://ex.com/~me now', ['https://ex.com/~me']],
+    ['Quoted "https://ex.com/q" here', ['https://ex.com/q']],
+    ['(see https://ex.com/t>here)', ['https://ex.com/t']],
+    ['Mail first+tag@example.com', ['first+tag@example.com']],
+    ['Width %*d here', ['%*d']],
+    ['Flags %0-5d here', ['%0-5d']],
+    ['Load %s2d files', ['%s']],
+    ['Odd %:a)s and empty %()s', []],
+  ])('finds in %j exactly the spans %j', (text, spans) => {
+    expect(mask(text).spans).toEqual(spans);
+  });
+
   it('takes www. as an address only with a label and a dot after it', () => {
     expect(mask('Visit www.example today, or www..com').spans).toEqual([]);
   });
@@ -175,6 +189,10 @@ describe('restore', () => {
     const result = restore('⟦１２⟧ ⟦𝟙𝟘⟧ ⟦𝟬⟧', many);
     expect(result.text).toBe('{p12} {p10} {p0}');
     expect(result.unexpected).toEqual([]);
+  });
+
+  it('reads no token where an engine dropped its opening bracket', () => {
+    expect(restore('See 0⟧ now', ['{x}'])).toMatchObject({ text: 'See 0⟧ now', lost: [0], complete: false });
   });
 
   it('reports a token number that was never issued and leaves it as is', () => {
