@@ -97,6 +97,9 @@ describe('mask', () => {
     ['Flags %0-5d here', ['%0-5d']],
     ['Load %s2d files', ['%s']],
     ['Odd %:a)s and empty %()s', []],
+    ["Click <a title='1>2'>here", ["<a title='1>2'>"]],
+    ['Capital &#X41; here', ['&#X41;']],
+    ['Odd &!12;, &#;, &#x; and &#q1;', []],
   ])('finds in %j exactly the spans %j', (text, spans) => {
     expect(mask(text).spans).toEqual(spans);
   });
