@@ -89,14 +89,17 @@ describe('mask', () => {
 
   it.each([
     ['Slash &#x2F; and soft hyphen &#xad;', ['&#x2F;', '&#xad;']],
-    ['Home https://ex.com/~me now', ['https://ex.com/~me']],
+    ['Home https://ex.com/~me!x now', ['https://ex.com/~me!x']],
     ['Quoted "https://ex.com/q" here', ['https://ex.com/q']],
     ['(see https://ex.com/t>here)', ['https://ex.com/t']],
-    ['Mail first+tag@example.com', ['first+tag@example.com']],
+    [
+      'Mail first+tag@example.com or first_last-x@example.com',
+      ['first+tag@example.com', 'first_last-x@example.com'],
+    ],
     ['Width %*d here', ['%*d']],
     ['Flags %0-5d here', ['%0-5d']],
     ['Load %s2d files', ['%s']],
-    ['Odd %:a)s and empty %()s', []],
+    ['Odd %:a)s, %(ab]s and empty %()s', []],
     ["Click <a title='1>2'>here", ["<a title='1>2'>"]],
     ['Capital &#X41; here', ['&#X41;']],
     ['Odd &!12;, &#;, &#x; and &#q1;', []],
