@@ -501,6 +501,45 @@ describe('createChain', () => {
     expect(text).not.toMatch(/translation_engine_breaker_transitions_total\{engine="mymemory"/);
   });
 
+  it('leaves a refused pair out of the engine calls: a refusal says nothing about its health', async () => {
+    const registry = new Registry();
+    const chain = createChain({
+      primary: fake('deepl', failing('unsupported')).engine,
+      fallback: fake('mymemory', zeroes).engine,
+      options: { ...options, metrics: registry },
+    });
+
+    await chain.translate(hello);
+
+    const text = await registry.metrics();
+    expect(text).toContain('translation_engine_calls_total{engine="mymemory",outcome="ok"} 1');
+    expect(text).not.toMatch(/translation_engine_call\w*\{engine="deepl"/);
+  });
+
+  it('records call durations in seconds, no longer than the whole translation took', async () => {
+    const registry = new Registry();
+    const slow: Answer = async (request, signal) => {
+      await sleep(5);
+      return zeroes(request, signal);
+    };
+    const chain = createChain({
+      primary: fake('deepl', slow).engine,
+      options: { ...options, metrics: registry },
+    });
+
+    const before = performance.now();
+    const result = await chain.translate(hello);
+    const took = performance.now() - before;
+
+    const text = await registry.metrics();
+    const sum = /translation_engine_call_duration_seconds_sum\{engine="deepl",outcome="ok"\} (\S+)/.exec(
+      text,
+    );
+    expect(Number(sum?.[1])).toBeGreaterThan(0);
+    expect(Number(sum?.[1])).toBeLessThanOrEqual(took / 1000);
+    expect(result.attempts[0]?.ms).toBeLessThanOrEqual(Math.ceil(took));
+  });
+
   it('labels a pair the engine does not list as other, so the pair label stays bounded', async () => {
     const registry = new Registry();
     const unlisted = fake('mymemory', zeroes);

@@ -17,6 +17,7 @@ describe('mask', () => {
     ['Rate %-5.2f today', '%-5.2f'],
     ['Hello %(name)s there', '%(name)s'],
     ['See https://example.com/a?b=1&c=2#x now', 'https://example.com/a?b=1&c=2#x'],
+    ['Old site: http://example.com/a now', 'http://example.com/a'],
     ['Visit www.example.org today', 'www.example.org'],
     ['Mail info@example.co.uk today', 'info@example.co.uk'],
     [
@@ -72,6 +73,47 @@ describe('mask', () => {
     const masked = mask('(see https://ex.com/a_(b)) or [https://ex.com/c] or https://ex.com/[d]).');
     expect(masked.spans).toEqual(['https://ex.com/a_(b)', 'https://ex.com/c', 'https://ex.com/[d]']);
     expect(masked.text).toBe('(see ⟦0⟧) or [⟦1⟧] or ⟦2⟧).');
+  });
+
+  it('keeps a closing bracket the URL does not open when more of the URL follows it', () => {
+    expect(mask('See https://ex.com/a)b and https://ex.com/c]d now')).toEqual({
+      text: 'See ⟦0⟧ and ⟦1⟧ now',
+      spans: ['https://ex.com/a)b', 'https://ex.com/c]d'],
+    });
+  });
+
+  it('gives sentence punctuation after an ftp:// address back to the sentence, as after http', () => {
+    const masked = mask('Get ftp://files.example.com/a.zip, then unpack it.');
+    expect(masked).toEqual({ text: 'Get ⟦0⟧, then unpack it.', spans: ['ftp://files.example.com/a.zip'] });
+  });
+
+  it.each([
+    ['Slash &#x2F; and soft hyphen &#xad;', ['&#x2F;', '&#xad;']],
+    ['Home https://ex.com/~me!x now', ['https://ex.com/~me!x']],
+    ['Quoted "https://ex.com/q" here', ['https://ex.com/q']],
+    ['(see https://ex.com/t>here)', ['https://ex.com/t']],
+    [
+      'Mail first+tag@example.com or first_last-x@example.com',
+      ['first+tag@example.com', 'first_last-x@example.com'],
+    ],
+    ['Width %*d here', ['%*d']],
+    ['Flags %0-5d here', ['%0-5d']],
+    ['Load %s2d files', ['%s']],
+    ['Odd %:a)s, %(ab]s and empty %()s', []],
+    ["Click <a title='1>2'>here", ["<a title='1>2'>"]],
+    ['Capital &#X41; here', ['&#X41;']],
+    ['Odd &!12;, &#;, &#x; and &#q1;', []],
+  ])('finds in %j exactly the spans %j', (text, spans) => {
+    expect(mask(text).spans).toEqual(spans);
+  });
+
+  it('takes www. as an address only with a label and a dot after it', () => {
+    expect(mask('Visit www.example today, or www..com').spans).toEqual([]);
+  });
+
+  it('takes no e-mail address whose local part starts inside a word, even where a span ended', () => {
+    // The local part needs a word boundary before it: after `%(n)s`, `abc` does not start a word.
+    expect(mask('%(n)sabc@x.com').spans).toEqual(['%(n)s']);
   });
 
   it('gives the full stop after a www. address back to the sentence, as after an e-mail address', () => {
@@ -153,6 +195,10 @@ describe('restore', () => {
     const result = restore('⟦１２⟧ ⟦𝟙𝟘⟧ ⟦𝟬⟧', many);
     expect(result.text).toBe('{p12} {p10} {p0}');
     expect(result.unexpected).toEqual([]);
+  });
+
+  it('reads no token where an engine dropped its opening bracket', () => {
+    expect(restore('See 0⟧ now', ['{x}'])).toMatchObject({ text: 'See 0⟧ now', lost: [0], complete: false });
   });
 
   it('reports a token number that was never issued and leaves it as is', () => {

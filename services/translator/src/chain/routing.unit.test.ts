@@ -40,6 +40,8 @@ function engine(name: EngineName, pairs: string[], fails = false) {
 }
 
 const request = (source: string, target: string) => ({ text: 'Good morning', source, target });
+const isPair = (pair: string) => (source: string, target: string) => `${source}>${target}` === pair;
+const isTarget = (code: string) => (target: string) => target === code;
 
 describe('per-pair routing', () => {
   it('skips an engine whose list lacks the pair without calling it, and says so in the attempts', async () => {
@@ -235,13 +237,45 @@ describe('pivot routes in detail', () => {
     expect(result).not.toHaveProperty('unknownWords');
   });
 
-  it('never pivots a text whose source language is to be detected', async () => {
+  it('never pivots a text whose source language is to be detected, even when a route from auto exists', async () => {
     const apertium = engine('apertium', ['en>es', 'es>pt']);
-    const chain = createChain({ apertium: apertium.engine, options });
+    // It detects into es (auto>es) and serves es>pt: only the rule keeps auto>pt from going through es.
+    const detecting = {
+      ...apertium.engine,
+      languagePairs: async () => coverageOf(isPair('es>pt'), isTarget('es')),
+    };
+    const chain = createChain({ apertium: detecting, options });
     await chain.directory.refresh(true);
 
     await expect(chain.translate(request('auto', 'pt'))).rejects.toBeInstanceOf(UnsupportedPairError);
     expect(apertium.calls).toEqual([]);
+  });
+
+  it.each([
+    ['first', 'en>es'],
+    ['second', 'es>pt'],
+  ])('answers 503 with every attempt when a pivot route fails on its %s hop', async (_which, failingHop) => {
+    const apertium = custom(
+      'apertium',
+      () => ['en>es', 'es>pt'],
+      (text, hop) => {
+        if (hop === failingHop) throw new EngineError('apertium', 'transient', 'HTTP 503');
+        return { text: `[${hop}] ${text}`, truncated: false };
+      },
+    );
+    const chain = createChain({ apertium: apertium.engine, options });
+    await chain.directory.refresh(true);
+
+    const error = await chain.translate(request('en', 'pt')).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(AllEnginesFailedError);
+    const [source, target] = failingHop.split('>');
+    expect((error as AllEnginesFailedError).attempts.at(-1)).toMatchObject({
+      engine: 'apertium',
+      source,
+      target,
+      outcome: 'failed',
+    });
   });
 
   it('answers 503 TRANSLATION_UNAVAILABLE, not an unsupported pair, when no engine is configured at all', async () => {
@@ -252,14 +286,25 @@ describe('pivot routes in detail', () => {
     expect(error).toBeInstanceOf(AllEnginesFailedError);
   });
 
-  it('lists the pairs again once an engine learned a new list, and not before', async () => {
+  it('lists the pairs again once one of the engines learned a new list, and not before', async () => {
     let pairs = ['en>es'];
     const apertium = custom(
       'apertium',
       () => pairs,
       (text) => ({ text, truncated: false }),
     );
-    const chain = createChain({ apertium: apertium.engine, options });
+    // It does not answer the second time and keeps its list: one changed list among several is enough.
+    let libreAsked = 0;
+    const libre = custom(
+      'libretranslate',
+      () => {
+        libreAsked += 1;
+        if (libreAsked > 1) throw new Error('libretranslate is down');
+        return ['de>fr'];
+      },
+      (text) => ({ text, truncated: false }),
+    );
+    const chain = createChain({ local: libre.engine, apertium: apertium.engine, options });
     await chain.directory.refresh(true);
     const first = chain.servedPairs();
 
@@ -268,9 +313,21 @@ describe('pivot routes in detail', () => {
     await chain.directory.refresh(true);
 
     expect(chain.servedPairs().map(({ source, target }) => `${source}>${target}`)).toEqual([
+      'de>fr',
       'en>es',
       'es>en',
     ]);
+  });
+
+  it('keeps a pair list only for the engines the chain has', async () => {
+    const chain = createChain({
+      primary: engine('deepl', ['en>es']).engine,
+      apertium: engine('apertium', ['en>es']).engine,
+      options,
+    });
+    await chain.directory.refresh(true);
+
+    expect(chain.directory.status().map((entry) => entry.engine)).toEqual(['deepl', 'apertium']);
   });
 
   it('learns again the list of an engine that refused a pair its list had', async () => {

@@ -116,6 +116,20 @@ describe('translationRow', () => {
     expect(translationRow(event)).toMatchObject({ sourceVersion: 0, lastEventId: event.eventId });
   });
 
+  it.each([
+    ['x', ''],
+    ['urn:uuid:', ''],
+    ['', '0'],
+    ['', '-x'],
+  ])('refuses an event id with %p before the UUID and %p after it', (before, after) => {
+    const event = completed();
+    const eventId = `${before}${event.eventId}${after}`;
+    expect(refusal({ ...event, eventId })).toMatchObject({
+      code: 'RESULT_INVALID',
+      message: `eventId: ${JSON.stringify(eventId)} is not a UUID`,
+    });
+  });
+
   it.each([0, -5, 1.5, Number.MAX_SAFE_INTEGER + 1])(
     'stores request time %p, which no request has, as 0 (older than any real one)',
     (requestedAt) => {
