@@ -65,8 +65,8 @@ export interface ChangeWrites {
 
 /**
  * writeSources for the changes of several entities, in one statement: the rows as one bound array
- * per column, unnested in order (a VALUES list cost Postgres about 100 µs of CPU per row to parse
- * and plan; see translation-writer.ts).
+ * per column, unnested in order (a VALUES list had Postgres parse and plan every row's expressions;
+ * see translation-writer.ts).
  */
 export async function writeSourcesOf(em: Em, changes: readonly ChangeWrites[]): Promise<void> {
   const columns: unknown[][] = Array.from({ length: 8 }, () => []);
