@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
@@ -102,6 +104,20 @@ describe('the error envelope', () => {
     const { status, body } = await send('/api/admin/keys', { method: 'POST', headers: admin() });
     expect(status).toBe(400);
     expect(body).toMatchObject({ error: 'VALIDATION_FAILED' });
+  });
+
+  it('answers an empty JSON body with 400 naming the body, even where every field is optional', async () => {
+    // express.json alone reads zero bytes as `{}`, which this all-optional schema accepts (a 404 below).
+    const path = `/api/admin/keys/${randomUUID()}`;
+    const headers = { ...admin(), 'content-type': 'application/json' };
+    const empty = await send(path, { method: 'PATCH', headers, body: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({
+      error: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/^body: /),
+    });
+    const object = await send(path, { method: 'PATCH', headers, body: '{}' });
+    expect(object.status).toBe(404);
   });
 
   it('rejects a malformed path parameter with 400 naming it', async () => {
