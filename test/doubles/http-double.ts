@@ -53,6 +53,8 @@ export interface FaultOptions {
   readonly times?: number;
   /** Only requests to this path (default: any path). */
   readonly path?: string;
+  /** Only requests with this method, e.g. `POST` (default: any method). */
+  readonly method?: string;
 }
 
 export type DoubleHandler = (request: RecordedRequest) => DoubleResponse | Promise<DoubleResponse>;
@@ -72,6 +74,7 @@ export interface HttpDouble {
 interface PendingFault<F> {
   readonly fault: F;
   readonly path: string | undefined;
+  readonly method: string | undefined;
   remaining: number;
 }
 
@@ -80,15 +83,25 @@ export class FaultQueue<F> {
   private pending: PendingFault<F>[] = [];
 
   add(fault: F, options: FaultOptions = {}): void {
-    this.pending.push({ fault, path: options.path, remaining: options.times ?? 1 });
+    const { path, method, times = 1 } = options;
+    this.pending.push({ fault, path, method, remaining: times });
   }
 
   /**
    * The first queued fault for `path` that `applies` accepts, with `use` to count one hit of it
    * (a fault leaves the queue once it hit `times` requests).
    */
-  find(path: string, applies: (fault: F) => boolean = () => true): { fault: F; use(): void } | undefined {
-    const pending = this.pending.find((f) => (f.path === undefined || f.path === path) && applies(f.fault));
+  find(
+    path: string,
+    applies: (fault: F) => boolean = () => true,
+    method?: string,
+  ): { fault: F; use(): void } | undefined {
+    const pending = this.pending.find(
+      (f) =>
+        (f.path === undefined || f.path === path) &&
+        (f.method === undefined || f.method === method) &&
+        applies(f.fault),
+    );
     if (!pending) return undefined;
     return {
       fault: pending.fault,
@@ -115,8 +128,8 @@ export async function startHttpDouble(handler: DoubleHandler): Promise<HttpDoubl
   const requests: RecordedRequest[] = [];
   const faults = new FaultQueue<Fault>();
 
-  const takeFault = (path: string): Fault | undefined => {
-    const found = faults.find(path);
+  const takeFault = (path: string, method: string): Fault | undefined => {
+    const found = faults.find(path, undefined, method);
     found?.use();
     return found?.fault;
   };
@@ -125,7 +138,7 @@ export async function startHttpDouble(handler: DoubleHandler): Promise<HttpDoubl
     void (async () => {
       const recorded = await record(req);
       requests.push(recorded);
-      const fault = takeFault(recorded.path);
+      const fault = takeFault(recorded.path, recorded.method);
       if (fault?.type === 'hang') return;
       if (fault?.type === 'destroy') {
         req.socket.destroy();

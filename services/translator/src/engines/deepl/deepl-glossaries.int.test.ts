@@ -81,6 +81,43 @@ describe('DeepL engine with DeepL glossaries', () => {
     expect(requestsTo(double, 'DELETE', `/v2/glossaries/${old?.id}`)).toHaveLength(1);
   });
 
+  it('uses the glossary of the same version an earlier run left at DeepL instead of creating another', async () => {
+    const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g10:1') };
+    await engine.translate(request, never);
+    // A restart, or another replica: a process that holds no glossary ids yet.
+    const restarted = createDeepLEngine({ authKey: KEY, baseUrl: double.url });
+
+    const result = await restarted.translate(request, never);
+
+    expect(result.text).toBe('[DE] Acme Wolke');
+    expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
+    const held = double.glossaries().filter((g) => g.name === 'tp g10:1');
+    expect(held).toHaveLength(1);
+    const ids = requestsTo(double, 'POST', '/v2/translate').map(
+      (r) => (r.body as { glossary_id?: string }).glossary_id,
+    );
+    expect(ids).toEqual([held[0]?.id, held[0]?.id]);
+  });
+
+  it('deletes the older versions an earlier run left at DeepL when it first uses a newer one', async () => {
+    const text = 'Acme Cloud';
+    await engine.translate({ text, source: 'en', target: 'de', glossary: glossary('g11:1') }, never);
+    await engine.translate({ text, source: 'en', target: 'de', glossary: glossary('g12:1') }, never);
+    const restarted = createDeepLEngine({ authKey: KEY, baseUrl: double.url });
+
+    await restarted.translate(
+      { text, source: 'en', target: 'de', glossary: glossary('g11:3', 'Acme Himmel') },
+      never,
+    );
+
+    await waitFor('the older version deleted at DeepL', () =>
+      double.glossaries().every((g) => g.name !== 'tp g11:1'),
+    );
+    // Another glossary (g12) is not touched, whatever its version.
+    const names = double.glossaries().map((g) => g.name);
+    expect(names.filter((name) => /^tp g1[12]:/.test(name)).sort()).toEqual(['tp g11:3', 'tp g12:1']);
+  });
+
   it('creates an English-target glossary without variant and uses it for en-US', async () => {
     const request = {
       text: 'Acme Wolke',
@@ -103,7 +140,7 @@ describe('DeepL engine with DeepL glossaries', () => {
   it('refuses the glossary (GlossaryNotAppliedError) when DeepL does not create it, and tries again next time', async () => {
     double.fail(
       { type: 'respond', status: 503, body: { message: 'Service unavailable' } },
-      { path: '/v2/glossaries' },
+      { path: '/v2/glossaries', method: 'POST' },
     );
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g4:1') };
 
@@ -115,7 +152,7 @@ describe('DeepL engine with DeepL glossaries', () => {
   });
 
   it('lets a request that gives up stop waiting while the glossary it started is created for the others', async () => {
-    double.fail({ type: 'delay', ms: 200 }, { path: '/v2/glossaries' });
+    double.fail({ type: 'delay', ms: 200 }, { path: '/v2/glossaries', method: 'POST' });
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g9:1') };
     const gaveUp = new AbortController();
 
@@ -158,7 +195,7 @@ describe('DeepL engine with DeepL glossaries', () => {
         status: 400,
         body: { message: 'Unsupported glossary source and target language pair' },
       },
-      { path: '/v2/glossaries' },
+      { path: '/v2/glossaries', method: 'POST' },
     );
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g8:1') };
 
@@ -176,7 +213,7 @@ describe('DeepL engine with DeepL glossaries', () => {
         status: 400,
         body: { message: 'Unsupported glossary source and target language pair' },
       },
-      { path: '/v2/glossaries' },
+      { path: '/v2/glossaries', method: 'POST' },
     );
     const scanner = new TermScanner(['Acme Cloud', 'Widget']);
 

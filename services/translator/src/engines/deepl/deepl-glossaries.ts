@@ -2,6 +2,9 @@
  * DeepL's own glossary API (`/v2/glossaries`) for the DeepL engine: a glossary version is created at
  * DeepL once, its `glossary_id` is held per version (a bounded map), and versions it supersedes are
  * deleted at DeepL, best effort. DeepL glossaries are immutable, so a new version is a new glossary.
+ * Before creating one, the account's list is read: a glossary of that version made by an earlier
+ * run or another replica (same name, `tp <id>:<version>`) is used instead, and older versions of the
+ * same glossary found there are deleted, so restarts and replicas do not pile glossaries up.
  */
 import { z } from 'zod';
 
@@ -15,7 +18,20 @@ const CREATE_TIMEOUT_MS = 10_000;
 /** Glossary ids held at once; beyond it the oldest is forgotten (and deleted at DeepL). */
 export const DEEPL_GLOSSARIES_HELD = 64;
 
+/** Deleted glossary ids remembered, so that one is not asked to be deleted twice. */
+const DELETED_HELD = 256;
+
 const createdReply = z.object({ glossary_id: z.string().min(1) });
+
+const listedGlossary = z.object({
+  glossary_id: z.string().min(1),
+  name: z.string(),
+  ready: z.boolean(),
+  source_lang: z.string(),
+  target_lang: z.string(),
+});
+const listReply = z.object({ glossaries: z.array(z.unknown()) });
+type ListedGlossary = z.infer<typeof listedGlossary>;
 
 export interface DeepLGlossaries {
   /**
@@ -45,13 +61,18 @@ export function createDeepLGlossaries(
 ): DeepLGlossaries {
   const byKey = new Map<string, Held>();
   const url = endpoint(base, '/v2/glossaries');
+  // Ids this process asked DeepL to delete (the latest DELETED_HELD): each is asked once.
+  const deleted = new Set<string>();
+  const deleteOnce = (id: string): void => {
+    if (deleted.has(id)) return;
+    deleted.add(id);
+    if (deleted.size > DELETED_HELD) deleted.delete(deleted.values().next().value as string);
+    void deleteAtDeepL(url, authorization, id);
+  };
 
   const remove = (entry: Held): void => {
     byKey.delete(entry.key);
-    void entry.id.then(
-      (id) => deleteAtDeepL(url, authorization, id),
-      () => undefined,
-    );
+    entry.id.then(deleteOnce, () => undefined);
   };
 
   return {
@@ -67,7 +88,7 @@ export function createDeepLGlossaries(
       const entry: Held = {
         key: glossary.key,
         // Its own deadline, not the first caller's signal: concurrent requests of the pair share it.
-        id: createAtDeepL(url, authorization, glossary, sourceLang, baseCode(targetLang)),
+        id: adoptOrCreate({ url, authorization, deleteOnce }, glossary, sourceLang, baseCode(targetLang)),
       };
       byKey.set(glossary.key, entry);
       // DeepL's 400 (e.g. a pair it has no glossaries for) is held for the version, so its requests
@@ -84,6 +105,49 @@ export function createDeepLGlossaries(
   };
 }
 
+/**
+ * The id of this version's glossary already at DeepL (same name and languages, ready), or of a new
+ * one; older versions of the same glossary listed there are deleted, best effort.
+ */
+async function adoptOrCreate(
+  { url, authorization, deleteOnce }: { url: string; authorization: string; deleteOnce(id: string): void },
+  glossary: EngineGlossary,
+  sourceLang: string,
+  targetLang: string,
+): Promise<string> {
+  const listed = await listAtDeepL(url, authorization);
+  const family = familyOf(glossary.key);
+  const version = versionOf(glossary.key);
+  for (const other of listed) {
+    const key = keyOfName(other.name);
+    if (key && familyOf(key) === family && versionOf(key) < version) {
+      deleteOnce(other.glossary_id);
+    }
+  }
+  const same = listed.find(
+    (other) =>
+      other.name === glossaryName(glossary.key) &&
+      other.ready &&
+      other.source_lang.toUpperCase() === sourceLang.toUpperCase() &&
+      other.target_lang.toUpperCase() === targetLang.toUpperCase(),
+  );
+  return same?.glossary_id ?? createAtDeepL(url, authorization, glossary, sourceLang, targetLang);
+}
+
+/** The account's glossaries, or none when DeepL does not list them (then one is created). */
+async function listAtDeepL(url: string, authorization: string): Promise<ListedGlossary[]> {
+  const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
+  const reply = await send('deepl', url, { method: 'GET', headers: { authorization } }, signal).catch(
+    () => undefined,
+  );
+  const parsed = reply?.status === 200 ? listReply.safeParse(reply.json) : undefined;
+  if (!parsed?.success) return [];
+  return parsed.data.glossaries.flatMap((entry) => {
+    const glossary = listedGlossary.safeParse(entry);
+    return glossary.success ? [glossary.data] : [];
+  });
+}
+
 /** `POST /v2/glossaries` with the entries as TSV; the glossary id of the 201 answer. */
 async function createAtDeepL(
   url: string,
@@ -94,7 +158,7 @@ async function createAtDeepL(
 ): Promise<string> {
   const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
   const body = {
-    name: `tp ${glossary.key}`,
+    name: glossaryName(glossary.key),
     source_lang: sourceLang,
     target_lang: targetLang,
     entries: glossary.entries.map((entry) => `${entry.source}\t${entry.target}`).join('\n'),
@@ -158,6 +222,15 @@ export function glossaryRefusal(reply: HttpReply): EngineError | undefined {
 
 /** `<glossary id>` of a version key `<glossary id>:<version>`. */
 const familyOf = (key: string): string => key.slice(0, key.lastIndexOf(':'));
+
+/** `<version>` of a version key `<glossary id>:<version>` (NaN when it has none). */
+const versionOf = (key: string): number => Number(key.slice(key.lastIndexOf(':') + 1));
+
+/** The name a glossary version gets at DeepL; its key back from a listed name, or undefined. */
+const NAME_PREFIX = 'tp ';
+const glossaryName = (key: string): string => `${NAME_PREFIX}${key}`;
+const keyOfName = (name: string): string | undefined =>
+  name.startsWith(NAME_PREFIX) && name.includes(':') ? name.slice(NAME_PREFIX.length) : undefined;
 
 /** DeepL glossaries take a target without a variant (`EN`, not `EN-US`) and apply to every variant. */
 const baseCode = (code: string): string => code.split('-')[0] ?? code;
