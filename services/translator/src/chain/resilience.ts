@@ -171,7 +171,9 @@ function timedAttempt(engine: TranslationEngine, timeoutMs: number) {
     if (caller.aborted) throw new CallerAborted(caller.reason);
     // One timeout policy per attempt, so its onTimeout tells this attempt apart from concurrent ones:
     // an adapter reacting to the abort throws its own error, which may win the race against cockatiel's.
-    const timeoutPolicy = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+    // Not aborted on return: by then the engine's call has settled, and aborting its signal after every
+    // call built an AbortError (a DOMException with its stack) per translation for no listener.
+    const timeoutPolicy = timeout(timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
     let timedOut = false;
     const listener = timeoutPolicy.onTimeout(() => {
       timedOut = true;
