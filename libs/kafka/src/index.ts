@@ -11,3 +11,4 @@ export * from './topic-limits.js';
 export * from './consumer-lag.js';
 export * from './tracing.js';
 export * from './request-count.js';
+export * from './request-queue.js';

@@ -4,6 +4,7 @@ import type { DependencyCheck, Logger } from '@tp/runtime';
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 
 import { compressionPolicy, type CompressionPolicy } from './compression.js';
+import { fixRequestQueueIdleLoop } from './request-queue.js';
 import { TopicLimits } from './topic-limits.js';
 
 /**
@@ -70,6 +71,8 @@ export function kafkaLogLevel(level: logLevel, error: unknown): 'error' | 'warn'
 export function createKafka(options: KafkaOptions): Kafka {
   const { brokers, clientId, logger, connectionTimeoutMs = 3000 } = options;
   process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+  // Before any connection exists: no idle 1 ms timer loop per broker connection (request-queue.ts).
+  fixRequestQueueIdleLoop();
   const log = logger.child({ component: 'kafkajs' });
   const kafka = new Kafka({
     clientId,

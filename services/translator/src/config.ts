@@ -120,6 +120,12 @@ export const translatorSettings = z
      * send and one commit per batch); also the retry topic's partitions waited on in parallel.
      */
     TRANSLATION_CONSUMER_CONCURRENCY: env.positiveInt(16),
+    /**
+     * How long a free-text result waits in memory for others before the outbox INSERT (0: at once),
+     * so the INSERT, the relay and the projection handle several rows per batch at low rates too.
+     * Results held are lost on a SIGKILL (a SIGTERM writes them): docs/decisions.md.
+     */
+    TRANSLATION_OUTBOX_LINGER_MS: env.nonNegativeInt(250),
   })
   .superRefine((config, ctx) => {
     if (config.TRANSLATION_RETRY_MAX_BACKOFF_MS < config.TRANSLATION_RETRY_BACKOFF_MS) {

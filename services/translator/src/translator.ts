@@ -118,6 +118,7 @@ function mountTranslator(
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     logger,
     metrics,
+    lingerMs: config.TRANSLATION_OUTBOX_LINGER_MS,
   });
   parts.sink = sink;
   const translateText = new TranslateText({

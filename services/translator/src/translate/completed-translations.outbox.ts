@@ -34,6 +34,11 @@ export interface OutboxSinkOptions {
   readonly topicPrefix: string;
   readonly logger: Logger;
   readonly metrics?: Registry;
+  /**
+   * How long the first row recorded while nothing is written waits for others before its INSERT
+   * (like Kafka's linger.ms): 0 writes at once. Rows held this long are lost on a SIGKILL.
+   */
+  readonly lingerMs?: number;
 }
 
 /** Most rows one INSERT carries. */
@@ -50,13 +55,17 @@ interface QueuedRow {
  * Writes completed translations to the Postgres outbox as TranslationCompleted events, after the
  * answer is decided, by group commit: one INSERT at a time, carrying every row recorded while the
  * previous one ran (so one row when idle, and one statement for many under load instead of a
- * transaction each: bench:apertium). A failed write is logged and counted, never thrown:
- * persistence is asynchronous by the spec, and the client already has its translation. `drain()`
- * waits for the rows recorded so far, so a graceful stop loses none.
+ * transaction each: bench:apertium). With `lingerMs`, the first row waits that long for others, so
+ * at low rates too a statement, the relay's batch and the projection's carry several rows rather
+ * than one each (docs/decisions.md, "Issue 17: fewer waits and less background work per Apertium
+ * miss"). A failed write is logged and counted, never thrown: persistence is asynchronous by the
+ * spec, and the client already has its translation. `drain()` ends the linger and waits for the
+ * rows recorded so far, so a graceful stop loses none.
  */
 export class CompletedTranslationsOutbox implements CompletedTranslationSink {
   private readonly queue: QueuedRow[] = [];
   private writing: Promise<void> | undefined;
+  private lingering: ReturnType<typeof setTimeout> | undefined;
   private readonly failures?: Counter;
   private readonly written?: Counter;
 
@@ -88,11 +97,29 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
       this.failed([{ origin, engine: completed.engine }], err);
       return;
     }
-    this.writing ??= this.writeQueued();
+    this.schedule();
   }
 
   async drain(): Promise<void> {
+    this.writeNow();
     while (this.writing) await this.writing;
+  }
+
+  /**
+   * Starts the write of the queue after the linger, or now when a statement's worth is queued. Rows
+   * recorded while a write runs go with the next statement of that write (writeQueued) anyway.
+   */
+  private schedule(): void {
+    if (this.writing) return;
+    const lingerMs = this.options.lingerMs ?? 0;
+    if (lingerMs === 0 || this.queue.length >= MAX_ROWS_PER_WRITE) return this.writeNow();
+    this.lingering ??= setTimeout(() => this.writeNow(), lingerMs);
+  }
+
+  private writeNow(): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    if (this.queue.length > 0) this.writing ??= this.writeQueued();
   }
 
   /** Writes the queue, a batch at a time, until it is empty. */

@@ -106,4 +106,30 @@ describe('CompletedTranslationsOutbox', () => {
     // One array per column: the first statement carries one row, the second the three recorded meanwhile.
     expect(statements.map(({ params }) => (params[0] as unknown[]).length)).toEqual([1, 3]);
   });
+
+  it('with a linger, holds the rows recorded meanwhile for one statement, which drain() writes at once', async () => {
+    const statements: (readonly unknown[])[] = [];
+    const outbox = new CompletedTranslationsOutbox({
+      orm: ormRunning(async (_sql, params) => void statements.push(params)),
+      codec: new EventCodec(),
+      topicPrefix: '',
+      logger: { error: jest.fn() } as unknown as Logger,
+      // Longer than any test: only drain() can end it.
+      lingerMs: 3_600_000,
+    });
+    for (const n of [1, 2, 3]) {
+      outbox.record(
+        { ...completed, text: `Good evening ${n}` },
+        { correlationId: `c${n}`, causationId: `r${n}` },
+      );
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toHaveLength(0);
+
+    await outbox.drain();
+    expect(statements.map((params) => (params[0] as unknown[]).length)).toEqual([3]);
+    // Nothing held: a drain with an empty queue writes nothing.
+    await outbox.drain();
+    expect(statements).toHaveLength(1);
+  });
 });

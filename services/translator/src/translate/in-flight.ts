@@ -20,7 +20,14 @@ interface Run<T> {
 export class InFlight<T> {
   private readonly runs = new Map<string, Run<T>>();
 
-  constructor(private readonly maxRuns: number) {}
+  /**
+   * `holdUntil`: what a finished run's key stays joinable until (its result stored, say), while its
+   * callers already have the value; undefined lets the key go when the work settles.
+   */
+  constructor(
+    private readonly maxRuns: number,
+    private readonly holdUntil?: (value: T) => Promise<unknown> | undefined,
+  ) {}
 
   /** Runs in flight now. */
   get size(): number {
@@ -37,10 +44,12 @@ export class InFlight<T> {
     const controller = new AbortController();
     const run: Run<T> = { controller, waiters: 0, promise: work(controller.signal) };
     this.runs.set(key, run);
-    run.promise.then(
-      () => this.forget(key, run),
-      () => this.forget(key, run),
-    );
+    const forget = () => this.forget(key, run);
+    run.promise.then((value) => {
+      const held = this.holdUntil?.(value);
+      if (held) held.then(forget, forget);
+      else forget();
+    }, forget);
     return this.wait(key, run, signal, false);
   }
 
