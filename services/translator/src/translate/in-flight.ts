@@ -20,14 +20,7 @@ interface Run<T> {
 export class InFlight<T> {
   private readonly runs = new Map<string, Run<T>>();
 
-  /**
-   * `holdUntil`: what a finished run's key stays joinable until (its result stored, say), while its
-   * callers already have the value; undefined lets the key go when the work settles.
-   */
-  constructor(
-    private readonly maxRuns: number,
-    private readonly holdUntil?: (value: T) => Promise<unknown> | undefined,
-  ) {}
+  constructor(private readonly maxRuns: number) {}
 
   /** Runs in flight now. */
   get size(): number {
@@ -44,12 +37,10 @@ export class InFlight<T> {
     const controller = new AbortController();
     const run: Run<T> = { controller, waiters: 0, promise: work(controller.signal) };
     this.runs.set(key, run);
-    const forget = () => this.forget(key, run);
-    run.promise.then((value) => {
-      const held = this.holdUntil?.(value);
-      if (held) held.then(forget, forget);
-      else forget();
-    }, forget);
+    run.promise.then(
+      () => this.forget(key, run),
+      () => this.forget(key, run),
+    );
     return this.wait(key, run, signal, false);
   }
 

@@ -96,24 +96,4 @@ describe('InFlight', () => {
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(inFlight.size).toBe(0);
   });
-
-  it('keeps a finished run joinable until its hold settles, its callers answered before', async () => {
-    let release: () => void = () => undefined;
-    const hold = new Promise<void>((resolve) => (release = resolve));
-    const inFlight = new InFlight<string>(10, () => hold);
-    const job = deferred();
-
-    const first = inFlight.run('k', undefined, job.work);
-    job.finish('done');
-    await expect(first).resolves.toEqual({ value: 'done', shared: false });
-    // Finished, not yet released: a caller now joins it rather than working again.
-    await expect(inFlight.run('k', undefined, job.work)).resolves.toEqual({ value: 'done', shared: true });
-    expect(job.runs()).toBe(1);
-    expect(inFlight.size).toBe(1);
-
-    release();
-    await hold;
-    await Promise.resolve();
-    expect(inFlight.size).toBe(0);
-  });
 });

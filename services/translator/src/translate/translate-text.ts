@@ -87,10 +87,7 @@ export class TranslateText {
   private readonly inFlight: InFlight<Outcome>;
 
   constructor(private readonly deps: TranslateTextDeps) {
-    // A run stays joinable until its result is stored, though its callers are answered before.
-    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000, (outcome) =>
-      'stored' in outcome ? outcome.stored : undefined,
-    );
+    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000);
     if (deps.metrics) {
       this.lookups = new Counter({
         name: 'translation_cache_lookups_total',
@@ -196,8 +193,6 @@ export class TranslateText {
    * One run of the chain, shared by the identical requests that join it. It first reads the cache
    * again (a run that finished a moment ago has stored its result there), and it stays joinable until
    * its own result is stored: so a request arriving at any moment either joins, or hits the cache.
-   * Its callers are answered without waiting for the store (`stored`, which InFlight holds the run for):
-   * the Redis round trip is off the answer's path.
    */
   private async runOnce(
     key: CacheKey,
@@ -205,41 +200,31 @@ export class TranslateText {
     appliedVersion: number,
     signal: AbortSignal,
   ): Promise<Outcome> {
-    const cached = this.usable(await this.deps.cache.read(key), request.target);
-    if (cached) return { hit: cached };
+    const stored = this.usable(await this.deps.cache.read(key), request.target);
+    if (stored) return { hit: stored };
     const result = await this.deps.chain.translate(request, signal);
     const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
-    // A failed store is a miss later, never a failed request (HotCache.store does not throw either).
-    const stored = result.truncated
-      ? undefined
-      : this.store(key, request.target, appliedVersion, result, actualSource).catch(() => undefined);
-    return { result, actualSource, ...(stored ? { stored } : {}) };
-  }
-
-  /**
-   * Stores a complete result under the key asked for and, for `auto`, under the language found, so a
-   * later request naming that language hits too (a Redis round trip, or nothing while Redis is down).
-   */
-  private async store(
-    key: CacheKey,
-    target: string,
-    appliedVersion: number,
-    result: ChainResult,
-    actualSource: string,
-  ): Promise<void> {
-    const entry = {
-      translatedText: result.text,
-      source: actualSource,
-      engine: result.engine ?? 'none',
-      cachedAt: new Date().toISOString(),
-      truncated: false,
-      fallback: result.fallback,
-    };
-    const keys = [key];
-    if (actualSource !== key.source && (await this.appliesTo(actualSource, target, appliedVersion))) {
-      keys.push({ ...key, source: actualSource, glossaryVersion: appliedVersion });
+    if (!result.truncated) {
+      const entry = {
+        translatedText: result.text,
+        source: actualSource,
+        engine: result.engine ?? 'none',
+        cachedAt: new Date().toISOString(),
+        truncated: false,
+        fallback: result.fallback,
+      };
+      // Stored under the key asked for and, for `auto`, under the language found, so a later request
+      // naming that language hits too (a Redis round trip, or nothing while Redis is down).
+      const keys = [key];
+      if (
+        actualSource !== key.source &&
+        (await this.appliesTo(actualSource, request.target, appliedVersion))
+      ) {
+        keys.push({ ...key, source: actualSource, glossaryVersion: appliedVersion });
+      }
+      await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
     }
-    await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
+    return { result, actualSource };
   }
 
   /**
@@ -268,12 +253,7 @@ async function appliesToPair(
 }
 
 /** What one shared run produced: a result another run had just cached, or its own chain result. */
-type ChainOutcome = {
-  readonly result: ChainResult;
-  readonly actualSource: string;
-  /** The store of a complete result in the hot cache, settling (never rejecting) once done. */
-  readonly stored?: Promise<void>;
-};
+type ChainOutcome = { readonly result: ChainResult; readonly actualSource: string };
 type Outcome = { readonly hit: CachedTranslation } | ChainOutcome;
 type CacheKey = Parameters<HotCache['read']>[0];
 type CachedTranslation = NonNullable<Awaited<ReturnType<HotCache['read']>>>;

@@ -271,41 +271,4 @@ describe('TranslateText', () => {
     expect(await second).toMatchObject({ cached: true, translatedText: 'translated' });
     expect(calls).toHaveLength(1);
   });
-
-  it('answers before the result is stored, and a request meanwhile joins the run instead of the engine', async () => {
-    const { chain, calls } = fakeChain({});
-    const { cache } = fakeCache();
-    let release: () => void = () => undefined;
-    const redis = new Promise<void>((resolve) => (release = resolve));
-    // A Redis that takes the SET but acknowledges it only when the test says.
-    const slowStore: typeof cache = {
-      read: cache.read,
-      store: async (input, entry) => {
-        const stored = await cache.store(input, entry);
-        await redis;
-        return stored;
-      },
-    };
-    const recorded: CompletedTranslation[] = [];
-    const sink: CompletedTranslationSink = { record: (completed) => recorded.push(completed) };
-    const deps = { chain, cache: slowStore, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
-    const translateText = new TranslateText(deps);
-    const request = { text: 'hello', source: 'en', target: 'de' };
-
-    expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
-    // Joined the held run (a cache hit would say cached: true), not a second engine call.
-    expect(await translateText.execute(request, origin)).toMatchObject({
-      cached: false,
-      translatedText: 'translated',
-    });
-    expect(calls).toHaveLength(1);
-    // The request that joined added nothing to keep.
-    expect(recorded).toHaveLength(1);
-
-    release();
-    await redis;
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(await translateText.execute(request, origin)).toMatchObject({ cached: true });
-    expect(calls).toHaveLength(1);
-  });
 });
