@@ -32,6 +32,7 @@ const {
   streamSym,
   stringifiersSym,
   timeSym,
+  wildcardFirstSym,
 } = pino.symbols;
 /** Not in pino's types, but among its symbols: a child's message prefix. */
 const { msgPrefixSym } = pino.symbols as unknown as Record<string, symbol | undefined>;
@@ -96,7 +97,7 @@ const LINE_KEYS = new Set(['req_id', 'correlation_id', 'method', 'url', 'remote'
 const touches = (byKey: unknown): boolean =>
   typeof byKey === 'object' &&
   byKey !== null &&
-  (Object.getOwnPropertySymbols(byKey).length > 0 || Object.keys(byKey).some((key) => LINE_KEYS.has(key)));
+  (wildcardFirstSym in byKey || Object.keys(byKey).some((key) => LINE_KEYS.has(key)));
 
 /**
  * The mixin's fields as pino writes them ahead of the line's: string values only (the platform's

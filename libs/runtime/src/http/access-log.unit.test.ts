@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { pino, type LoggerOptions } from 'pino';
 
 import { accessLogWriter, type AccessLevel, type AccessLine } from './access-log.js';
@@ -63,6 +63,21 @@ describe('accessLogWriter', () => {
     const { pino: expected, writer } = both('info', line(), 'request completed', () => capture({}, ids));
     expect(writer).toEqual(expected);
     expect(JSON.parse(writer[0] ?? '')).toMatchObject({ trace_id: 'ab'.repeat(16), req_id: line().req_id });
+  });
+
+  it("builds the line itself for the tracker's logger (a child without redaction of a redacting one)", () => {
+    const setup = () => {
+      const root = capture({
+        redact: { paths: ['req.headers.authorization', '*.password'], censor: '[redacted]' },
+      });
+      return { logger: root.logger.child({}, { redact: [] }), lines: root.lines };
+    };
+    const { pino: expected, writer } = both('info', line(), 'request completed', setup);
+    expect(writer).toEqual(expected);
+    const { logger } = setup();
+    const viaPino = jest.spyOn(logger, 'info');
+    accessLogWriter(logger)('info', line(), 'request completed');
+    expect(viaPino).not.toHaveBeenCalled();
   });
 
   it('writes nothing below the logger level', () => {
