@@ -209,11 +209,12 @@ interface ReadyAnswer {
  * `duration` written by String(), which JSON uses for finite numbers. Bounded: emptied when full.
  */
 class ReadyAnswers {
-  private readonly made = new Map<string, ReadyAnswer>();
+  /** By target language, then by the entry's text (no key string joined from both per request). */
+  private readonly made = new Map<string, Map<string, ReadyAnswer>>();
+  private count = 0;
 
   of(raw: string, target: string): ReadyAnswer | undefined {
-    const key = `${target}\u0000${raw}`;
-    const known = this.made.get(key);
+    const known = this.made.get(target)?.get(raw);
     if (known) return known;
     const hit = parseHotCacheEntry(raw);
     if (!hit) return undefined;
@@ -222,11 +223,22 @@ class ReadyAnswers {
     const head = json.slice(0, at);
     const tail = json.slice(at + String(DURATION_MARK).length);
     const answer = { head, tail, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) };
-    if (raw.length <= READY_MAX_ENTRY_CHARS) {
-      if (this.made.size >= READY_MAX_ENTRIES) this.made.clear();
-      this.made.set(key, answer);
-    }
+    if (raw.length <= READY_MAX_ENTRY_CHARS) this.keep(target, raw, answer);
     return answer;
+  }
+
+  private keep(target: string, raw: string, answer: ReadyAnswer): void {
+    if (this.count >= READY_MAX_ENTRIES) {
+      this.made.clear();
+      this.count = 0;
+    }
+    let byText = this.made.get(target);
+    if (!byText) {
+      byText = new Map();
+      this.made.set(target, byText);
+    }
+    byText.set(raw, answer);
+    this.count += 1;
   }
 }
 
