@@ -55,9 +55,21 @@ export const appTracker = (app: Express): RequestTracker => app.get('tracker') a
 
 export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
   const histogram = httpDurationHistogram(metrics);
-  // One labelled child per method, route and status, looked up by a plain string instead of
-  // prom-client hashing a label object on every request.
-  const series = new Map<string, ReturnType<typeof histogram.labels>>();
+  // One labelled child per route, method and status, found by three map lookups of values the
+  // request already holds, instead of prom-client hashing a label object (or a key string joined
+  // from them) on every request. All three are bounded: route templates or fixed labels, the
+  // methods Node accepts, status codes.
+  type Child = ReturnType<typeof histogram.labels>;
+  const series = new Map<string, Map<string, Map<number, Child>>>();
+  const childOf = (method: string, route: string, status: number): Child => {
+    let byMethod = series.get(route);
+    if (!byMethod) series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, (child = histogram.labels({ method, route, status: String(status) })));
+    return child;
+  };
   // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
   // the logger's redaction (a third of the cost of each line).
   const access = logger.child({}, { redact: [] });
@@ -65,13 +77,7 @@ export function requestTracker(logger: Logger, metrics: Registry): RequestTracke
     logger: access,
     access: accessLogWriter(access),
     observe(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = series.get(key);
-      if (!child) {
-        child = histogram.labels({ method, route, status: String(status) });
-        series.set(key, child);
-      }
-      child.observe(seconds);
+      childOf(method, route, status).observe(seconds);
     },
   };
 }
