@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 
 import type { Logger } from '../logger.js';
 import { httpDurationHistogram } from '../metrics.js';
+import { accessLogWriter, type AccessLogWriter } from './access-log.js';
 
 /** The route label of requests no route took: metric labels never come from the raw path. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -44,6 +45,8 @@ export const routeLabel =
 /** Where `trackRequest` writes: the access log and the request-duration histogram. */
 export interface RequestTracker {
   readonly logger: Logger;
+  /** Writes an access-log line through `logger` (see accessLogWriter). */
+  readonly access: AccessLogWriter;
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
@@ -52,21 +55,29 @@ export const appTracker = (app: Express): RequestTracker => app.get('tracker') a
 
 export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
   const histogram = httpDurationHistogram(metrics);
-  // One labelled child per method, route and status, looked up by a plain string instead of
-  // prom-client hashing a label object on every request.
-  const series = new Map<string, ReturnType<typeof histogram.labels>>();
+  // One labelled child per route, method and status, found by three map lookups of values the
+  // request already holds, instead of prom-client hashing a label object (or a key string joined
+  // from them) on every request. All three are bounded: route templates or fixed labels, the
+  // methods Node accepts, status codes.
+  type Child = ReturnType<typeof histogram.labels>;
+  const series = new Map<string, Map<string, Map<number, Child>>>();
+  const childOf = (method: string, route: string, status: number): Child => {
+    let byMethod = series.get(route);
+    if (!byMethod) series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, (child = histogram.labels({ method, route, status: String(status) })));
+    return child;
+  };
+  // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
+  // the logger's redaction (a third of the cost of each line).
+  const access = logger.child({}, { redact: [] });
   return {
-    // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
-    // the logger's redaction (a third of the cost of each line).
-    logger: logger.child({}, { redact: [] }),
+    logger: access,
+    access: accessLogWriter(access),
     observe(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = series.get(key);
-      if (!child) {
-        child = histogram.labels({ method, route, status: String(status) });
-        series.set(key, child);
-      }
-      child.observe(seconds);
+      childOf(method, route, status).observe(seconds);
     },
   };
 }
@@ -83,6 +94,11 @@ export function trackRequest(
   res: ServerResponse,
   route: () => string,
   started = req.receivedAt ?? performance.now(),
+  /**
+   * Whether to set x-request-id on the response now; false for a caller that writes it with the
+   * answer's other headers (in one writeHead) and sets it itself on every other way out.
+   */
+  echoId = true,
 ): string {
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -91,7 +107,7 @@ export function trackRequest(
   // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
   const correlation = req.headers['x-correlation-id'];
   if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
-  res.setHeader('x-request-id', id);
+  if (echoId) res.setHeader('x-request-id', id);
   const done = (aborted: boolean) => {
     const ms = performance.now() - started;
     const path = route();
@@ -99,7 +115,7 @@ export function trackRequest(
     if (QUIET_PATHS.has(path)) return;
     const line = {
       req_id: id,
-      correlation_id: req.headers['x-correlation-id'],
+      correlation_id: req.headers['x-correlation-id'] as string | undefined,
       method: req.method,
       // Express rewrites req.url inside mounted routers; originalUrl is what the client asked for.
       url: (req as { originalUrl?: string }).originalUrl ?? req.url,
@@ -107,9 +123,9 @@ export function trackRequest(
       status: res.statusCode,
       ms: Math.round(ms * 10) / 10,
     };
-    if (aborted) tracker.logger.warn(line, 'request aborted');
-    else if (res.statusCode >= 500) tracker.logger.error(line, 'request failed');
-    else tracker.logger.info(line, 'request completed');
+    if (aborted) tracker.access('warn', line, 'request aborted');
+    else if (res.statusCode >= 500) tracker.access('error', line, 'request failed');
+    else tracker.access('info', line, 'request completed');
   };
   // 'close' follows 'finish' on every response, and comes alone when the client went away first.
   res.once('close', () => done(!res.writableFinished));

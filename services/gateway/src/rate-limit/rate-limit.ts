@@ -40,6 +40,12 @@ export interface AuthFailures {
   blocked(address: () => string): boolean;
 }
 
+/** A counted request: the RateLimit-* headers (name, value, ...) and the 429 when it is over the limit. */
+export interface Counted {
+  readonly lines: readonly string[];
+  readonly refused: AppError | undefined;
+}
+
 declare module 'node:http' {
   interface IncomingMessage {
     /** Set once a request has been counted against a limit (by a fast lane), so it is not counted twice. */
@@ -65,10 +71,18 @@ export interface RateLimits {
    */
   countAddress(req: IncomingMessage, res: ServerResponse, address: string): AppError | undefined;
   /**
+   * `countAddress` without touching the response: the limit's headers as lines for writeHead (set
+   * them with `setLimitHeaders` when the answer is not written that way), and the 429 if refused;
+   * undefined when there is no public limit.
+   */
+  countAddressLines(req: IncomingMessage, address: string): Counted | undefined;
+  /**
    * Counts an authenticated request against its key's limit outside Express (the read-cache lane),
    * as `byKey` does: sets the limit headers and returns undefined, or the 429 to answer.
    */
   countKey(res: ServerResponse, keyId: string): AppError | undefined;
+  /** `countKey` without touching the response (see `countAddressLines`). */
+  countKeyLines(keyId: string): Counted | undefined;
   /** Sends pending counts and stops the sync timers. */
   stop(): Promise<void>;
 }
@@ -104,6 +118,13 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           maxKeys: options.maxClients,
         });
   const byAddress = middleware(address, options.publicPoints, (req) => clientKey(req.ip), true);
+  const countAddressLines = (req: IncomingMessage, client: string) => {
+    if (!address) return undefined;
+    req.rateLimitCounted = true;
+    return counted(address.consume(clientKey(client)), options.publicPoints);
+  };
+  const countKeyLines = (keyId: string) =>
+    key ? counted(key.consume(keyId), options.perKeyPoints) : undefined;
   return {
     byAddress,
     byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId), false),
@@ -118,14 +139,10 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
       else byAddress(req, res, next);
     },
     authFailures: authFailuresOf(failures, options.authFailuresPerMinute),
-    countAddress(req, res, client) {
-      if (!address) return undefined;
-      req.rateLimitCounted = true;
-      return decide(address.consume(clientKey(client)), options.publicPoints, res);
-    },
-    countKey(res, keyId) {
-      return key ? decide(key.consume(keyId), options.perKeyPoints, res) : undefined;
-    },
+    countAddress: (req, res, client) => applied(res, countAddressLines(req, client)),
+    countAddressLines,
+    countKey: (res, keyId) => applied(res, countKeyLines(keyId)),
+    countKeyLines,
     async stop() {
       await Promise.all([address?.stop(), key?.stop(), failures?.stop()]);
     },
@@ -168,16 +185,39 @@ function middleware(
 }
 
 /** Sets the RateLimit-* headers; returns the 429 when the request is over the limit. */
-function decide(decision: Decision, points: number, res: ServerResponse): AppError | undefined {
+const decide = (decision: Decision, points: number, res: ServerResponse): AppError | undefined =>
+  applied(res, counted(decision, points));
+
+/** Sets a count's headers on the response; returns its 429, if any. */
+function applied(res: ServerResponse, count: Counted | undefined): AppError | undefined {
+  setLimitHeaders(res, count?.lines);
+  return count?.refused;
+}
+
+/** The RateLimit-* header lines of a decision, and the 429 when the request is over the limit. */
+function counted(decision: Decision, points: number): Counted {
   const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-  res.setHeader('RateLimit-Limit', String(points));
-  res.setHeader('RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit-Reset', String(resetSeconds));
-  if (decision.allowed) return undefined;
-  return new AppError(
+  const reset = String(resetSeconds);
+  const lines = [
+    'RateLimit-Limit',
+    String(points),
+    'RateLimit-Remaining',
+    String(decision.remaining),
+    'RateLimit-Reset',
+    reset,
+  ];
+  if (decision.allowed) return { lines, refused: undefined };
+  const refused = new AppError(
     'RATE_LIMITED',
     `rate limit of ${points} requests exceeded; retry in ${resetSeconds} s`,
     undefined,
-    { 'Retry-After': String(resetSeconds) },
+    { 'Retry-After': reset },
   );
+  return { lines, refused };
+}
+
+/** Sets header lines (name, value, ...) on a response, in their order. */
+export function setLimitHeaders(res: ServerResponse, lines: readonly string[] | undefined): void {
+  if (!lines) return;
+  for (let i = 0; i + 1 < lines.length; i += 2) res.setHeader(lines[i] as string, lines[i + 1] as string);
 }

@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
-import type { RateLimits } from '../rate-limit/rate-limit.js';
+import { setLimitHeaders, type Counted, type RateLimits } from '../rate-limit/rate-limit.js';
 import { clientGone, plainJsonPost } from '../http/mount.js';
 import { okEnvelope } from '../http/route.js';
 import {
@@ -51,59 +51,109 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
   // Express compiles its "trust proxy" setting into this function; the lane finds the client address
   // the way req.ip does.
   const trusted = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
-  const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError) => {
+  /** To Express, with the limit's headers (and the request id, once tracked) set on the response. */
+  const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError, counted?: Counted) => {
+    setLimitHeaders(res, counted?.lines);
+    if (req.tracked) res.setHeader('x-request-id', req.id);
     if (error) req.laneError = error;
     app(req, res);
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse, raw: string, started: number) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
-    // express.json({strict: true}) takes objects and arrays only; anything else is malformed.
-    if (typeof body !== 'object' || body === null) {
-      handOver(req, res, toAppError({ type: 'entity.parse.failed' }));
-      return;
-    }
-    (req as { body?: unknown }).body = body;
-    const limited = limits.countAddress(req, res, proxyaddr(req, trusted));
-    if (limited) return handOver(req, res, limited);
-    const valid = plainTranslateBody(body) ?? translateBody.safeParse(body).data;
-    if (!valid) return handOver(req, res);
-    let request: ReturnType<typeof translationRequest>;
-    try {
-      request = translationRequest(valid, options.maxTextChars);
-    } catch {
-      return handOver(req, res);
-    }
+  /** A valid request's answer: from the cache, else from the translator (errors handed to Express). */
+  const serve = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: TranslateCall,
+    lane: LaneState,
+  ) => {
     const stored = await cache.readRaw(request);
     const ready = stored ? answers.of(stored, request.target) : undefined;
-    const id = trackRequest(tracker, req, res, () => PATH, started);
-    // A miss's failure is handed to Express by the caller's catch, which maps it (tracked already).
-    if (!ready) return translateMiss(translator, res, { request, id, started });
-    const seconds = String(secondsSince(started));
-    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': ready.bytes + seconds.length });
-    res.end(ready.head + seconds + ready.tail);
+    // The request id is written with the answer's headers (below, or by handOver and the miss).
+    const id = trackRequest(tracker, req, res, route, lane.started, false);
+    if (!ready) {
+      setLimitHeaders(res, lane.counted?.lines);
+      res.setHeader('x-request-id', id);
+      return translateMiss(translator, res, { request, id, started: lane.started });
+    }
+    sendReady(res, ready, id, lane);
+  };
+
+  const answer = (req: IncomingMessage, res: ServerResponse, raw: string, started: number) => {
+    const body = parsedObject(raw);
+    // express.json({strict: true}) takes objects and arrays only; anything else is malformed.
+    if (body === undefined) return handOver(req, res, toAppError({ type: 'entity.parse.failed' }));
+    (req as { body?: unknown }).body = body;
+    const counted = limits.countAddressLines(req, proxyaddr(req, trusted));
+    if (counted?.refused) return handOver(req, res, counted.refused, counted);
+    const request = validRequest(body, options.maxTextChars);
+    if (!request) return handOver(req, res, undefined, counted);
+    // A failure (Redis, or the translator on a miss) is mapped by Express, tracked or not.
+    serve(req, res, request, { started, counted }).catch((err: unknown) => {
+      if (!res.headersSent) handOver(req, res, toAppError(err), counted);
+    });
   };
 
   return (req, res) => {
     if (!takes(req, options.bodyLimitBytes)) return false;
     const started = performance.now();
     req.receivedAt = started;
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    req.on('data', (chunk: Buffer) => {
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
     req.once('end', () => {
-      answer(req, res, Buffer.concat(chunks).toString('utf8'), started).catch((err: unknown) => {
+      // Usually one chunk: decoded as it is, without a copy.
+      const raw = more ? Buffer.concat(more).toString('utf8') : (first?.toString('utf8') ?? '');
+      try {
+        answer(req, res, raw, started);
+      } catch (err) {
         if (!res.headersSent) handOver(req, res, toAppError(err));
-      });
+      }
     });
     // The client went away mid-body: Express logs it as an aborted request.
     req.once('error', () => handOver(req, res, new AppError('BAD_REQUEST', 'the request could not be read')));
     return true;
   };
+}
+
+const route = () => PATH;
+
+/** A hit's answer, in one writeHead with every header in the order setHeader would have given them. */
+function sendReady(res: ServerResponse, ready: ReadyAnswer, id: string, lane: LaneState): void {
+  const seconds = String(secondsSince(lane.started));
+  const head = [...(lane.counted?.lines ?? []), 'x-request-id', id, 'content-type', JSON_TYPE];
+  head.push('content-length', String(ready.bytes + seconds.length));
+  res.writeHead(200, head);
+  res.end(ready.head + seconds + ready.tail);
+}
+
+/** When a request arrived, and what counting it against the public limit gave. */
+interface LaneState {
+  readonly started: number;
+  readonly counted: Counted | undefined;
+}
+
+/** The parsed body when it is a JSON object or array (what express.json takes), else undefined. */
+function parsedObject(raw: string): object | undefined {
+  try {
+    const body: unknown = JSON.parse(raw);
+    return typeof body === 'object' && body !== null ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The translation a valid body asks for, or undefined: Express's route then answers the 400/413. */
+function validRequest(body: object, maxTextChars: number): TranslateCall | undefined {
+  const valid = plainTranslateBody(body) ?? translateBody.safeParse(body).data;
+  if (!valid) return undefined;
+  try {
+    return translationRequest(valid, maxTextChars);
+  } catch {
+    return undefined;
+  }
 }
 
 const secondsSince = (started: number) => Math.round(performance.now() - started) / 1000;
@@ -159,11 +209,12 @@ interface ReadyAnswer {
  * `duration` written by String(), which JSON uses for finite numbers. Bounded: emptied when full.
  */
 class ReadyAnswers {
-  private readonly made = new Map<string, ReadyAnswer>();
+  /** By target language, then by the entry's text (no key string joined from both per request). */
+  private readonly made = new Map<string, Map<string, ReadyAnswer>>();
+  private count = 0;
 
   of(raw: string, target: string): ReadyAnswer | undefined {
-    const key = `${target}\u0000${raw}`;
-    const known = this.made.get(key);
+    const known = this.made.get(target)?.get(raw);
     if (known) return known;
     const hit = parseHotCacheEntry(raw);
     if (!hit) return undefined;
@@ -172,11 +223,22 @@ class ReadyAnswers {
     const head = json.slice(0, at);
     const tail = json.slice(at + String(DURATION_MARK).length);
     const answer = { head, tail, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) };
-    if (raw.length <= READY_MAX_ENTRY_CHARS) {
-      if (this.made.size >= READY_MAX_ENTRIES) this.made.clear();
-      this.made.set(key, answer);
-    }
+    if (raw.length <= READY_MAX_ENTRY_CHARS) this.keep(target, raw, answer);
     return answer;
+  }
+
+  private keep(target: string, raw: string, answer: ReadyAnswer): void {
+    if (this.count >= READY_MAX_ENTRIES) {
+      this.made.clear();
+      this.count = 0;
+    }
+    let byText = this.made.get(target);
+    if (!byText) {
+      byText = new Map();
+      this.made.set(target, byText);
+    }
+    byText.set(raw, answer);
+    this.count += 1;
   }
 }
 

@@ -15,7 +15,7 @@ import proxyaddr from 'proxy-addr';
 import type { ApiKeyStore, Principal } from '../../auth/api-key.store.js';
 import { rememberedPrincipal } from '../../auth/remembered-principal.js';
 import { expressPath, okEnvelope } from '../../http/route.js';
-import type { RateLimits } from '../../rate-limit/rate-limit.js';
+import { setLimitHeaders, type Counted, type RateLimits } from '../../rate-limit/rate-limit.js';
 import { LANGUAGE_TAG, MAX_LANGUAGE_TAG_CHARS } from '../language.js';
 import { parseCachedContent, type ContentReadCache } from './content-read-cache.js';
 import { languageChain } from './language-chain.js';
@@ -67,8 +67,11 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
   tracking?.listen((key) => {
     answers.distrust(key);
   });
-  const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError) => {
+  /** To Express, with the request id and the limit's headers (once counted) set on the response. */
+  const handOver = (req: IncomingMessage, res: ServerResponse, error?: AppError, counted?: Counted) => {
     handedOver.inc();
+    res.setHeader('x-request-id', req.id);
+    setLimitHeaders(res, counted?.lines);
     if (error) req.laneError = error;
     app(req, res);
   };
@@ -83,13 +86,11 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     if (!ready || (principal.modules !== undefined && !principal.modules.includes(ready.module))) {
       return handOver(req, res);
     }
-    const limited = limits.countKey(res, principal.keyId);
-    if (limited) return handOver(req, res, limited);
+    const counted = limits.countKeyLines(principal.keyId);
+    if (counted?.refused) return handOver(req, res, counted.refused, counted);
     // The span of the request is named after the route, as for requests Express routes.
     (req as { route?: unknown }).route = read.route;
-    if (ready.contentLanguage !== undefined) res.setHeader('Content-Language', ready.contentLanguage);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', ready.answer.length);
+    res.writeHead(200, readyHead(req.id, counted, ready));
     res.end(ready.answer);
     answered.inc();
   };
@@ -102,7 +103,8 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     const principal = rememberedPrincipal(keys, req.headers.authorization);
     if (!principal || principal.limits.requestsPerDay !== null) return false;
     if (limits.authFailures.blocked(() => proxyaddr(req, trusted))) return false;
-    trackRequest(tracker, req, res, read.route.label);
+    // The request id is written with the answer's headers (or by handOver).
+    trackRequest(tracker, req, res, read.route.label, undefined, false);
     const key = cache.keyOf(read.type, read.id);
     // A text Redis has not invalidated since it was read here: answered without reading Redis.
     const kept = tracking && answers.trusted(key, read.language.asked, tracking);
@@ -164,6 +166,14 @@ const routeOf = (template: string) => {
 };
 const VENDOR_ROUTE = routeOf(READ_VENDOR_PATH);
 const ENTITY_ROUTE = routeOf(READ_ENTITY_PATH);
+/** A hit's headers, for one writeHead, in the order setHeader would have given them. */
+function readyHead(id: string, counted: Counted | undefined, ready: ReadyAnswer): string[] {
+  const head = ['x-request-id', id, ...(counted?.lines ?? [])];
+  if (ready.contentLanguage !== undefined) head.push('Content-Language', ready.contentLanguage);
+  head.push('Content-Type', JSON_TYPE, 'Content-Length', ready.length);
+  return head;
+}
+
 /** Ids the lane takes: what needs no URL decoding (others, valid or not, are Express's). */
 const PLAIN_ID = /^[\w.~-]{1,200}$/;
 /** The entitySegment schema's pattern. */
@@ -217,7 +227,11 @@ interface ReadyAnswer {
   readonly module: string;
   readonly contentLanguage: string | undefined;
   readonly answer: Buffer;
+  /** The answer's byte length, as the Content-Length value. */
+  readonly length: string;
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The cached text an answer was made from (a copy), the answer (undefined: not a view), and until
@@ -275,11 +289,14 @@ class ReadyAnswers {
       return kept.ready;
     }
     const entry = parseCachedContent(raw.toString('utf8'));
-    const ready = entry && {
-      module: entry.view.module,
-      contentLanguage: contentLanguage([entry], read.language.chain),
-      answer: Buffer.from(JSON.stringify(okEnvelope(viewBody(entry.view, false)))),
-    };
+    const answer = entry && Buffer.from(JSON.stringify(okEnvelope(viewBody(entry.view, false))));
+    const ready = entry &&
+      answer && {
+        module: entry.view.module,
+        contentLanguage: contentLanguage([entry], read.language.chain),
+        answer,
+        length: String(answer.length),
+      };
     // A copy: `raw` shares the buffer the socket read.
     this.#keep(key, asked, { raw: Buffer.from(raw), ready, session, trustedUntil });
     return ready;
