@@ -7,7 +7,7 @@ import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
 import type { RateLimits } from '../rate-limit/rate-limit.js';
-import { clientGone, plainJsonPost } from '../http/mount.js';
+import { clientGone, plainJsonPost, strictJson } from '../http/mount.js';
 import { okEnvelope } from '../http/route.js';
 import {
   cachedTranslation,
@@ -57,14 +57,8 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, raw: string, started: number) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
-    // express.json({strict: true}) takes objects and arrays only; anything else is malformed.
-    if (typeof body !== 'object' || body === null) {
+    const body = strictJson(raw);
+    if (body === undefined) {
       handOver(req, res, toAppError({ type: 'entity.parse.failed' }));
       return;
     }
