@@ -19,10 +19,15 @@ export interface ModelEntry {
  * or a bare model for every provider that lists it, in configuration order.
  */
 export class ProviderRegistry {
+  /** A map, not the parsed object: a model named `toString` or `__proto__` is no alias. */
+  private readonly aliases: ReadonlyMap<string, string | readonly string[]>;
+
   constructor(
     readonly providers: readonly Provider[],
-    private readonly aliases: Readonly<Record<string, string | readonly string[]>>,
-  ) {}
+    aliases: Readonly<Record<string, string | readonly string[]>>,
+  ) {
+    this.aliases = new Map(Object.entries(aliases));
+  }
 
   /** The targets for `model`, in fallback order; 503 with no providers, 404 for an unknown model. */
   targets(model: string): Target[] {
@@ -49,7 +54,7 @@ export class ProviderRegistry {
       for (const id of provider.models)
         if (!entries.has(id)) entries.set(id, { id, owned_by: provider.name });
     }
-    for (const id of Object.keys(this.aliases)) {
+    for (const id of this.aliases.keys()) {
       if (!entries.has(id) && this.resolve(id).length > 0) entries.set(id, { id, owned_by: 'alias' });
     }
     return [...entries.values()];
@@ -61,7 +66,7 @@ export class ProviderRegistry {
    * it cannot send any string to a provider. Alias entries are the operator's and are taken as written.
    */
   private resolve(model: string, fromClient = false): Target[] {
-    const alias = this.aliases[model];
+    const alias = this.aliases.get(model);
     if (alias === undefined && fromClient) return this.expand(model).filter((t) => this.offered(t));
     const entries = alias === undefined ? [model] : typeof alias === 'string' ? [alias] : alias;
     const seen = new Set<string>();
@@ -80,7 +85,7 @@ export class ProviderRegistry {
   /** Whether a target is listed by its provider, or reached through an alias. */
   private offered(target: Target): boolean {
     if (target.provider.models.includes(target.model)) return true;
-    return Object.keys(this.aliases).some((alias) =>
+    return [...this.aliases.keys()].some((alias) =>
       this.resolve(alias).some((t) => t.provider === target.provider && t.model === target.model),
     );
   }

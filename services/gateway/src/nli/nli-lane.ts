@@ -8,7 +8,7 @@ import proxyaddr from 'proxy-addr';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { rememberedPrincipal } from '../auth/remembered-principal.js';
-import { clientGone, plainJsonPost } from '../http/mount.js';
+import { clientGone, plainJsonPost, strictJson } from '../http/mount.js';
 import { expressPath, okEnvelope } from '../http/route.js';
 import { parseRequest } from '../http/validate.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
@@ -66,7 +66,7 @@ export function nliLane(options: NliLaneOptions): FastLane {
   const answer = async (req: IncomingMessage, res: ServerResponse, raw: string, keyId: string) => {
     const limited = limits.countKey(res, keyId);
     if (limited) return handOver(req, res, limited);
-    const body = parsedJson(raw);
+    const body = strictJson(raw);
     (req as { body?: unknown }).body = body;
     if (body === undefined) return handOver(req, res, toAppError({ type: 'entity.parse.failed' }));
     const text =
@@ -101,19 +101,6 @@ export function nliLane(options: NliLaneOptions): FastLane {
     req.once('error', (err) => handOver(req, res, toAppError({ status: 400, message: err.message })));
     return true;
   };
-}
-
-/**
- * The body as express.json({strict: true}) reads it: an object or array (a leading byte-order mark
- * dropped, as its decoder does), else undefined (MALFORMED_JSON).
- */
-function parsedJson(raw: string): object | undefined {
-  try {
-    const value: unknown = JSON.parse(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
-    return typeof value === 'object' && value !== null ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

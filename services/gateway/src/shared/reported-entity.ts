@@ -10,14 +10,14 @@ import { inScope } from '../auth/module-scope.js';
  * /api/v1/translate, and `tracking` is taken by the path GET /api/v1/content/tracking/{tracking_id}
  * (content of that type could never be read back).
  */
-const RESERVED_TYPES: Readonly<Record<string, string>> = {
-  [FREE_TEXT_ENTITY_TYPE]: 'is reserved for the results of POST /api/v1/translate',
-  tracking: 'is reserved: GET /api/v1/content/tracking/{tracking_id} tracks reports',
-};
+const RESERVED_TYPES: ReadonlyMap<string, string> = new Map([
+  [FREE_TEXT_ENTITY_TYPE, 'is reserved for the results of POST /api/v1/translate'],
+  ['tracking', 'is reserved: GET /api/v1/content/tracking/{tracking_id} tracks reports'],
+]);
 
-/** 400 ENTITY_TYPE_RESERVED for a reserved type. */
+/** 400 ENTITY_TYPE_RESERVED for a reserved type (a map: `constructor` is a type like any other). */
 export function assertTypeNotReserved(type: string): void {
-  const reason = RESERVED_TYPES[type];
+  const reason = RESERVED_TYPES.get(type);
   if (reason) throw new AppError('ENTITY_TYPE_RESERVED', `entity type ${type} ${reason}`, { type });
 }
 

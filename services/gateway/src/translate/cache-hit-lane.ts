@@ -7,7 +7,7 @@ import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
 import { setLimitHeaders, type Counted, type RateLimits } from '../rate-limit/rate-limit.js';
-import { clientGone, plainJsonPost } from '../http/mount.js';
+import { clientGone, plainJsonPost, strictJson } from '../http/mount.js';
 import { okEnvelope } from '../http/route.js';
 import {
   cachedTranslation,
@@ -79,8 +79,8 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
   };
 
   const answer = (req: IncomingMessage, res: ServerResponse, raw: string, started: number) => {
-    const body = parsedObject(raw);
-    // express.json({strict: true}) takes objects and arrays only; anything else is malformed.
+    // As express.json({strict: true}) reads it: an object or array, a leading BOM dropped.
+    const body = strictJson(raw);
     if (body === undefined) return handOver(req, res, toAppError({ type: 'entity.parse.failed' }));
     (req as { body?: unknown }).body = body;
     const counted = limits.countAddressLines(req, proxyaddr(req, trusted));
@@ -133,16 +133,6 @@ function sendReady(res: ServerResponse, ready: ReadyAnswer, id: string, lane: La
 interface LaneState {
   readonly started: number;
   readonly counted: Counted | undefined;
-}
-
-/** The parsed body when it is a JSON object or array (what express.json takes), else undefined. */
-function parsedObject(raw: string): object | undefined {
-  try {
-    const body: unknown = JSON.parse(raw);
-    return typeof body === 'object' && body !== null ? body : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The translation a valid body asks for, or undefined: Express's route then answers the 400/413. */

@@ -203,6 +203,18 @@ describe('the cache-hit lane in front of Express', () => {
     }
   });
 
+  it('reads a body led by a byte-order mark as express.json does (the mark dropped)', async () => {
+    const [lane, express] = await Promise.all([
+      post(`\ufeff${hitBody}`),
+      post(`\ufeff${hitBody}`, { origin: 'https://app.example' }),
+    ]);
+    expect([lane.status, express.status]).toEqual([200, 200]);
+    const texts = (await Promise.all([lane.json(), express.json()])) as {
+      data: { translatedText: string };
+    }[];
+    expect(texts.map((body) => body.data.translatedText)).toEqual(['good morning', 'good morning']);
+  });
+
   it('counts a request once against the public limit when it hands a miss over to Express', async () => {
     const limited = await startTestGateway({
       RATE_LIMIT_PUBLIC: '2',

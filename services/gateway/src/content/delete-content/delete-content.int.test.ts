@@ -92,6 +92,14 @@ describe('DELETE /api/v1/content/{module}/{type}/{id}', () => {
     expect(res).toMatchObject({ status: 400, body: { error: 'ENTITY_TYPE_RESERVED' } });
   });
 
+  it.each(['constructor', '__proto__'])(
+    'takes type %s, a name only the prototype of an object has, as any other type (202)',
+    async (type) => {
+      const res = await remove(`/api/v1/content/catalog/${type}/t-1`);
+      expect(res).toMatchObject({ status: 202, body: { data: { tracking_id: expect.any(String) } } });
+    },
+  );
+
   it('answers 401 without a key, and 409 MODULE_CONFLICT for a type another module owns, writing nothing', async () => {
     const em = orm.em.fork();
     em.create(SourceContent, {
