@@ -65,7 +65,7 @@ export class ServiceClient {
   /** Passes the service's own error code through when it is one of ours; anything else is `unavailable`. */
   private failure(status: number, body: Record<string, unknown> | undefined): AppError {
     const code = body?.error;
-    if (typeof code === 'string' && code in ERROR_CATALOGUE && code !== 'INTERNAL') {
+    if (typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code) && code !== 'INTERNAL') {
       return new AppError(code as ErrorCode, String(body?.message ?? code), body?.details);
     }
     return new AppError(this.unavailable, `the ${this.name} service failed (HTTP ${status})`);
