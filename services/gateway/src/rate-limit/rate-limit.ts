@@ -66,14 +66,10 @@ export interface RateLimits {
   readonly guard: RequestHandler;
   readonly authFailures: AuthFailures;
   /**
-   * Counts a request against the public limit outside Express (the cache-hit lane): sets the limit
-   * headers and returns undefined, or the 429 to answer. Marks the request as counted.
-   */
-  countAddress(req: IncomingMessage, res: ServerResponse, address: string): AppError | undefined;
-  /**
-   * `countAddress` without touching the response: the limit's headers as lines for writeHead (set
-   * them with `setLimitHeaders` when the answer is not written that way), and the 429 if refused;
-   * undefined when there is no public limit.
+   * Counts a request against the public limit outside Express (the cache-hit lane), without touching
+   * the response: the limit's headers as lines for writeHead (set them with `setLimitHeaders` when
+   * the answer is not written that way), and the 429 if refused; undefined when there is no public
+   * limit. Marks the request as counted.
    */
   countAddressLines(req: IncomingMessage, address: string): Counted | undefined;
   /**
@@ -139,7 +135,6 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
       else byAddress(req, res, next);
     },
     authFailures: authFailuresOf(failures, options.authFailuresPerMinute),
-    countAddress: (req, res, client) => applied(res, countAddressLines(req, client)),
     countAddressLines,
     countKey: (res, keyId) => applied(res, countKeyLines(keyId)),
     countKeyLines,
