@@ -210,7 +210,7 @@ function deleteGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
     path: `${PATH}/{id}`,
     summary: 'Delete a glossary',
     description:
-      'Translations of the pair no longer apply any terms, from the next one on; stored content that contains one of its source terms is requested again (bounded, throttled).',
+      'Translations of the pair no longer apply any terms, from the next one on; stored content that contains one of its source terms is requested again (bounded, throttled). Its copies at DeepL (every version) are deleted there by the translator within its GLOSSARY_DELETIONS_SWEEP_MS (30 s by default), tried again until DeepL confirms.',
     tags: TAGS,
     access: 'admin',
     request: { params: idParams },
