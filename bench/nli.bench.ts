@@ -6,8 +6,9 @@
 // Under load (10 connections) the gateway and the nli service alone are measured in turn, round after
 // round (issue #20: gateway p99 <= 3 x the nli service's own p99 at the same load; medians of rounds),
 // with the CPU µs and heap bytes each process spends per request (bench/process-cost.ts). The gateway
-// answers plain calls in its nli lane (services/gateway/src/nli/nli-lane.ts); the same calls with an
-// Origin header, which the lane never takes, are measured too, in the same rounds: the Express route.
+// answers plain calls in its nli lane (services/gateway/src/nli/nli-lane.ts); the same calls with
+// `content-encoding: identity`, which the lane never takes, are measured too, in the same rounds: the
+// Express route.
 // autocannon.
 // Only 2xx answers count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_SECONDS (default 10; rounds under load: BENCH_LOAD_SECONDS, default 6), BENCH_ROUNDS (3).
@@ -123,7 +124,7 @@ try {
     [
       { url: `http://127.0.0.1:${nliPort}/detect`, server: nliServer },
       { url, server: gatewayServer, alsoCharged: nliServer },
-      { url, server: gatewayServer, alsoCharged: nliServer, headers: { origin: 'http://bench.invalid' } },
+      { url, server: gatewayServer, alsoCharged: nliServer, headers: { 'content-encoding': 'identity' } },
     ],
     { headers, body },
   );
@@ -142,7 +143,7 @@ try {
   for (const [label, rounds] of [
     ['nli service alone, cache hit, 10 connections', nliLoaded],
     ['gateway -> nli, cache hit, 10 connections', gatewayLoaded],
-    ['gateway -> nli through Express (Origin header), cache hit, 10 connections', expressLoaded],
+    ['gateway -> nli through Express (content-encoding: identity), cache hit, 10 connections', expressLoaded],
   ] as const) {
     for (const [i, round] of (rounds ?? []).entries()) row(`${label}, round ${i + 1}`, round.result);
   }

@@ -42,6 +42,7 @@ describe('migrations', () => {
       'Migration20261124213000_human_translations',
       'Migration20261124233000_translation_fallback',
       'Migration20261125000000_content_history_indexes',
+      'Migration20261125130000_glossary_deletions',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -51,6 +52,7 @@ describe('migrations', () => {
       'content_translations',
       'dead_letters',
       'glossaries',
+      'glossary_deletions',
       'key_budget_usage',
       'mikro_orm_migrations',
       'moderation_terms',
@@ -96,6 +98,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261125130000_glossary_deletions']);
+    expect(await tables()).not.toContain('glossary_deletions');
     expect(await migrateDown(db.url)).toEqual(['Migration20261125000000_content_history_indexes']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261124233000_translation_fallback']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261124213000_human_translations']);

@@ -7,4 +7,5 @@ export * from './readiness.js';
 export * from './require-json.js';
 export * from './service.js';
 export * from './text.js';
+export * from './text-schema.js';
 export * from './tracing.js';

@@ -7,7 +7,6 @@ import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
 
-import cors from 'cors';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { Kafka } from 'kafkajs';
@@ -22,6 +21,7 @@ import { readCacheLane } from './content/read-content/read-cache-lane.js';
 import { TrackedReads } from './content/read-content/tracked-reads.js';
 import { requestMetricsRoute } from './console/request-metrics.routes.js';
 import { serveConsole } from './console/serve-console.js';
+import { gatewayCors } from './http/cors.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, serveOpenApi, type OpenApiDocument } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
@@ -74,8 +74,7 @@ export function startGateway(config: GatewayConfig) {
     routes: (app, context) => {
       // The read-cache lane's reads, tracked by Redis (with the lane and the read cache on).
       const { redis } = context.deps;
-      if (redis && config.CONTENT_READ_CACHE_TTL_S > 0 && config.CORS_ORIGINS.length === 0)
-        tracking = new TrackedReads(redis, context.logger);
+      if (redis && config.CONTENT_READ_CACHE_TTL_S > 0) tracking = new TrackedReads(redis, context.logger);
       return addGatewayRoutes(app, context, config, required(limits, 'rate limits'), tracking);
     },
     background: () => [
@@ -108,8 +107,9 @@ export function gatewayRoutes(
       translator,
       cache: hotCache(context, config),
       maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
+      keyedMaxTextChars: config.MAX_TEXT_CHARS,
     }),
-    ...nliRoutes(nli),
+    ...nliRoutes(nli, { maxTextChars: config.NLI_MAX_TEXT_CHARS }),
     ...moderation.routes,
     ...gatewayChatRoutes(config, context, moderation.moderate, chatUsage, budgets),
     ...chatUsageRoutes(chatUsage),
@@ -233,12 +233,9 @@ function addGatewayRoutes(
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   // Errors a fast lane found before handing a request over are answered like any other.
   app.use((req, _res, next) => next(req.laneError));
-  if (config.CORS_ORIGINS.length > 0) {
-    const origin = config.CORS_ORIGINS.includes('*') ? '*' : config.CORS_ORIGINS;
-    app.use(
-      cors({ origin, exposedHeaders: ['x-request-id', 'retry-after', 'content-language'], maxAge: 600 }),
-    );
-  }
+  // The fast lanes write the same CORS headers on the answers they write themselves.
+  const cors = gatewayCors(config.CORS_ORIGINS);
+  if (cors) app.use(cors.middleware);
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
   const routes = gatewayRoutes(config, context, keys, budgets);
@@ -254,10 +251,8 @@ function addGatewayRoutes(
     // The lane takes only requests without a key.
     maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
+    cors,
   });
-  // With CORS configured, the cors middleware adds headers to every answer: reads and NLI checks go
-  // through Express.
-  if (config.CORS_ORIGINS.length > 0) return translateLane;
   const readLane = readCacheLane({
     app,
     cache: new ContentReadCache(context.deps.redis, config.REDIS_KEY_PREFIX, config.CONTENT_READ_CACHE_TTL_S),
@@ -266,6 +261,7 @@ function addGatewayRoutes(
     tracker: appTracker(app),
     metrics: context.metrics,
     tracking,
+    cors,
   });
   const moderateLane = nliLane({
     app,
@@ -275,6 +271,7 @@ function addGatewayRoutes(
     tracker: appTracker(app),
     metrics: context.metrics,
     bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
+    cors,
   });
   return (req, res) => translateLane(req, res) || readLane(req, res) || moderateLane(req, res);
 }

@@ -70,6 +70,8 @@ export const translatorSettings = z
     TRANSLATION_IN_FLIGHT_MAX: env.positiveInt(10_000),
     /** How old the translator's view of the glossaries may be (one small Postgres query per period). */
     GLOSSARY_REFRESH_MS: env.positiveInt(1000),
+    /** With DeepL: how often glossaries deleted in the admin API are deleted at DeepL (glossary-deletions.ts). */
+    GLOSSARY_DELETIONS_SWEEP_MS: env.positiveInt(30_000),
     /** Folder of offline Opus-MT models (spec order 4), relative to the working directory. Missing = no models. */
     MODELS_DIR: env.string('var/models'),
     /** Per-attempt timeout of the online engines (primary and fallback). */

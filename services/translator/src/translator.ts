@@ -9,6 +9,7 @@ import { HotCache } from '@tp/translation';
 
 import { createChain, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
+import { GlossaryDeletions } from './glossary/glossary-deletions.js';
 import { GlossaryDirectory } from './glossary/glossary-directory.js';
 import { EngineConsumers } from './consume-requests/engine-consumers.js';
 import { chainOptions, onlineEngines } from './engines-from-config.js';
@@ -24,6 +25,8 @@ interface TranslatorParts {
   sink?: CompletedTranslationsOutbox;
   consumers?: EngineConsumers;
   chain?: TranslationChain;
+  /** Only with an engine that keeps glossaries of its own (DeepL). */
+  glossaryDeletions?: GlossaryDeletions;
 }
 
 /** The models loaded before the port opens. */
@@ -56,7 +59,12 @@ export async function startTranslator(config: TranslatorConfig) {
       ],
       routes: (app, context) => mountTranslator(app, context, config, models, parts),
       // Stopped in reverse: the consumers finish before the sink drains and the models close.
-      background: () => (parts.consumers ? [shutdown, pairs, parts.consumers] : [shutdown, pairs]),
+      background: () => [
+        shutdown,
+        pairs,
+        ...(parts.glossaryDeletions ? [parts.glossaryDeletions] : []),
+        ...(parts.consumers ? [parts.consumers] : []),
+      ],
     });
   } catch (err) {
     await models.offline.close();
@@ -110,8 +118,18 @@ function mountTranslator(
   parts: TranslatorParts,
 ): void {
   if (!deps.orm) throw new Error('translator needs Postgres');
-  const chain = translatorChain(config, offline, logger, metrics);
+  const engines = onlineEngines(config);
+  const chain = translatorChain(engines, offline, logger, metrics, config);
   parts.chain = chain;
+  const remove = engines.primary?.removeDeletedGlossaries?.bind(engines.primary);
+  if (remove) {
+    parts.glossaryDeletions = new GlossaryDeletions(
+      deps.orm,
+      remove,
+      logger.child({ component: 'glossary-deletions' }),
+      { intervalMs: config.GLOSSARY_DELETIONS_SWEEP_MS },
+    );
+  }
   const sink = new CompletedTranslationsOutbox({
     orm: deps.orm,
     codec: new EventCodec(),
@@ -150,15 +168,16 @@ function mountTranslator(
 }
 
 function translatorChain(
-  config: TranslatorConfig,
+  engines: ReturnType<typeof onlineEngines>,
   offline: OfflineEngine,
   logger: Logger,
   metrics: ServiceContext['metrics'],
+  config: TranslatorConfig,
 ): TranslationChain {
   // No models: the slot is "not configured" rather than an engine that refuses every pair.
   const hasModels = offline.installedModels().length > 0;
   return createChain({
-    ...onlineEngines(config),
+    ...engines,
     ...(hasModels ? { offline } : {}),
     options: {
       ...chainOptions(config),

@@ -12,6 +12,7 @@ import { Migration20261124210000_content_lifecycle } from './Migration2026112421
 import { Migration20261124213000_human_translations } from './Migration20261124213000_human_translations.js';
 import { Migration20261124233000_translation_fallback } from './Migration20261124233000_translation_fallback.js';
 import { Migration20261125000000_content_history_indexes } from './Migration20261125000000_content_history_indexes.js';
+import { Migration20261125130000_glossary_deletions } from './Migration20261125130000_glossary_deletions.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -44,5 +45,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261125000000_content_history_indexes',
     class: Migration20261125000000_content_history_indexes,
+  },
+  {
+    name: 'Migration20261125130000_glossary_deletions',
+    class: Migration20261125130000_glossary_deletions,
   },
 ];

@@ -5,6 +5,7 @@ import { ContentReport } from './content-report.entity.js';
 import { ContentTranslation } from './content-translation.entity.js';
 import { DeadLetterEntry } from './dead-letter-entry.entity.js';
 import { Glossary } from './glossary.entity.js';
+import { GlossaryDeletion } from './glossary-deletion.entity.js';
 import { KeyBudgetUsage } from './key-budget-usage.entity.js';
 import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
@@ -19,6 +20,7 @@ export * from './content-report.entity.js';
 export * from './content-translation.entity.js';
 export * from './dead-letter-entry.entity.js';
 export * from './glossary.entity.js';
+export * from './glossary-deletion.entity.js';
 export * from './key-budget-usage.entity.js';
 export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
@@ -34,6 +36,7 @@ export const ENTITIES = [
   ContentTranslation,
   DeadLetterEntry,
   Glossary,
+  GlossaryDeletion,
   KeyBudgetUsage,
   ModerationTerm,
   NliConfig,

@@ -5,7 +5,7 @@
  * character small and a glossary cheap to load: see GLOSSARY_LIMITS.
  */
 
-import { AppError } from '@tp/runtime';
+import { AppError, codePoints } from '@tp/runtime';
 
 export interface GlossaryEntry {
   readonly source: string;
@@ -17,7 +17,10 @@ export const GLOSSARY_LIMITS = {
   maxEntries: 5000,
   /** UTF-8 bytes of all terms together (the CSV text when imported). */
   maxBytes: 256 * 1024,
-  /** UTF-16 code units of one term: the term scanner's work per character is at most this. */
+  /**
+   * Characters (code points, as every text limit counts) of one term: the term scanner's work per
+   * character is at most twice this (it walks UTF-16 units).
+   */
   maxTermLength: 200,
 } as const;
 
@@ -35,7 +38,7 @@ const isControl = (code: number) =>
 
 function termProblem(term: string, side: 'source' | 'target'): string | undefined {
   if (term === '') return `the ${side} term is empty`;
-  if (term.length > GLOSSARY_LIMITS.maxTermLength) {
+  if (term.length > GLOSSARY_LIMITS.maxTermLength && codePoints(term) > GLOSSARY_LIMITS.maxTermLength) {
     return `the ${side} term is longer than ${GLOSSARY_LIMITS.maxTermLength} characters`;
   }
   for (let i = 0; i < term.length; i += 1) {

@@ -1,4 +1,4 @@
-import { requestId } from '@tp/runtime';
+import { codePoints, codePointString, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
@@ -17,19 +17,25 @@ const message = z
   })
   .meta({ id: 'ChatMessage' });
 
-/** Most messages in one request, and most characters of text across them (all roles and parts). */
+/** Most messages in one request, and most characters (code points) of text across them (all roles and parts). */
 export const MAX_CHAT_MESSAGES = 500;
 export const MAX_CHAT_CHARS = 400_000;
 
 /** OpenAI's request: the fields checked here, any other parameter passed on to the provider as is. */
 const chatRequest = z.looseObject({
-  model: z.string().min(1).max(200).meta({ description: 'A model or alias from `GET /v1/models`.' }),
+  model: codePointString(200).min(1).meta({ description: 'A model or alias from `GET /v1/models`.' }),
   messages: z
     .array(message)
     .min(1)
     .max(MAX_CHAT_MESSAGES)
-    .refine((messages) => messages.reduce((sum, m) => sum + readableText(m).length, 0) <= MAX_CHAT_CHARS, {
-      error: `messages may hold at most ${MAX_CHAT_CHARS} characters of text in all`,
+    .refine(
+      (messages) => messages.reduce((sum, m) => sum + codePoints(readableText(m)), 0) <= MAX_CHAT_CHARS,
+      {
+        error: `messages may hold at most ${MAX_CHAT_CHARS} characters of text in all`,
+      },
+    )
+    .meta({
+      description: `1 to ${MAX_CHAT_MESSAGES} messages, with at most ${MAX_CHAT_CHARS} characters (code points) of text in all, every role and part.`,
     }),
   stream: z.boolean().optional().meta({ description: 'true answers `text/event-stream` chunks.' }),
   stream_options: z

@@ -1,4 +1,5 @@
 import { API_KEY_ROLES } from '@tp/db';
+import { codePointString } from '@tp/runtime';
 import { z } from 'zod';
 
 import type { ApiKeyStore, LimitsChange } from '../auth/api-key.store.js';
@@ -61,7 +62,7 @@ export const apiKeySchema = z
 const createBody = limitsBody
   .extend({
     role: z.enum(API_KEY_ROLES),
-    name: z.string().trim().min(1).max(100).optional(),
+    name: codePointString(100).trim().min(1).optional(),
     modules: keyModules.optional().meta({
       description: `Scope a client key to these modules (1-${MAX_KEY_MODULES}, each like the content routes' module): it may then report and read only their entities. Absent: every module. Admin keys cannot be scoped.`,
     }),

@@ -14,6 +14,7 @@ import { parseRequest } from '../http/validate.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
 import type { NliClient } from './nli-client.js';
 import { MODERATE_NLI_PATH, moderateNliBody } from './nli.routes.js';
+import type { GatewayCors } from '../http/cors.js';
 
 export interface NliLaneOptions {
   readonly app: Express;
@@ -23,6 +24,8 @@ export interface NliLaneOptions {
   readonly tracker: RequestTracker;
   readonly metrics: Registry;
   readonly bodyLimitBytes: number;
+  /** CORS_ORIGINS: the headers Express's cors middleware would add to the answer. */
+  readonly cors?: GatewayCors | undefined;
 }
 
 /** What became of the requests the lane took: answered by it, or handed to Express with an error. */
@@ -45,7 +48,7 @@ const BODY_SCHEMAS = { body: moderateNliBody };
  * Answers POST /api/v1/moderate/nli before Express, with the route's steps in its order and its
  * answer (docs/benchmarks.md, bench:nli): the per-key limit, body, validation with the route's
  * schema, the call to the nli service with the route's client, the envelope. It takes only plain
- * requests (no Origin, UTF-8 JSON of a known size within the body limit) of an API key this process
+ * requests (UTF-8 JSON of a known size within the body limit) of an API key this process
  * remembers as valid and without a daily request budget, from an address not blocked for failed
  * authentications; everything else is Express's, untouched. Once it has counted a request against
  * the key's limit, every error (429, 400, the nli service's own) is handed to Express to answer, so
@@ -74,6 +77,7 @@ export function nliLane(options: NliLaneOptions): FastLane {
     const result = await nli.detect(text, req.id, clientGone(res));
     if (res.headersSent || res.destroyed) return;
     const json = JSON.stringify(okEnvelope(result));
+    options.cors?.set(req, res);
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(json),

@@ -1,11 +1,25 @@
-import { AppError, requestId } from '@tp/runtime';
+import { AppError, codePointString, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
 import type { NliClient } from './nli-client.js';
 
 // The nli service owns the limits (text length, label count...) and answers 400 VALIDATION_FAILED
-// with details, passed through as is; the gateway checks the shape of requests.
+// with details, passed through as is; the gateway checks the shape of requests. The document states
+// the length limits (code points, as the nli service counts them: services/nli/src/http/fields.ts).
+
+/** The nli service's limits on a label and a template (MAX_LABEL_CHARS, MAX_TEMPLATE_CHARS there). */
+const NLI_MAX_LABEL_CHARS = 100;
+const NLI_MAX_TEMPLATE_CHARS = 200;
+
+export interface NliRouteLimits {
+  /** NLI_MAX_TEXT_CHARS, as the nli service is configured. */
+  readonly maxTextChars: number;
+}
+
+const nliText = (limits: NliRouteLimits) => codePointString(limits.maxTextChars, { check: false }).min(1);
+const nliLabel = () => codePointString(NLI_MAX_LABEL_CHARS, { check: false });
+const nliTemplate = () => codePointString(NLI_MAX_TEMPLATE_CHARS, { check: false });
 
 export const detectionSchema = z
   .object({
@@ -68,17 +82,17 @@ export const MODERATE_NLI_PATH = '/api/v1/moderate/nli';
 /** The body of POST /api/v1/moderate/nli (the nli lane validates with it too). */
 export const moderateNliBody = z.strictObject({ text: z.string().min(1) });
 
-export function nliRoutes(nli: NliClient) {
+export function nliRoutes(nli: NliClient, limits: NliRouteLimits) {
   return [
-    moderateNliRoute(nli),
-    testNliRoute(nli),
+    moderateNliRoute(nli, limits),
+    testNliRoute(nli, limits),
     nliStatusRoute(nli),
     readNliConfigRoute(nli),
     writeNliConfigRoute(nli),
   ];
 }
 
-const moderateNliRoute = (nli: NliClient) =>
+const moderateNliRoute = (nli: NliClient, limits: NliRouteLimits) =>
   defineRoute({
     method: 'post',
     path: MODERATE_NLI_PATH,
@@ -87,14 +101,14 @@ const moderateNliRoute = (nli: NliClient) =>
       'Classifies the text against the configured candidate labels. A violation: top score >= threshold and the top label is not a safe label. When NLI is disabled the answer is 409 NLI_DISABLED, never "safe".',
     tags: ['moderation'],
     access: 'client',
-    request: { body: moderateNliBody },
+    request: { body: moderateNliBody.extend({ text: nliText(limits) }) },
     response: { status: 200, description: 'The verdict.', schema: detectionSchema },
     errors: [...NLI_ERRORS, 'NLI_DISABLED'],
     handler: ({ body, req, signal }) =>
       nli.detect<z.input<typeof detectionSchema>>(body.text, requestId(req), signal),
   });
 
-const testNliRoute = (nli: NliClient) =>
+const testNliRoute = (nli: NliClient, limits: NliRouteLimits) =>
   defineRoute({
     method: 'post',
     path: '/api/admin/nli/test',
@@ -103,10 +117,10 @@ const testNliRoute = (nli: NliClient) =>
     access: 'admin',
     request: {
       body: z.strictObject({
-        text: z.string().min(1),
-        candidate_labels: z.array(z.string().min(1)).min(1),
+        text: nliText(limits),
+        candidate_labels: z.array(nliLabel().min(1)).min(1),
         multi_label: z.boolean().optional(),
-        hypothesis_template: z.string().optional(),
+        hypothesis_template: nliTemplate().optional(),
       }),
     },
     response: { status: 200, description: 'Labels sorted by score.', schema: classificationSchema },
@@ -170,10 +184,10 @@ const writeNliConfigRoute = (nli: NliClient) =>
     access: 'admin',
     request: {
       body: z.strictObject({
-        candidate_labels: z.array(z.string()).optional(),
-        safe_labels: z.array(z.string()).optional(),
+        candidate_labels: z.array(nliLabel()).optional(),
+        safe_labels: z.array(nliLabel()).optional(),
         threshold: z.number().optional(),
-        hypothesis_template: z.string().optional(),
+        hypothesis_template: nliTemplate().optional(),
         enabled: z.boolean().optional(),
       }),
     },

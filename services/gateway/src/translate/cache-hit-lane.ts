@@ -16,6 +16,7 @@ import {
   translationRequest,
 } from './translate.routes.js';
 import type { TranslateCall, TranslatorClient } from './translator-client.js';
+import type { GatewayCors } from '../http/cors.js';
 
 const PATH = '/api/v1/translate';
 
@@ -35,6 +36,8 @@ export interface CacheHitLaneOptions {
   readonly tracker: RequestTracker;
   readonly maxTextChars: number;
   readonly bodyLimitBytes: number;
+  /** CORS_ORIGINS: the headers Express's cors middleware would add to the answer. */
+  readonly cors?: GatewayCors | undefined;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface CacheHitLaneOptions {
  * answer as the route (public limit, body, validation, cache read, then on a miss the translator):
  * hot-cache hits at half the CPU per request, misses without Express's routing, body and answer
  * layers (docs/benchmarks.md). Everything else is handed to Express: requests it does not take at all
- * (other routes, browsers' cross-origin calls, bodies that are not plain UTF-8 JSON of a known
+ * (other routes, requests with a key, bodies that are not plain UTF-8 JSON of a known
  * length) and, after reading the body, every error, so errors are still mapped in one place.
  */
 export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
@@ -71,7 +74,8 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
     // The request id is written with the answer's headers (below, or by handOver and the miss).
     const id = trackRequest(tracker, req, res, route, lane.started, false);
     if (!ready) {
-      setLimitHeaders(res, lane.counted?.lines);
+      // The CORS headers too: a failure handed to Express gets the same from its cors middleware.
+      for (const lines of [lane.counted?.lines, lane.cors]) setLimitHeaders(res, lines);
       res.setHeader('x-request-id', id);
       return translateMiss(translator, res, { request, id, started: lane.started });
     }
@@ -88,7 +92,7 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
     const request = validRequest(body, options.maxTextChars);
     if (!request) return handOver(req, res, undefined, counted);
     // A failure (Redis, or the translator on a miss) is mapped by Express, tracked or not.
-    serve(req, res, request, { started, counted }).catch((err: unknown) => {
+    serve(req, res, request, { started, counted, cors: options.cors?.lines(req) }).catch((err: unknown) => {
       if (!res.headersSent) handOver(req, res, toAppError(err), counted);
     });
   };
@@ -123,16 +127,18 @@ const route = () => PATH;
 /** A hit's answer, in one writeHead with every header in the order setHeader would have given them. */
 function sendReady(res: ServerResponse, ready: ReadyAnswer, id: string, lane: LaneState): void {
   const seconds = String(secondsSince(lane.started));
-  const head = [...(lane.counted?.lines ?? []), 'x-request-id', id, 'content-type', JSON_TYPE];
+  const head = [...(lane.counted?.lines ?? []), 'x-request-id', id, ...(lane.cors ?? [])];
+  head.push('content-type', JSON_TYPE);
   head.push('content-length', String(ready.bytes + seconds.length));
   res.writeHead(200, head);
   res.end(ready.head + seconds + ready.tail);
 }
 
-/** When a request arrived, and what counting it against the public limit gave. */
+/** When a request arrived, what counting it against the public limit gave, its CORS headers. */
 interface LaneState {
   readonly started: number;
   readonly counted: Counted | undefined;
+  readonly cors: readonly string[] | undefined;
 }
 
 /** The translation a valid body asks for, or undefined: Express's route then answers the 400/413. */

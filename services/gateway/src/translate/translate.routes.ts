@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { assertTextLength, requestId } from '@tp/runtime';
+import { assertTextLength, codePointString, requestId } from '@tp/runtime';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, languageCode } from '@tp/translation';
 import { z } from 'zod';
@@ -80,6 +80,15 @@ export const translateBody = z.strictObject({
   target: tag,
 });
 
+/**
+ * translateBody as the document shows it: `text` of at most `maxTextChars` code points, which the
+ * handler enforces (413 TEXT_TOO_LONG, with a limit that depends on the key: translationRequest).
+ */
+export const documentedTranslateBody = (maxTextChars: number) =>
+  translateBody.extend({
+    text: codePointString(maxTextChars, { check: false }).min(1, { message: 'text must not be empty' }),
+  });
+
 export type Translation = z.input<typeof translationSchema>;
 
 /** A validated body with canonical language codes; throws the route's 400/413 otherwise. */
@@ -129,21 +138,23 @@ export interface TranslateRouteOptions {
   readonly cache: HotCache;
   /** The limit for this request: MAX_TEXT_CHARS with a valid key, ANONYMOUS_MAX_TEXT_CHARS without. */
   readonly maxTextChars: (req: IncomingMessage) => Promise<number>;
+  /** MAX_TEXT_CHARS: the most any request may send (with a key), as the document states it. */
+  readonly keyedMaxTextChars: number;
 }
 
 export function translateRoutes(options: TranslateRouteOptions) {
   return [translateRoute(options), languagesRoute(options.translator), pairsRoute(options.translator)];
 }
 
-const translateRoute = ({ translator, cache, maxTextChars }: TranslateRouteOptions) =>
+const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: TranslateRouteOptions) =>
   defineRoute({
     method: 'post',
     path: '/api/v1/translate',
     summary: 'Translate text',
-    description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS. \`source: "auto"\` detects the language.`,
+    description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters (code points) per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS (${keyedMaxTextChars} here, the document's maxLength); longer is 413 TEXT_TOO_LONG. \`source: "auto"\` detects the language.`,
     tags: ['translation'],
     access: 'public',
-    request: { body: translateBody },
+    request: { body: documentedTranslateBody(keyedMaxTextChars) },
     response: { status: 200, description: 'The translation.', schema: translationSchema },
     errors: [
       'TEXT_TOO_LONG',

@@ -54,6 +54,11 @@ export interface TranslationEngine {
    */
   readonly appliesGlossaries?: boolean;
   /**
+   * Only for engines with `appliesGlossaries`: deletes the engine's copies of these glossaries
+   * (deleted in our API) and answers the ids of which none is left, or undefined when it could not tell.
+   */
+  removeDeletedGlossaries?(glossaryIds: readonly string[]): Promise<ReadonlySet<string> | undefined>;
+  /**
    * Asks the engine which language pairs it serves now (its language list, its installed pairs or
    * models). The chain's pair directory calls it at start and then periodically.
    */

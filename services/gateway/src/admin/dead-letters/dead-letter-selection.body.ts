@@ -1,4 +1,5 @@
 import type { DeadLetterFilter, DeadLetterSelection } from '@tp/pipeline';
+import { codePointString } from '@tp/runtime';
 import { z } from 'zod';
 
 import { dateTime } from './dead-letter.schemas.js';
@@ -8,10 +9,8 @@ export const MAX_IDS_PER_REQUEST = 1000;
 
 /** An error code, topic or consumer group to match exactly. */
 const kindField = (what: string) =>
-  z
-    .string()
+  codePointString(255)
     .min(1)
-    .max(255)
     .optional()
     .meta({ description: `Only entries whose ${what} is exactly this.` });
 

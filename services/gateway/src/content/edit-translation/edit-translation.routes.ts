@@ -1,9 +1,10 @@
-import { AppError, codePoints, requestLog } from '@tp/runtime';
+import { AppError, codePointString, requestLog } from '@tp/runtime';
 import { z } from 'zod';
 
 import { assertInScope } from '../../auth/module-scope.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { defineRoute } from '../../http/route.js';
+import { contentText } from '../content-text.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { EditTranslationCommand } from './edit-translation.command.js';
@@ -12,22 +13,16 @@ import { EditTranslationCommand } from './edit-translation.command.js';
 export const MAX_EDITED_FIELDS = 200;
 
 function editBody(maxTextChars: number) {
-  const text = z
-    .string()
-    .min(1, { message: 'text must not be empty' })
-    .refine((t) => !t.includes('\u0000'), { message: 'text must not contain U+0000' })
-    .refine((t) => t.length <= maxTextChars || codePoints(t) <= maxTextChars, {
-      message: `text must be at most ${maxTextChars} characters`,
-    });
+  const text = contentText(maxTextChars);
   return z.strictObject({
     fields: z
-      .record(z.string().min(1).max(100), text)
+      .record(codePointString(100).min(1), text)
       .refine((f) => Object.keys(f).length >= 1, { message: 'at least one field is needed' })
       .refine((f) => Object.keys(f).length <= MAX_EDITED_FIELDS, {
         message: `at most ${MAX_EDITED_FIELDS} fields per edit`,
       })
       .meta({
-        description: `Field -> translated text, for 1 to ${MAX_EDITED_FIELDS} source fields of the entity, each text 1 to ${maxTextChars} characters.`,
+        description: `Field -> translated text, for 1 to ${MAX_EDITED_FIELDS} source fields of the entity, each text 1 to ${maxTextChars} characters (code points).`,
         minProperties: 1,
         maxProperties: MAX_EDITED_FIELDS,
       }),

@@ -22,6 +22,7 @@ import { languageChain } from './language-chain.js';
 import { SOURCE } from './read-content.js';
 import type { TrackedReads } from './tracked-reads.js';
 import { contentLanguage, READ_ENTITY_PATH, READ_VENDOR_PATH, viewBody } from './read-content.routes.js';
+import type { GatewayCors } from '../../http/cors.js';
 
 export interface ReadCacheLaneOptions {
   readonly app: Express;
@@ -31,7 +32,9 @@ export interface ReadCacheLaneOptions {
   readonly tracker: RequestTracker;
   readonly metrics: Registry;
   /** Reads Redis tells this process about when they change: answered again without reading Redis. */
-  readonly tracking?: TrackedReads;
+  readonly tracking?: TrackedReads | undefined;
+  /** CORS_ORIGINS: the headers Express's cors middleware would add to the answer. */
+  readonly cors?: GatewayCors | undefined;
 }
 
 /** What became of the requests the lane took: answered by it, or handed to Express after the cache read. */
@@ -50,7 +53,7 @@ const laneCounter = perRegistry(
  * before Express, with the route's steps and the same answer (docs/benchmarks.md, bench:merge), from
  * answers kept ready as bytes (`ReadyAnswers`) instead of parsing the cached view and serialising it
  * again per request. It takes only what it can answer without a side effect until the answer is
- * known: a plain GET (no query, no Origin, no conditional or body headers) of a well-formed path, an
+ * known: a plain GET (no query, no conditional or body headers) of a well-formed path, an
  * API key this process remembers as valid and without a daily request budget, a client address not
  * blocked for failed authentications, and an `x-language` of the language list. Everything else is
  * handed to Express untouched; after the cache read, a miss or an entity outside the key's modules is
@@ -90,7 +93,7 @@ export function readCacheLane(options: ReadCacheLaneOptions): FastLane {
     if (counted?.refused) return handOver(req, res, counted.refused, counted);
     // The span of the request is named after the route, as for requests Express routes.
     (req as { route?: unknown }).route = read.route;
-    res.writeHead(200, readyHead(req.id, counted, ready));
+    res.writeHead(200, readyHead(req.id, counted, ready, options.cors?.lines(req)));
     res.end(ready.answer);
     answered.inc();
   };
@@ -167,8 +170,13 @@ const routeOf = (template: string) => {
 const VENDOR_ROUTE = routeOf(READ_VENDOR_PATH);
 const ENTITY_ROUTE = routeOf(READ_ENTITY_PATH);
 /** A hit's headers, for one writeHead, in the order setHeader would have given them. */
-function readyHead(id: string, counted: Counted | undefined, ready: ReadyAnswer): string[] {
-  const head = ['x-request-id', id, ...(counted?.lines ?? [])];
+function readyHead(
+  id: string,
+  counted: Counted | undefined,
+  ready: ReadyAnswer,
+  cors: readonly string[] = [],
+): string[] {
+  const head = ['x-request-id', id, ...(counted?.lines ?? []), ...cors];
   if (ready.contentLanguage !== undefined) head.push('Content-Language', ready.contentLanguage);
   head.push('Content-Type', JSON_TYPE, 'Content-Length', ready.length);
   return head;
@@ -184,7 +192,8 @@ const RESERVED_TYPE = 'tracking';
 /** What the lane may answer of this request, or undefined (Express takes it). */
 function laneRead(req: IncomingMessage): LaneRead | undefined {
   const { headers, url } = req;
-  if (req.method !== 'GET' || url === undefined || headers.origin !== undefined) return undefined;
+  // A browser's Origin is taken: the answer carries the CORS headers Express would add (cors.ts).
+  if (req.method !== 'GET' || url === undefined) return undefined;
   if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return undefined;
   if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
   const language = languageOf(headers['x-language']);

@@ -1,4 +1,4 @@
-import { AppError, codePoints, requestId, requestLog } from '@tp/runtime';
+import { AppError, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
 
@@ -6,6 +6,7 @@ import { assertInScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { assertTypeNotReserved, conflictForKey, reporterOf } from '../../shared/reported-entity.js';
+import { contentText } from '../content-text.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { ReportContentChangeCommand } from './report-change.command.js';
@@ -20,16 +21,11 @@ const fieldName = z
     message: 'field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
   })
   // JSON.parse keeps it as a key, but it would not survive as one in an object: refuse, not drop.
-  .refine((name) => name !== '__proto__', { message: '__proto__ is not a field name' });
+  .refine((name) => name !== '__proto__', { message: '__proto__ is not a field name' })
+  .meta({ not: { const: '__proto__' } });
 
 function reportBody(maxTextChars: number) {
-  const text = z
-    .string()
-    .min(1, { message: 'text must not be empty' })
-    .refine((t) => !t.includes('\u0000'), { message: 'text must not contain U+0000' })
-    .refine((t) => t.length <= maxTextChars || codePoints(t) <= maxTextChars, {
-      message: `text must be at most ${maxTextChars} characters`,
-    });
+  const text = contentText(maxTextChars);
   return z.strictObject({
     source_lang: languageTagSchema.meta({
       description: 'Language of the texts, a code of GET /api/v1/translate/languages (`zh-CN`, `en`).',
@@ -45,7 +41,7 @@ function reportBody(maxTextChars: number) {
         message: `at most ${MAX_REPORTED_FIELDS} fields per report`,
       })
       .meta({
-        description: `The entity's fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters. A stored field left out is removed, with its translations; an unchanged text requests nothing.`,
+        description: `The entity's fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters (code points). Field names are 1 to 100 of A-Z, a-z, 0-9, _, . and -, except __proto__. A stored field left out is removed, with its translations; an unchanged text requests nothing.`,
         minProperties: 1,
         maxProperties: MAX_REPORTED_FIELDS,
       }),

@@ -1,4 +1,4 @@
-import { assertTextLength, requestId } from '@tp/runtime';
+import { assertTextLength, codePointString, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../http/route.js';
@@ -42,12 +42,13 @@ export function moderateRoute(moderate: ModerateText, maxTextChars: number) {
     method: 'post',
     path: '/api/v1/moderate',
     summary: 'Moderate text against banned terms',
-    description: `Any API key. Finds terms of the built-in lists and the admin's custom terms in \`text\`, after folding case, width, zero-width characters, look-alike letters and leetspeak (docs/moderation.md). Latin-script terms match whole words only; Chinese, Japanese and Thai terms match anywhere. Spans are UTF-16 indices into the text as sent. \`hybrid\` also asks the NLI model when no term was found. At most ${maxTextChars} characters.`,
+    description: `Any API key. Finds terms of the built-in lists and the admin's custom terms in \`text\`, after folding case, width, zero-width characters, look-alike letters and leetspeak (docs/moderation.md). Latin-script terms match whole words only; Chinese, Japanese and Thai terms match anywhere. Spans are UTF-16 indices into the text as sent. \`hybrid\` also asks the NLI model when no term was found. At most ${maxTextChars} characters (code points, so Chinese and emoji count once); longer is 413 TEXT_TOO_LONG.`,
     tags: ['moderation'],
     access: 'client',
     request: {
       body: z.strictObject({
-        text: z.string().min(1, { message: 'text must not be empty' }),
+        // Checked by the handler: 413 TEXT_TOO_LONG, not a 400.
+        text: codePointString(maxTextChars, { check: false }).min(1, { message: 'text must not be empty' }),
         mode: z.enum(MODERATION_MODES).default('keyword'),
         languages: z.array(languageTag).min(1).max(50).optional().meta({
           description:

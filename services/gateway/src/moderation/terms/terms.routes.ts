@@ -1,4 +1,5 @@
 import { MODERATION_TERM_KINDS } from '@tp/db';
+import { codePointString } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../http/route.js';
@@ -20,11 +21,9 @@ const termSchema = z
   .meta({ id: 'ModerationTerm' });
 
 const createBody = z.strictObject({
-  term: z
-    .string()
+  term: codePointString(200)
     .trim()
     .min(1)
-    .max(200)
     .refine((term) => normaliseTerm(term) !== '', {
       message: 'term has nothing left to match after normalisation (only spaces or invisible characters)',
     }),

@@ -5,6 +5,8 @@
  * Before creating one, the account's list is read: a glossary of that version made by an earlier
  * run or another replica (same name, `tp <id>:<version>`) is used instead, and older versions of the
  * same glossary found there are deleted, so restarts and replicas do not pile glossaries up.
+ * Glossaries deleted in our admin API are deleted at DeepL through `removeDeleted`, every version
+ * listed under their id (glossary-deletions.ts calls it with the ids Postgres holds as deleted).
  */
 import { z } from 'zod';
 
@@ -46,6 +48,12 @@ export interface DeepLGlossaries {
   ): Promise<string>;
   /** DeepL no longer knows this version's glossary (deleted elsewhere): the next call creates it again. */
   forget(key: string): void;
+  /**
+   * Deletes at DeepL every version listed in the account of these glossaries (ids of glossaries
+   * deleted in our API; other names are never touched). Answers the ids of which no version is left
+   * there (each listed one deleted now, or a 404), or undefined when DeepL did not list the account.
+   */
+  removeDeleted(glossaryIds: readonly string[]): Promise<ReadonlySet<string> | undefined>;
 }
 
 interface Held {
@@ -102,6 +110,24 @@ export function createDeepLGlossaries(
     forget(key) {
       byKey.delete(key);
     },
+    async removeDeleted(glossaryIds) {
+      const wanted = new Set(glossaryIds);
+      for (const entry of [...byKey.values()]) if (wanted.has(familyOf(entry.key))) byKey.delete(entry.key);
+      const listed = await listAtDeepL(url, authorization);
+      if (!listed) return undefined;
+      const left = new Set<string>();
+      const deletions = listed.flatMap((other) => {
+        const family = familyOf(keyOfName(other.name) ?? '');
+        if (!wanted.has(family)) return [];
+        return [
+          deleteAtDeepL(url, authorization, other.glossary_id).then((gone) => {
+            if (!gone) left.add(family);
+          }),
+        ];
+      });
+      await Promise.all(deletions);
+      return new Set(glossaryIds.filter((id) => !left.has(id)));
+    },
   };
 }
 
@@ -115,7 +141,7 @@ async function adoptOrCreate(
   sourceLang: string,
   targetLang: string,
 ): Promise<string> {
-  const listed = await listAtDeepL(url, authorization);
+  const listed = (await listAtDeepL(url, authorization)) ?? [];
   const family = familyOf(glossary.key);
   const version = versionOf(glossary.key);
   for (const other of listed) {
@@ -134,14 +160,14 @@ async function adoptOrCreate(
   return same?.glossary_id ?? createAtDeepL(url, authorization, glossary, sourceLang, targetLang);
 }
 
-/** The account's glossaries, or none when DeepL does not list them (then one is created). */
-async function listAtDeepL(url: string, authorization: string): Promise<ListedGlossary[]> {
+/** The account's glossaries, or undefined when DeepL does not list them. */
+async function listAtDeepL(url: string, authorization: string): Promise<ListedGlossary[] | undefined> {
   const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
   const reply = await send('deepl', url, { method: 'GET', headers: { authorization } }, signal).catch(
     () => undefined,
   );
   const parsed = reply?.status === 200 ? listReply.safeParse(reply.json) : undefined;
-  if (!parsed?.success) return [];
+  if (!parsed?.success) return undefined;
   return parsed.data.glossaries.flatMap((entry) => {
     const glossary = listedGlossary.safeParse(entry);
     return glossary.success ? [glossary.data] : [];
@@ -193,15 +219,16 @@ async function createAtDeepL(
 /** DeepL will not take this glossary version as it is (400): held, not tried again. */
 class GlossaryRefusedError extends GlossaryNotAppliedError {}
 
-/** `DELETE /v2/glossaries/{id}`, best effort: a failure only leaves a glossary at DeepL. */
-async function deleteAtDeepL(url: string, authorization: string, glossaryId: string): Promise<void> {
+/** `DELETE /v2/glossaries/{id}`: true when it is gone (a 2xx, or 404: not there); never throws. */
+async function deleteAtDeepL(url: string, authorization: string, glossaryId: string): Promise<boolean> {
   const signal = AbortSignal.timeout(CREATE_TIMEOUT_MS);
-  await send(
+  const reply = await send(
     'deepl',
     `${url}/${encodeURIComponent(glossaryId)}`,
     { method: 'DELETE', headers: { authorization } },
     signal,
   ).catch(() => undefined);
+  return reply !== undefined && ((reply.status >= 200 && reply.status < 300) || reply.status === 404);
 }
 
 /**

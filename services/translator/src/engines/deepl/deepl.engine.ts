@@ -49,6 +49,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
     name: 'deepl',
     maxChars: 5000,
     appliesGlossaries: true,
+    removeDeletedGlossaries: (glossaryIds) => glossaries.removeDeleted(glossaryIds),
     async languagePairs(signal): Promise<PairCoverage> {
       const [sources, targets] = await Promise.all([
         languages('source', signal),

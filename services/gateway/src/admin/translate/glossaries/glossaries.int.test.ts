@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
+import { connectDatabase, type Orm } from '@tp/db';
 import { startTestGateway, type TestGateway } from '../../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../../test/openapi-contract.js';
 
@@ -11,13 +12,16 @@ interface Reply {
 
 let gateway: TestGateway;
 let contract: OpenApiContract;
+let orm: Orm;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
   contract = new OpenApiContract(gateway.openapi);
+  orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 2 });
 });
 
 afterAll(async () => {
+  await orm?.close(true);
   await gateway?.close();
 });
 
@@ -88,6 +92,24 @@ describe('/api/admin/translate/glossaries', () => {
     expect((await call('DELETE', `${BASE}/${id}`)).body.data).toMatchObject({ id, name: 'Products' });
     expect(await call('GET', `${BASE}/${id}`)).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
     expect((await call('GET', BASE)).body.data.glossaries).toEqual([]);
+  });
+
+  it('records a deletion, in its transaction, for the translator to delete the copies at DeepL', async () => {
+    const created = await call('POST', BASE, {
+      name: 'Deleted', source_lang: 'en', target_lang: 'it', entries: [{ source: 'Acme', target: 'Acme' }],
+    }); // prettier-ignore
+    const { id } = created.body.data as { id: string };
+    const deletions = () =>
+      orm.em
+        .getConnection()
+        .execute('select glossary_id from glossary_deletions where glossary_id = ?', [id]);
+    expect(await deletions()).toEqual([]);
+
+    expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(200);
+    expect(await deletions()).toEqual([{ glossary_id: id }]);
+    // Deleting it again finds nothing and records nothing more.
+    expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(404);
+    expect(await deletions()).toHaveLength(1);
   });
 
   it('refuses a second glossary for the same pair with 409 CONFLICT and gives the new one a later version after a delete', async () => {

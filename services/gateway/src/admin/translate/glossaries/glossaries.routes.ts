@@ -5,7 +5,7 @@ import {
   parseEntries,
   type GlossaryEntry,
 } from '@tp/translation';
-import { requestId } from '@tp/runtime';
+import { codePointString, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../../http/route.js';
@@ -45,17 +45,17 @@ const language = z.string().transform((tag, ctx) => {
   return z.NEVER;
 });
 
-const entriesField = z
-  .union([z.string(), z.array(z.strictObject({ source: z.string(), target: z.string() }))])
-  .meta({
-    description: `Either a list of \`{source, target}\`, or text in \`entries_format\`: CSV (\`source,target\` a line, RFC 4180 quoting) or TSV, as DeepL's glossary API takes them. Terms are trimmed; no empty term, no source term twice, no tab, line break or control character in a term; at most ${GLOSSARY_LIMITS.maxEntries} entries, ${GLOSSARY_LIMITS.maxBytes / 1024} KiB of terms and ${GLOSSARY_LIMITS.maxTermLength} characters a term.`,
-  });
+// The terms' limits are checked with the entries (400 GLOSSARY_ENTRIES_INVALID); the document states them.
+const term = () => codePointString(GLOSSARY_LIMITS.maxTermLength, { check: false });
+const entriesField = z.union([z.string(), z.array(z.strictObject({ source: term(), target: term() }))]).meta({
+  description: `Either a list of \`{source, target}\`, or text in \`entries_format\`: CSV (\`source,target\` a line, RFC 4180 quoting) or TSV, as DeepL's glossary API takes them. Terms are trimmed; no empty term, no source term twice, no tab, line break or control character in a term; at most ${GLOSSARY_LIMITS.maxEntries} entries, ${GLOSSARY_LIMITS.maxBytes / 1024} KiB of terms and ${GLOSSARY_LIMITS.maxTermLength} characters (code points) a term.`,
+});
 const entriesFormat = z
   .enum(['csv', 'tsv'])
   .meta({ description: 'How `entries` text is written (default csv).' });
 
 const createBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: codePointString(200).trim().min(1),
   source_lang: language,
   target_lang: language,
   entries: entriesField,
@@ -64,7 +64,7 @@ const createBody = z.strictObject({
 
 const updateBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: codePointString(200).trim().min(1).optional(),
     entries: entriesField.optional(),
     entries_format: entriesFormat.optional(),
   })
@@ -210,7 +210,7 @@ function deleteGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
     path: `${PATH}/{id}`,
     summary: 'Delete a glossary',
     description:
-      'Translations of the pair no longer apply any terms, from the next one on; stored content that contains one of its source terms is requested again (bounded, throttled).',
+      'Translations of the pair no longer apply any terms, from the next one on; stored content that contains one of its source terms is requested again (bounded, throttled). Its copies at DeepL (every version) are deleted there by the translator within its GLOSSARY_DELETIONS_SWEEP_MS (30 s by default), tried again until DeepL confirms.',
     tags: TAGS,
     access: 'admin',
     request: { params: idParams },

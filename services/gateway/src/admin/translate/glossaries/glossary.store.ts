@@ -1,4 +1,4 @@
-import { Glossary, type Orm } from '@tp/db';
+import { Glossary, GlossaryDeletion, type Orm } from '@tp/db';
 import { AppError } from '@tp/runtime';
 import type { GlossaryEntry } from '@tp/translation';
 
@@ -87,10 +87,15 @@ export class GlossaryStore {
     return view(entity);
   }
 
+  /**
+   * Deletes the glossary and, in the same transaction, records the deletion (glossary_deletions): the
+   * translator then deletes its copies at DeepL (services/translator/src/glossary/glossary-deletions.ts).
+   */
   async remove(id: string): Promise<GlossarySummary> {
     const em = this.orm.em.fork();
     const entity = await this.find(em, id);
     em.remove(entity);
+    em.create(GlossaryDeletion, { glossaryId: entity.id, deletedAt: new Date() });
     await em.flush();
     return summary(entity);
   }

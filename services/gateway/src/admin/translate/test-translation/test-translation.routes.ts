@@ -2,7 +2,7 @@ import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import { defineRoute } from '../../../http/route.js';
-import { translateBody, translationRequest } from '../../../translate/translate.routes.js';
+import { documentedTranslateBody, translationRequest } from '../../../translate/translate.routes.js';
 import type { TranslatorClient } from '../../../translate/translator-client.js';
 
 const attemptSchema = z
@@ -52,7 +52,7 @@ export function testTranslationRoute(translator: TranslatorClient, maxTextChars:
       'Runs the engine chain on the text as POST /api/v1/translate would, but without the hot cache and without storing the result, and shows which engine answered and what every engine did, with its time. When every engine fails the answer is 503 TRANSLATION_UNAVAILABLE with the timed attempts in `details.attempts`. Engine breakers and counters see the call like any other.',
     tags: ['admin: translation'],
     access: 'admin',
-    request: { body: translateBody },
+    request: { body: documentedTranslateBody(maxTextChars) },
     response: {
       status: 200,
       description: 'The translation and the attempts.',
