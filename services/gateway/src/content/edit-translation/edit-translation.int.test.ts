@@ -182,6 +182,10 @@ describe('PUT /api/v1/content/{module}/{type}/{id}/translations/{lang}', () => {
     const unknown = await put(path, { fields: { name: 'Huawei', colour: 'red' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details?.issues?.map((i) => i.path)).toEqual(['body.fields.colour']);
+    // JSON.parse keeps __proto__ as a key (an object literal would not): named, not dropped in silence.
+    const proto = await put(path, { fields: JSON.parse('{"name": "Huawei", "__proto__": "x"}') as object });
+    expect(proto.status).toBe(400);
+    expect(proto.body.details?.issues?.map((i) => i.path)).toEqual(['body.fields.__proto__']);
     const sourceLang = await put('/api/v1/content/catalog/vendor/v-edit/translations/zh-cn', {
       fields: { name: '华为' },
     });

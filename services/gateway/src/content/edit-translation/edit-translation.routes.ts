@@ -1,10 +1,11 @@
-import { AppError, codePointString, requestLog } from '@tp/runtime';
+import { AppError, requestLog } from '@tp/runtime';
 import { z } from 'zod';
 
 import { assertInScope } from '../../auth/module-scope.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { defineRoute } from '../../http/route.js';
 import { contentText } from '../content-text.js';
+import { FIELD_NAME_RULE, fieldName } from '../field-name.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { EditTranslationCommand } from './edit-translation.command.js';
@@ -16,13 +17,13 @@ function editBody(maxTextChars: number) {
   const text = contentText(maxTextChars);
   return z.strictObject({
     fields: z
-      .record(codePointString(100).min(1), text)
+      .record(fieldName, text)
       .refine((f) => Object.keys(f).length >= 1, { message: 'at least one field is needed' })
       .refine((f) => Object.keys(f).length <= MAX_EDITED_FIELDS, {
         message: `at most ${MAX_EDITED_FIELDS} fields per edit`,
       })
       .meta({
-        description: `Field -> translated text, for 1 to ${MAX_EDITED_FIELDS} source fields of the entity, each text 1 to ${maxTextChars} characters (code points).`,
+        description: `Field -> translated text, for 1 to ${MAX_EDITED_FIELDS} source fields of the entity, each text 1 to ${maxTextChars} characters (code points). ${FIELD_NAME_RULE}`,
         minProperties: 1,
         maxProperties: MAX_EDITED_FIELDS,
       }),

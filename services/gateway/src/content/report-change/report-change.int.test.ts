@@ -100,7 +100,16 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
     ['an empty text', { ...valid, fields: { name: '' } }, ['body.fields.name']],
     ['a text over MAX_TEXT_CHARS', { ...valid, fields: { name: '字'.repeat(21) } }, ['body.fields.name']],
     ['a bad field name', { ...valid, fields: { 'no spaces': 'x' } }, ['body.fields.no spaces']],
-    ['a __proto__ field', { ...valid, fields: JSON.parse('{"__proto__": "x"}') as object }, ['body.fields']],
+    [
+      'a __proto__ field',
+      { ...valid, fields: JSON.parse('{"__proto__": "x"}') as object },
+      ['body.fields.__proto__'],
+    ],
+    [
+      'a __proto__ field beside others',
+      { ...valid, fields: JSON.parse('{"name": "x", "__proto__": "y"}') as object },
+      ['body.fields.__proto__'],
+    ],
     ['201 fields', { ...valid, fields: manyFields(201) }, ['body.fields']],
     ['a negative version', { ...valid, source_version: -1 }, ['body.source_version']],
     ['a fractional version', { ...valid, source_version: 1.5 }, ['body.source_version']],

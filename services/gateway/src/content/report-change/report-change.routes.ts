@@ -7,22 +7,13 @@ import { defineRoute } from '../../http/route.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { assertTypeNotReserved, conflictForKey, reporterOf } from '../../shared/reported-entity.js';
 import { contentText } from '../content-text.js';
+import { FIELD_NAME_RULE, fieldName } from '../field-name.js';
 import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { ReportContentChangeCommand } from './report-change.command.js';
 
 /** Most fields one report may carry. */
 export const MAX_REPORTED_FIELDS = 200;
-
-const fieldName = z
-  .string()
-  // The column length (CONTENT_COLUMN_CHARS.field) written out: a literal can be checked for linear time.
-  .regex(/^[A-Za-z0-9_.-]{1,100}$/, {
-    message: 'field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
-  })
-  // JSON.parse keeps it as a key, but it would not survive as one in an object: refuse, not drop.
-  .refine((name) => name !== '__proto__', { message: '__proto__ is not a field name' })
-  .meta({ not: { const: '__proto__' } });
 
 function reportBody(maxTextChars: number) {
   const text = contentText(maxTextChars);
@@ -41,7 +32,7 @@ function reportBody(maxTextChars: number) {
         message: `at most ${MAX_REPORTED_FIELDS} fields per report`,
       })
       .meta({
-        description: `The entity's fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters (code points). Field names are 1 to 100 of A-Z, a-z, 0-9, _, . and -, except __proto__. A stored field left out is removed, with its translations; an unchanged text requests nothing.`,
+        description: `The entity's fields, name -> source text: 1 to ${MAX_REPORTED_FIELDS} fields, each text 1 to ${maxTextChars} characters (code points). ${FIELD_NAME_RULE} A stored field left out is removed, with its translations; an unchanged text requests nothing.`,
         minProperties: 1,
         maxProperties: MAX_REPORTED_FIELDS,
       }),
