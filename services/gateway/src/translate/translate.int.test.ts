@@ -215,6 +215,18 @@ describe('the cache-hit lane in front of Express', () => {
     expect(texts.map((body) => body.data.translatedText)).toEqual(['good morning', 'good morning']);
   });
 
+  it('refuses a hit whose body has an own __proto__ key with 400 VALIDATION_FAILED, as Express does', async () => {
+    const body = '{"text":"早上好","target":"en","__proto__":{"x":1}}';
+    const [lane, express] = await Promise.all([post(body), post(body, { 'content-encoding': 'identity' })]);
+    for (const res of [lane, express]) {
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: 'VALIDATION_FAILED',
+        details: { issues: [{ path: 'body.__proto__' }] },
+      });
+    }
+  });
+
   it('counts a request once against the public limit when it hands a miss over to Express', async () => {
     const limited = await startTestGateway({
       RATE_LIMIT_PUBLIC: '2',
