@@ -102,6 +102,17 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** CPU milliseconds (user + system) a process's main thread has used so far; 0 when it is gone. */
+export function mainThreadCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU milliseconds (user + system, every thread) a process has used so far; 0 when it is gone. */
 export function processCpuMs(pid: number): number {
   const fields = statFields(pid);
