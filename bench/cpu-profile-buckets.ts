@@ -156,6 +156,8 @@ export interface ProcessProfile {
   readonly summary: ProfileSummary;
   readonly mainThreadMicros: number;
   readonly cpuMicros: number;
+  /** The other threads' CPU µs by thread name, when known. */
+  readonly otherThreads?: ReadonlyMap<string, number>;
 }
 
 const ORDER: readonly string[] = Object.values(BUCKETS);
@@ -197,6 +199,11 @@ export function bucketTable(processes: readonly ProcessProfile[], units: number,
     rows.push(`| **${label}** | ${processes.map((p) => cell(of(p))).join(' | ')} |`);
   total('main thread (the buckets above)', (p) => p.mainThreadMicros);
   total('other threads', (p) => p.cpuMicros - p.mainThreadMicros);
+  const names = new Set(processes.flatMap((p) => [...(p.otherThreads?.keys() ?? [])]));
+  for (const name of [...names].sort()) {
+    const values = processes.map((p) => p.otherThreads?.get(name) ?? 0);
+    if (values.some((v) => v / units >= 0.05)) rows.push(`| · ${name} | ${values.map(cell).join(' | ')} |`);
+  }
   total('process', (p) => p.cpuMicros);
   return [header, rule, ...rows].join('\n');
 }

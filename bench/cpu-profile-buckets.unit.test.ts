@@ -136,7 +136,15 @@ describe('a profile summed by bucket', () => {
       ]),
     );
     // 400 µs sampled busy, 200 µs of main-thread CPU: each bucket gets half its sampled time.
-    const table = bucketTable([{ name: 'worker', summary, mainThreadMicros: 200, cpuMicros: 260 }], 10);
+    const otherThreads = new Map([
+      ['V8 DefaultWorke', 50],
+      ['libuv-worker', 10],
+      ['idle thread', 0.1],
+    ]);
+    const table = bucketTable(
+      [{ name: 'worker', summary, mainThreadMicros: 200, cpuMicros: 260, otherThreads }],
+      10,
+    );
     expect(table.split('\n')).toEqual([
       '| bucket, CPU µs per unit | worker |',
       '|---|---:|',
@@ -145,6 +153,8 @@ describe('a profile summed by bucket', () => {
       '| · services/worker/project-translations | 5.0 |',
       '| **main thread (the buckets above)** | 20.0 |',
       '| **other threads** | 6.0 |',
+      '| · V8 DefaultWorke | 5.0 |',
+      '| · libuv-worker | 1.0 |',
       '| **process** | 26.0 |',
     ]);
   });

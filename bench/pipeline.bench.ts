@@ -48,6 +48,7 @@ import {
   createApiKey,
   freePort,
   mainThreadCpuMs,
+  otherThreadsCpuMs,
   processCpuMs,
   waitForHttp,
 } from './bench-support.js';
@@ -135,20 +136,30 @@ async function profileServices(
       await session.call('Profiler.enable');
       await session.call('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_MICROS });
       const pid = services.get(name)?.pid as number;
-      const [cpuBefore, mainBefore] = [processCpuMs(pid), mainThreadCpuMs(pid)];
+      const [cpuBefore, mainBefore, threadsBefore] = [
+        processCpuMs(pid),
+        mainThreadCpuMs(pid),
+        otherThreadsCpuMs(pid),
+      ];
       await session.call('Profiler.start');
-      return { name, session, pid, cpuBefore, mainBefore };
+      return { name, session, pid, cpuBefore, mainBefore, threadsBefore };
     }),
   );
   return (label) =>
     Promise.all(
-      started.map(async ({ name, session, pid, cpuBefore, mainBefore }) => {
+      started.map(async ({ name, session, pid, cpuBefore, mainBefore, threadsBefore }) => {
         const { profile } = await session.call<{ profile: CpuProfile }>('Profiler.stop');
         const cpuMicros = (processCpuMs(pid) - cpuBefore) * 1000;
         const mainThreadMicros = (mainThreadCpuMs(pid) - mainBefore) * 1000;
+        const otherThreads = new Map(
+          [...otherThreadsCpuMs(pid)].map(([thread, ms]) => [
+            thread,
+            (ms - (threadsBefore.get(thread) ?? 0)) * 1000,
+          ]),
+        );
         session.close();
         await saveProfile(`${name}-${label}`, profile);
-        return { name, summary: summariseProfile(profile), mainThreadMicros, cpuMicros };
+        return { name, summary: summariseProfile(profile), mainThreadMicros, cpuMicros, otherThreads };
       }),
     );
 }
