@@ -120,7 +120,7 @@ export function mainThreadCpuMs(pid: number): number {
  */
 export function otherThreadsCpuMs(pid: number): Map<string, number> {
   const byName = new Map<string, number>();
-  let tasks: string[] = [];
+  let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
