@@ -204,6 +204,11 @@ export function bucketTable(processes: readonly ProcessProfile[], units: number,
     const values = processes.map((p) => p.otherThreads?.get(name) ?? 0);
     if (values.some((v) => v / units >= 0.05)) rows.push(`| · ${name} | ${values.map(cell).join(' | ')} |`);
   }
+  if (names.size > 0) {
+    // A thread that ended within the window leaves its CPU in the process's count only.
+    const named = (p: ProcessProfile) => [...(p.otherThreads?.values() ?? [])].reduce((sum, v) => sum + v, 0);
+    total('· threads that ended', (p) => p.cpuMicros - p.mainThreadMicros - named(p));
+  }
   total('process', (p) => p.cpuMicros);
   return [header, rule, ...rows].join('\n');
 }

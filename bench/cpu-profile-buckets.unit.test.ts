@@ -142,7 +142,7 @@ describe('a profile summed by bucket', () => {
       ['idle thread', 0.1],
     ]);
     const table = bucketTable(
-      [{ name: 'worker', summary, mainThreadMicros: 200, cpuMicros: 260, otherThreads }],
+      [{ name: 'worker', summary, mainThreadMicros: 200, cpuMicros: 280.1, otherThreads }],
       10,
     );
     expect(table.split('\n')).toEqual([
@@ -152,10 +152,11 @@ describe('a profile summed by bucket', () => {
       `| ${BUCKETS.ours} | 5.0 |`,
       '| · services/worker/project-translations | 5.0 |',
       '| **main thread (the buckets above)** | 20.0 |',
-      '| **other threads** | 6.0 |',
+      '| **other threads** | 8.0 |',
       '| · V8 DefaultWorke | 5.0 |',
       '| · libuv-worker | 1.0 |',
-      '| **process** | 26.0 |',
+      '| **· threads that ended** | 2.0 |',
+      '| **process** | 28.0 |',
     ]);
   });
 });
