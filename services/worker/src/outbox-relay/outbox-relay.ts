@@ -216,9 +216,11 @@ export class OutboxRelay {
   }> {
     const verdicts = rows.map(rowMessage);
     const byTopic = new Map<string, number[]>();
-    verdicts.forEach((verdict, i) => {
-      const topic = (rows[i] as OutboxRow).topic;
-      if ('value' in verdict) byTopic.set(topic, [...(byTopic.get(topic) ?? []), i]);
+    rows.forEach(({ topic }, i) => {
+      if (!('value' in (verdicts[i] as OutgoingMessage | RowFailure))) return;
+      const indexes = byTopic.get(topic);
+      if (indexes) indexes.push(i);
+      else byTopic.set(topic, [i]);
     });
     let heldFrom: { index: number; error: unknown } | undefined;
     for (const [topic, indexes] of byTopic) {
