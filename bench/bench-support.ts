@@ -102,6 +102,44 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** CPU milliseconds (user + system) a process's main thread has used so far; 0 when it is gone. */
+export function mainThreadCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU milliseconds each thread of a process has used so far, summed by thread name (/proc's `comm`:
+ * Node names V8's helper threads "V8 DefaultWorke", libuv's pool "libuv-worker"); the main thread
+ * is left out. Empty when the process is gone.
+ */
+export function otherThreadsCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tasks) {
+    if (tid === String(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+    } catch {
+      // the thread ended between the listing and the reading
+    }
+  }
+  return byName;
+}
+
 /** CPU milliseconds (user + system, every thread) a process has used so far; 0 when it is gone. */
 export function processCpuMs(pid: number): number {
   const fields = statFields(pid);

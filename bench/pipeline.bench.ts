@@ -24,12 +24,15 @@
 // census of a smaller drain: Postgres round trips (and the worker's bytes sent) and Kafka requests per command.
 // `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_TRANSLATIONS (20000), BENCH_FIELDS (20 per command), BENCH_RATE (500/s),
-//      BENCH_LATENCY_SECONDS (15), BENCH_CENSUS_COMMANDS (200), BENCH_CPU_PROF (a folder for the
-//      services' CPU profiles),
+//      BENCH_LATENCY_SECONDS (15), BENCH_CENSUS_COMMANDS (200), BENCH_CPU_PROF (a folder: the
+//      translator's and the worker's CPU profiles of the drain, and the bench's own of the kafkajs
+//      baseline, are written there and summed by bucket, printed as µs per field translation and
+//      per baseline message; bench/cpu-profile-buckets.ts),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,8 +43,23 @@ import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 
-import { REPO_ROOT, createApiKey, freePort, waitForHttp } from './bench-support.js';
+import {
+  REPO_ROOT,
+  createApiKey,
+  freePort,
+  mainThreadCpuMs,
+  otherThreadsCpuMs,
+  processCpuMs,
+  waitForHttp,
+} from './bench-support.js';
+import {
+  bucketTable,
+  summariseProfile,
+  type CpuProfile,
+  type ProcessProfile,
+} from './cpu-profile-buckets.js';
 import { countingProxy } from './pg-round-trips.js';
+import { forwardStderr, InspectorSession } from './process-cost.js';
 import { phaseReached, Verdicts } from './verdict.js';
 
 const TRANSLATIONS = Number(process.env.BENCH_TRANSLATIONS ?? 20_000);
@@ -53,8 +71,10 @@ const CENSUS_COMMANDS = Number(process.env.BENCH_CENSUS_COMMANDS ?? 200);
 const IN_FLIGHT = 32;
 /** Issue 20: the pipeline's sustained rate, drained and end to end, as a share (%) of the kafkajs baseline's. */
 const DRAIN_SHARE_TARGET = 25;
-/** When set, each service writes a V8 CPU profile there (a folder per service) when it stops. */
+/** When set, the drain's CPU profiles (translator, worker) and the baseline's (this process) go there. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** The profiles' sampling interval, µs (V8's default is 1,000; a drain lasts a few seconds). */
+const PROFILE_INTERVAL_MICROS = 250;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const run = randomBytes(3).toString('hex');
@@ -91,20 +111,87 @@ function sustainedRate(times: readonly number[]): number {
 
 // ---- processes ----------------------------------------------------------------------------------------
 const services = new Map<string, ChildProcess>();
-function startService(name: string, env: NodeJS.ProcessEnv): void {
+/** With BENCH_CPU_PROF: the inspector port each service listens on, for profiling a phase of it. */
+const inspectorPorts = new Map<string, number>();
+async function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
   const main = `${REPO_ROOT}services/${name}/dist/main.js`;
-  services.set(
-    name,
-    spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', main], {
-      env: {
-        ...process.env,
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-        ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}/${name}` } : {}),
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const inspect = PROFILE_DIR ? [`--inspect=127.0.0.1:${await freePort()}`] : [];
+  if (inspect[0]) inspectorPorts.set(name, Number(inspect[0].split(':').at(-1)));
+  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', ...inspect, main], {
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
+    stdio: ['ignore', 'ignore', PROFILE_DIR ? 'pipe' : 'inherit'],
+  });
+  if (PROFILE_DIR) forwardStderr(child);
+  services.set(name, child);
+}
+
+// ---- CPU profiles (BENCH_CPU_PROF) -----------------------------------------------------------------------
+/** Profiles some services from now on; the returned function stops, saves and summarises each. */
+async function profileServices(
+  names: readonly string[],
+): Promise<(label: string) => Promise<ProcessProfile[]>> {
+  const started = await Promise.all(
+    names.map(async (name) => {
+      const session = await InspectorSession.connect(inspectorPorts.get(name) as number);
+      await session.call('Profiler.enable');
+      await session.call('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_MICROS });
+      const pid = services.get(name)?.pid as number;
+      const [cpuBefore, mainBefore, threadsBefore] = [
+        processCpuMs(pid),
+        mainThreadCpuMs(pid),
+        otherThreadsCpuMs(pid),
+      ];
+      await session.call('Profiler.start');
+      return { name, session, pid, cpuBefore, mainBefore, threadsBefore };
     }),
   );
+  return (label) =>
+    Promise.all(
+      started.map(async ({ name, session, pid, cpuBefore, mainBefore, threadsBefore }) => {
+        const { profile } = await session.call<{ profile: CpuProfile }>('Profiler.stop');
+        const cpuMicros = (processCpuMs(pid) - cpuBefore) * 1000;
+        const mainThreadMicros = (mainThreadCpuMs(pid) - mainBefore) * 1000;
+        const otherThreads = new Map(
+          [...otherThreadsCpuMs(pid)].map(([thread, ms]) => [
+            thread,
+            (ms - (threadsBefore.get(thread) ?? 0)) * 1000,
+          ]),
+        );
+        session.close();
+        await saveProfile(`${name}-${label}`, profile);
+        return { name, summary: summariseProfile(profile), mainThreadMicros, cpuMicros, otherThreads };
+      }),
+    );
+}
+
+/** Profiles this process (the kafkajs baseline's producer and consumer) while `work` runs. */
+async function profileSelf<T>(work: () => Promise<T>): Promise<[T, ProcessProfile]> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_MICROS });
+  const [cpuBefore, mainBefore] = [process.cpuUsage(), mainThreadCpuMs(process.pid)];
+  await session.post('Profiler.start');
+  const result = await work();
+  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+  const cpu = process.cpuUsage(cpuBefore);
+  const mainThreadMicros = (mainThreadCpuMs(process.pid) - mainBefore) * 1000;
+  session.disconnect();
+  await saveProfile('bench-baseline', profile);
+  return [
+    result,
+    {
+      name: 'kafkajs baseline',
+      summary: summariseProfile(profile),
+      mainThreadMicros,
+      cpuMicros: cpu.user + cpu.system,
+    },
+  ];
+}
+
+async function saveProfile(name: string, profile: CpuProfile): Promise<void> {
+  await mkdir(PROFILE_DIR as string, { recursive: true });
+  await writeFile(join(PROFILE_DIR as string, `${name}.cpuprofile`), JSON.stringify(profile));
 }
 
 /** SIGTERM, then waits for the exit (a service stops gracefully: consumers commit and leave). */
@@ -429,7 +516,7 @@ try {
     RATE_LIMIT_PER_KEY: '1000000000',
   };
   const start = async (name: 'translator' | 'worker' | 'gateway', extra: NodeJS.ProcessEnv = {}) => {
-    startService(name, { ...env, PORT: String(ports[name]), ...extra });
+    await startService(name, { ...env, PORT: String(ports[name]), ...extra });
     // 120 s, as bench:apertium: a service takes tens of seconds to load its modules on a loaded machine.
     await waitForHttp(`http://127.0.0.1:${ports[name]}/health`, 120_000);
   };
@@ -444,15 +531,29 @@ try {
   await rowsOf(pool, warmup, warmup.started);
 
   const [brokerBefore, benchBefore] = [await cpuSeconds(), process.cpuUsage()];
-  const baseline = await kafkaBaseline(kafka, TRANSLATIONS);
+  const [baseline, baselineProfile] = PROFILE_DIR
+    ? await profileSelf(() => kafkaBaseline(kafka, TRANSLATIONS))
+    : [await kafkaBaseline(kafka, TRANSLATIONS), undefined];
   const baselineCpu = baselineCpuPerMessage(brokerBefore, await cpuSeconds(), process.cpuUsage(benchBefore));
 
   await stopService('worker');
   const queued = await sendCommands(gateway, clientKey, 'drain', TRANSLATIONS / FIELDS);
   await start('worker');
+  const stopProfiles = PROFILE_DIR ? await profileServices(['translator', 'worker']) : undefined;
   const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
   const drain = await rowsOf(pool, queued, 'first-row');
   const drainCpu = cpuUse(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000, drain.rows);
+  if (stopProfiles && baselineProfile) {
+    const profiles = await stopProfiles('drain');
+    console.log(
+      `\nCPU profiles (${PROFILE_DIR}, sampled every ${PROFILE_INTERVAL_MICROS} µs), by bucket: the drain's ` +
+        `processes in µs per field translation (${drain.rows}), the kafkajs baseline's producer and consumer ` +
+        `(this process) in µs per message (${TRANSLATIONS}):`,
+    );
+    console.log(bucketTable(profiles, drain.rows));
+    console.log(bucketTable([baselineProfile], TRANSLATIONS));
+    console.log('');
+  }
   // At once too: on a loaded machine a later phase may time out, and the drain is the load-insensitive figure.
   console.log(
     `drain: ${drain.sustained.toFixed(0)}/s sustained beside kafkajs ${baseline.sustained.toFixed(0)}/s; ` +

@@ -66,9 +66,19 @@ export async function insertIntoOutbox(
   );
 }
 
-/** One outbox row, encoded: its trace context is the one active when it was encoded. */
+/**
+ * One outbox row, encoded: its trace context is the one active when it was encoded. Its values are
+ * the columns event_id, event_type, topic, message_key, payload and headers.
+ */
 export interface EncodedOutboxRow {
-  readonly values: readonly unknown[];
+  readonly values: readonly [
+    eventId: string,
+    eventType: string,
+    topic: string,
+    key: string | null,
+    payload: Buffer,
+    headers: Readonly<Record<string, string>>,
+  ];
 }
 
 /**
@@ -77,29 +87,38 @@ export interface EncodedOutboxRow {
  */
 export function encodeOutboxRow(codec: EventCodec, { topic, key, event }: OutboxEntry): EncodedOutboxRow {
   const { value, headers } = codec.encode(event);
-  return { values: [event.eventId, event.eventType, topic, key, value, JSON.stringify(headers)] };
+  return { values: [event.eventId, event.eventType, topic, key, value, headers] };
 }
 
 /**
- * The outbox columns as one array each (six parameters whatever the number of rows), unnested in
- * order, so that ids follow the rows' order: the statement's text is the same for every batch, where
- * a VALUES list of six expressions per row had Postgres parse and plan them all, every batch anew.
+ * The outbox columns as one array each, and the rows' headers as one JSON array (six parameters
+ * whatever the number of rows), zipped in order, so that ids follow the rows' order: the statement's
+ * text is the same for every batch, where a VALUES list of six expressions per row had Postgres parse
+ * and plan them all, every batch anew. The headers travel as one JSON document, serialised once, and
+ * not as a jsonb[] array literal: the pg client escaped every quote of every row's JSON in JavaScript
+ * (the outbox insert was the worker's largest pg client cost in the `BENCH_CPU_PROF` profile of
+ * bench:pipeline).
  */
 const INSERT_OUTBOX_ROWS =
   'insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts) ' +
   'select r.event_id, r.event_type, r.topic, r.message_key, r.payload, r.headers, now(), 0 ' +
-  'from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::jsonb[]) with ordinality ' +
+  'from rows from (unnest(?::uuid[]), unnest(?::text[]), unnest(?::text[]), unnest(?::text[]), ' +
+  'unnest(?::bytea[]), jsonb_array_elements(?::jsonb)) with ordinality ' +
   'as r (event_id, event_type, topic, message_key, payload, headers, n) order by r.n';
 
 /**
  * Inserts encoded rows with one statement (on `em`'s transaction, or on its own without one), its
- * values bound (executeBound) as one array per column.
+ * values bound (executeBound) as one array per column and the headers as one JSON array.
  */
 export async function insertOutboxRows(em: Orm['em'], rows: readonly EncodedOutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const columns: unknown[][] = Array.from({ length: 6 }, () => []);
-  for (const row of rows) row.values.forEach((value, column) => columns[column]?.push(value));
-  await executeBound(em, INSERT_OUTBOX_ROWS, columns, 'run');
+  const columns: unknown[][] = Array.from({ length: 5 }, () => []);
+  const headers: Readonly<Record<string, string>>[] = [];
+  for (const { values } of rows) {
+    for (let column = 0; column < 5; column++) columns[column]?.push(values[column]);
+    headers.push(values[5]);
+  }
+  await executeBound(em, INSERT_OUTBOX_ROWS, [...columns, JSON.stringify(headers)], 'run');
 }
 
 export interface OutboxBacklog {

@@ -323,6 +323,32 @@ describe('outbox relay: nothing stalls it', () => {
     }
   });
 
+  it('publishes the rows before the first whose topic limit cannot be read; that row waits with every row after it', async () => {
+    await sql.query('delete from outbox');
+    const ids = [
+      await insertRow(topic, 'k-held-0', value('before', 10)),
+      await insertRow(smallTopic, 'k-held-1', value('unknown limit', 10)),
+      await insertRow(topic, 'k-held-2', value('after', 10)),
+      await insertRow(smallTopic, 'k-held-3', value('unknown limit', 10)),
+    ];
+    const checked: string[] = [];
+    const unreadable: RelayProducer = {
+      checkFits: async (t, m) => {
+        checked.push(`${t === smallTopic ? 'small' : 'main'} ${m.length}`);
+        if (t === smallTopic) throw new Error('limit unreadable');
+        await producer.checkFits(t, m);
+      },
+      sendBatch: (batches, acknowledged) => producer.sendBatch(batches, acknowledged),
+    };
+    const relay = new OutboxRelay(orm, unreadable, { ...relayOptions(), batchSize: 10 });
+    await expect(relay.relayOnce()).rejects.toThrow('limit unreadable');
+    // One check per topic for the whole batch, not one per row.
+    expect(checked).toEqual(['main 2', 'small 2']);
+    const waiting = await outboxState();
+    expect(waiting.map((r) => r.id)).toEqual(ids.slice(1));
+    expect(waiting.every((r) => r.attempts === 1 && r.last_error === 'Error: limit unreadable')).toBe(true);
+  });
+
   it('stands by while another relay holds the lock, then takes over', async () => {
     await sql.query('delete from outbox');
     await insertRow(smallTopic, 'k-lock', value('locked', 10));

@@ -187,25 +187,71 @@ export class OutboxRelay {
    */
   private async publish(rows: readonly OutboxRow[]): Promise<BatchOutcome> {
     const outcome: BatchOutcome = { published: [], poison: [] };
+    const { verdicts, heldFrom } = await this.check(rows);
     const sendable: Sendable[] = [];
-    let held: { rows: OutboxRow[]; error: unknown } | undefined;
-    for (const [i, row] of rows.entries()) {
-      const checked = await this.unpublishable(row).catch((error: unknown) => ({ error }));
-      if (checked && 'error' in checked) {
-        held = { rows: rows.slice(i), error: checked.error };
-        break;
-      }
-      if (checked) outcome.poison.push({ row, failure: checked });
-      else sendable.push({ row, message: rowMessage(row) as OutgoingMessage });
+    for (const [i, row] of rows.slice(0, heldFrom?.index).entries()) {
+      const verdict = verdicts[i] as OutgoingMessage | RowFailure;
+      if ('value' in verdict) sendable.push({ row, message: verdict });
+      else outcome.poison.push({ row, failure: verdict });
     }
     await this.send(sendable, outcome);
-    if (held) {
+    if (heldFrom) {
       outcome.waiting = {
-        rows: [...(outcome.waiting?.rows ?? []), ...held.rows],
-        error: outcome.waiting?.error ?? held.error,
+        rows: [...(outcome.waiting?.rows ?? []), ...rows.slice(heldFrom.index)],
+        error: outcome.waiting?.error ?? heldFrom.error,
       };
     }
     return outcome;
+  }
+
+  /**
+   * Each row's message, or why it can never be published, and the first row whose topic's limit
+   * could not be read (it waits, with every row after it). The messages of a topic are checked
+   * against its limit together (one await per topic, not three per row); only a topic with a message
+   * too large is checked again row by row, to tell which.
+   */
+  private async check(rows: readonly OutboxRow[]): Promise<{
+    verdicts: (OutgoingMessage | RowFailure)[];
+    heldFrom?: { index: number; error: unknown };
+  }> {
+    const verdicts = rows.map(rowMessage);
+    const byTopic = new Map<string, number[]>();
+    rows.forEach(({ topic }, i) => {
+      if (!('value' in (verdicts[i] as OutgoingMessage | RowFailure))) return;
+      const indexes = byTopic.get(topic);
+      if (indexes) indexes.push(i);
+      else byTopic.set(topic, [i]);
+    });
+    let heldFrom: { index: number; error: unknown } | undefined;
+    for (const [topic, indexes] of byTopic) {
+      const failure = await this.checkTopic(topic, indexes, verdicts);
+      if (failure && (heldFrom === undefined || failure.index < heldFrom.index)) heldFrom = failure;
+    }
+    return { verdicts, ...(heldFrom ? { heldFrom } : {}) };
+  }
+
+  /** Marks the messages of `topic` too large for it; returns the first index held when its limit is unknown. */
+  private async checkTopic(
+    topic: string,
+    indexes: readonly number[],
+    verdicts: (OutgoingMessage | RowFailure)[],
+  ): Promise<{ index: number; error: unknown } | undefined> {
+    const messageAt = (i: number) => verdicts[i] as OutgoingMessage;
+    try {
+      await this.producer.checkFits(topic, indexes.map(messageAt));
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof MessageTooLargeError)) return { index: indexes[0] as number, error: err };
+    }
+    for (const i of indexes) {
+      try {
+        await this.producer.checkFits(topic, [messageAt(i)]);
+      } catch (err) {
+        if (!(err instanceof MessageTooLargeError)) return { index: i, error: err };
+        verdicts[i] = { code: 'OUTBOX_MESSAGE_TOO_LARGE', message: err.message };
+      }
+    }
+    return undefined;
   }
 
   private async send(sendable: readonly Sendable[], outcome: BatchOutcome): Promise<void> {
@@ -242,20 +288,6 @@ export class OutboxRelay {
         outcome.waiting = { rows: rows.slice(i).map((s) => s.row), error: err };
         return;
       }
-    }
-  }
-
-  /** Why the row can never be published, or undefined; a topic whose limit is unknown throws (transient). */
-  private async unpublishable(row: OutboxRow): Promise<RowFailure | undefined> {
-    const message = rowMessage(row);
-    if (!('value' in message)) return message;
-    try {
-      await this.producer.checkFits(row.topic, [message]);
-      return undefined;
-    } catch (err) {
-      if (err instanceof MessageTooLargeError)
-        return { code: 'OUTBOX_MESSAGE_TOO_LARGE', message: err.message };
-      throw err;
     }
   }
 
