@@ -1,10 +1,20 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+/**
+ * How often the event-loop delay histogram behind the `nodejs_eventloop_lag_*` metrics samples, in
+ * milliseconds. prom-client's default, 10, is a libuv timer firing 100 times a second in every
+ * process, busy or idle: an idle gateway's only wake-ups (`strace -e epoll_pwait`), each taking a core
+ * from what runs beside it (APy's pipeline in bench:apertium). At 100 ms the histogram still measures
+ * every delay its timer sees; a stall shorter than 100 ms is seen by chance, in proportion to its
+ * length, instead of almost always (docs/decisions.md, "Issue 17: one-connection tail").
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** One Prometheus registry per process, with Node's default metrics and a `service` label. */
 export function createMetrics(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   return registry;
 }
 
