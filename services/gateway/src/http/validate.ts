@@ -18,30 +18,42 @@ export interface ParsedRequest {
   readonly body: unknown;
 }
 
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
 /** At most this many `__proto__` keys are named in one answer. */
 const MAX_PROTO_ISSUES = 10;
 
 /**
  * The own `__proto__` keys of a parsed JSON body (JSON.parse keeps them as keys). zod leaves such a key
  * out of a record or an object without an issue, so a content field named `__proto__` would be dropped
- * in silence: it is refused instead. The walk has no recursion (any depth) and visits each value once.
+ * in silence: it is refused instead. The walk has no recursion (any depth), visits each value once
+ * and spells out a path only for an issue.
  */
 function protoKeyIssues(body: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const stack: [unknown, string][] = [[body, 'body']];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [node, path] = next;
-    if (typeof node !== 'object' || node === null) continue;
+  // Each object or array met, with where it came from: a path is spelled out only for an issue.
+  const seen: { readonly node: object; readonly parent: number; readonly key: string }[] = [];
+  const pathOf = (at: number, key: string): string => {
+    const keys = [key];
+    for (let i = at; i > 0; i = seen[i]!.parent) keys.push(seen[i]!.key);
+    return ['body', ...keys.reverse()].join('.');
+  };
+  if (isObject(body)) seen.push({ node: body, parent: 0, key: '' });
+  for (let at = 0; at < seen.length; at++) {
+    const { node } = seen[at]!;
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}.${i}`]);
+      node.forEach((value: unknown, i) => {
+        if (isObject(value)) seen.push({ node: value, parent: at, key: String(i) });
+      });
       continue;
     }
     for (const key of Object.keys(node)) {
       const value: unknown = (node as Record<string, unknown>)[key];
-      if (key !== '__proto__') stack.push([value, `${path}.${key}`]);
-      else if (issues.length < MAX_PROTO_ISSUES)
+      if (key !== '__proto__') {
+        if (isObject(value)) seen.push({ node: value, parent: at, key });
+      } else if (issues.length < MAX_PROTO_ISSUES)
         issues.push({
-          path: `${path}.${key}`,
+          path: pathOf(at, key),
           message: '__proto__ is not accepted as a name',
           code: 'custom',
         });
