@@ -2,7 +2,7 @@ import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
-import { appTracker, type FastLane } from '@tp/runtime';
+import { appTracker, laneErrors, type FastLane } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
@@ -232,7 +232,7 @@ function addGatewayRoutes(
   // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   // Errors a fast lane found before handing a request over are answered like any other.
-  app.use((req, _res, next) => next(req.laneError));
+  app.use(laneErrors);
   // The fast lanes write the same CORS headers on the answers they write themselves.
   const cors = gatewayCors(config.CORS_ORIGINS);
   if (cors) app.use(cors.middleware);

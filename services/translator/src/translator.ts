@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Express } from 'express';
 
 import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
-import { createLogger, type Logger } from '@tp/runtime';
+import { appTracker, createLogger, laneErrors, type FastLane, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 
@@ -16,6 +16,7 @@ import { chainOptions, onlineEngines } from './engines-from-config.js';
 import { OfflineEngine, offlineSessionOptions } from './engines/offline/index.js';
 import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
 import { openLanguageDetector, type LanguageDetector } from './translate/detect-language.js';
+import { translateLane } from './translate/translate-lane.js';
 import { translateRoutes } from './translate/translate.routes.js';
 import { testChainRoutes } from './translate/test-chain.routes.js';
 import { TranslateText } from './translate/translate-text.js';
@@ -116,20 +117,12 @@ function mountTranslator(
   config: TranslatorConfig,
   { offline, detector }: LoadedModels,
   parts: TranslatorParts,
-): void {
+): FastLane {
   if (!deps.orm) throw new Error('translator needs Postgres');
   const engines = onlineEngines(config);
   const chain = translatorChain(engines, offline, logger, metrics, config);
   parts.chain = chain;
-  const remove = engines.primary?.removeDeletedGlossaries?.bind(engines.primary);
-  if (remove) {
-    parts.glossaryDeletions = new GlossaryDeletions(
-      deps.orm,
-      remove,
-      logger.child({ component: 'glossary-deletions' }),
-      { intervalMs: config.GLOSSARY_DELETIONS_SWEEP_MS },
-    );
-  }
+  parts.glossaryDeletions = glossaryDeletions(engines, deps.orm, logger, config);
   const sink = new CompletedTranslationsOutbox({
     orm: deps.orm,
     codec: new EventCodec(),
@@ -149,6 +142,8 @@ function mountTranslator(
     maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
     glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
   });
+  // Errors the fast lane found are answered by the one error handler.
+  app.use(laneErrors);
   testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
   translateRoutes(app, {
     translateText,
@@ -164,6 +159,27 @@ function mountTranslator(
     settings: config,
     logger: logger.child({ component: 'engine-consumers' }),
     metrics,
+  });
+  return translateLane({
+    app,
+    translateText,
+    tracker: appTracker(app),
+    maxTextChars: config.MAX_TEXT_CHARS,
+    metrics,
+  });
+}
+
+/** The sweep that deletes at the engine the glossaries deleted here: only for an engine that keeps them. */
+function glossaryDeletions(
+  engines: ReturnType<typeof onlineEngines>,
+  orm: ConstructorParameters<typeof GlossaryDeletions>[0],
+  logger: Logger,
+  config: TranslatorConfig,
+): GlossaryDeletions | undefined {
+  const remove = engines.primary?.removeDeletedGlossaries?.bind(engines.primary);
+  if (!remove) return undefined;
+  return new GlossaryDeletions(orm, remove, logger.child({ component: 'glossary-deletions' }), {
+    intervalMs: config.GLOSSARY_DELETIONS_SWEEP_MS,
   });
 }
 

@@ -1,4 +1,4 @@
-import { AppError, requireJson } from '@tp/runtime';
+import { AppError, clientGone, requireJson } from '@tp/runtime';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import express, { type Express, type RequestHandler } from 'express';
@@ -76,15 +76,6 @@ const emptyBodyIsNone: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** A signal aborted when the client goes away before the answer is sent. */
-export function clientGone(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('client went away'));
-  });
-  return controller.signal;
-}
-
 function handle(route: AnyRoute): RequestHandler {
   const envelope = route.envelope ?? true;
   return async (req, res) => {
@@ -104,32 +95,4 @@ function handle(route: AnyRoute): RequestHandler {
     if (res.headersSent || res.destroyed) return;
     res.status(route.response.status).json(envelope ? okEnvelope(result) : result);
   };
-}
-
-/**
- * Whether a fast lane may take a request for `path`: a POST there (a browser's too: the lanes add the
- * CORS headers Express would, cors.ts), UTF-8 JSON of a known size within the body limit, not
- * compressed or chunked. Anything else is left to Express.
- */
-export function plainJsonPost(req: IncomingMessage, path: string, bodyLimitBytes: number): boolean {
-  const { headers } = req;
-  if (req.method !== 'POST' || req.url !== path) return false;
-  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
-  const type = headers['content-type']?.replace(/\s/g, '').toLowerCase();
-  if (type !== 'application/json' && type !== 'application/json;charset=utf-8') return false;
-  const length = Number(headers['content-length']);
-  return length > 0 && length <= bodyLimitBytes;
-}
-
-/**
- * A fast lane's body as express.json({strict: true}) reads it: an object or array (a leading
- * byte-order mark dropped, as its decoder does), else undefined (MALFORMED_JSON).
- */
-export function strictJson(raw: string): object | undefined {
-  try {
-    const value: unknown = JSON.parse(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
-    return typeof value === 'object' && value !== null ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

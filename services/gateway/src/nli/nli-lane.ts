@@ -1,6 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { bindRequestLog, perRegistry, toAppError, trackRequest } from '@tp/runtime';
+import {
+  bindRequestLog,
+  clientGone,
+  perRegistry,
+  plainJsonPost,
+  readLaneBody,
+  strictJson,
+  toAppError,
+  trackRequest,
+} from '@tp/runtime';
 import type { AppError, FastLane, RequestTracker } from '@tp/runtime';
 import type { Express, Request } from 'express';
 import { Counter, type Registry } from 'prom-client';
@@ -8,7 +17,6 @@ import proxyaddr from 'proxy-addr';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { rememberedPrincipal } from '../auth/remembered-principal.js';
-import { clientGone, plainJsonPost, strictJson } from '../http/mount.js';
 import { expressPath, okEnvelope } from '../http/route.js';
 import { parseRequest } from '../http/validate.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
@@ -94,15 +102,16 @@ export function nliLane(options: NliLaneOptions): FastLane {
     // The span of the request is named after the route, as for requests Express routes.
     (req as { route?: unknown }).route = ROUTE;
     bindRequestLog(req as Request, { api_key_id: principal.keyId });
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => {
-      answer(req, res, Buffer.concat(chunks).toString('utf8'), principal.keyId).catch((err: unknown) => {
-        if (!res.headersSent) handOver(req, res, toAppError(err));
-      });
-    });
-    // The client went away mid-body: Express logs it as an aborted request.
-    req.once('error', (err) => handOver(req, res, toAppError({ status: 400, message: err.message })));
+    readLaneBody(
+      req,
+      (raw) => {
+        answer(req, res, raw, principal.keyId).catch((err: unknown) => {
+          if (!res.headersSent) handOver(req, res, toAppError(err));
+        });
+      },
+      // The client went away mid-body: Express logs it as an aborted request.
+      (err) => handOver(req, res, toAppError({ status: 400, message: err.message })),
+    );
     return true;
   };
 }

@@ -1,13 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { AppError, toAppError, trackRequest, type FastLane, type RequestTracker } from '@tp/runtime';
+import {
+  AppError,
+  clientGone,
+  plainJsonPost,
+  readLaneBody,
+  strictJson,
+  toAppError,
+  trackRequest,
+  type FastLane,
+  type RequestTracker,
+} from '@tp/runtime';
 import { parseHotCacheEntry, type HotCache } from '@tp/translation';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
 
 import { setLimitHeaders, type Counted, type RateLimits } from '../rate-limit/rate-limit.js';
-import { clientGone, plainJsonPost, strictJson } from '../http/mount.js';
 import { okEnvelope } from '../http/route.js';
 import {
   cachedTranslation,
@@ -19,13 +28,6 @@ import type { TranslateCall, TranslatorClient } from './translator-client.js';
 import type { GatewayCors } from '../http/cors.js';
 
 const PATH = '/api/v1/translate';
-
-declare module 'node:http' {
-  interface IncomingMessage {
-    /** An error found by a fast lane; Express answers it as if its own middleware had raised it. */
-    laneError?: AppError;
-  }
-}
 
 export interface CacheHitLaneOptions {
   readonly app: Express;
@@ -101,23 +103,18 @@ export function cacheHitLane(options: CacheHitLaneOptions): FastLane {
     if (!takes(req, options.bodyLimitBytes)) return false;
     const started = performance.now();
     req.receivedAt = started;
-    let first: Buffer | undefined;
-    let more: Buffer[] | undefined;
-    req.on('data', (chunk: Buffer) => {
-      if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
-    });
-    req.once('end', () => {
-      // Usually one chunk: decoded as it is, without a copy.
-      const raw = more ? Buffer.concat(more).toString('utf8') : (first?.toString('utf8') ?? '');
-      try {
-        answer(req, res, raw, started);
-      } catch (err) {
-        if (!res.headersSent) handOver(req, res, toAppError(err));
-      }
-    });
-    // The client went away mid-body: Express logs it as an aborted request.
-    req.once('error', () => handOver(req, res, new AppError('BAD_REQUEST', 'the request could not be read')));
+    readLaneBody(
+      req,
+      (raw) => {
+        try {
+          answer(req, res, raw, started);
+        } catch (err) {
+          if (!res.headersSent) handOver(req, res, toAppError(err));
+        }
+      },
+      // The client went away mid-body: Express logs it as an aborted request.
+      () => handOver(req, res, new AppError('BAD_REQUEST', 'the request could not be read')),
+    );
     return true;
   };
 }

@@ -1,11 +1,13 @@
-import { AppError, requestId, requireJson } from '@tp/runtime';
+import type { IncomingMessage } from 'node:http';
+
+import { AppError, clientGone, requireJson } from '@tp/runtime';
 import { LANGUAGES, languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 
 import type { TranslationChain } from '../chain/index.js';
 import type { OfflineModelStatus } from '../engines/offline/index.js';
-import type { TranslateText } from './translate-text.js';
+import type { RequestOrigin, TranslateText } from './translate-text.js';
 
 /** The spec's default source language. */
 export const DEFAULT_SOURCE = 'zh-CN';
@@ -22,6 +24,9 @@ export const translateBody = z.strictObject({
 
 export type TranslateBody = z.infer<typeof translateBody>;
 
+/** Room for the longest accepted text even if every character arrives as a 6-byte \uXXXX escape. */
+export const translateBodyLimit = (maxTextChars: number): number => maxTextChars * 6 + 16 * 1024;
+
 export interface TranslateRoutesOptions {
   readonly translateText: TranslateText;
   readonly chain: TranslationChain;
@@ -35,28 +40,16 @@ export interface TranslateRoutesOptions {
  * platform's error handler.
  */
 export function translateRoutes(app: Express, options: TranslateRoutesOptions): void {
-  // Room for the longest accepted text even if every character arrives as a 6-byte \uXXXX escape.
-  const json = express.json({ limit: options.maxTextChars * 6 + 16 * 1024, strict: true });
+  const json = express.json({ limit: translateBodyLimit(options.maxTextChars), strict: true });
 
   app.post('/translate', requireJson, json, async (req, res) => {
     const body = parseBody(req.body);
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('client went away'));
-    });
-    const id = requestId(req);
-    // The platform sets x-correlation-id to the request id when the caller sent none.
-    const correlation = req.headers['x-correlation-id'];
+    const signal = clientGone(res);
     try {
-      const result = await options.translateText.execute(body, {
-        correlationId: typeof correlation === 'string' ? correlation : id,
-        causationId: id,
-        signal: controller.signal,
-      });
-      res.json(result);
+      res.json(await options.translateText.execute(body, requestOrigin(req, signal)));
     } catch (err) {
       // The caller is gone: nobody to answer, and an abort is not a fault worth a 500 in the logs.
-      if (controller.signal.aborted) return;
+      if (signal.aborted) return;
       throw err;
     }
   });
@@ -89,6 +82,17 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
       offlineModels: models,
     });
   });
+}
+
+/** Who asked: the request's correlation and id, and the signal of the caller going away. */
+export function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin {
+  // The platform sets x-correlation-id to the request id when the caller sent none.
+  const correlation = req.headers['x-correlation-id'];
+  return {
+    correlationId: typeof correlation === 'string' ? correlation : req.id,
+    causationId: req.id,
+    signal,
+  };
 }
 
 /** The optional language filters of GET /pairs, normalised like any other code. */
