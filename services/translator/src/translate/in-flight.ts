@@ -3,12 +3,22 @@ export interface Joined<T> {
   readonly value: T;
   /** True when this caller joined a run that another caller had started. */
   readonly shared: boolean;
+  /** True when the run had already produced its value when this caller joined (see `hold`). */
+  readonly finished: boolean;
 }
+
+/**
+ * Keeps a run joinable after its value is known, until `work` settles: the run's caller is answered
+ * at once while something the next caller would otherwise miss (the value being cached) completes.
+ */
+export type Hold = (work: Promise<unknown>) => void;
 
 interface Run<T> {
   readonly promise: Promise<T>;
   readonly controller: AbortController;
   waiters: number;
+  /** The value is known; the run is held until its held work settles. */
+  finished: boolean;
 }
 
 /**
@@ -27,24 +37,39 @@ export class InFlight<T> {
     return this.runs.size;
   }
 
-  async run(key: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>) {
+  async run(
+    key: string,
+    signal: AbortSignal | undefined,
+    work: (signal: AbortSignal, hold: Hold) => Promise<T>,
+  ): Promise<Joined<T>> {
     signal?.throwIfAborted();
     const existing = this.runs.get(key);
     if (existing) return this.wait(key, existing, signal, true);
     if (this.runs.size >= this.maxRuns) {
-      return { value: await work(signal ?? new AbortController().signal), shared: false };
+      const value = await work(signal ?? new AbortController().signal, () => undefined);
+      return { value, shared: false, finished: false };
     }
     const controller = new AbortController();
-    const run: Run<T> = { controller, waiters: 0, promise: work(controller.signal) };
+    const held: Promise<unknown>[] = [];
+    const run: Run<T> = {
+      controller,
+      waiters: 0,
+      finished: false,
+      promise: work(controller.signal, (more) => held.push(more)),
+    };
     this.runs.set(key, run);
     run.promise.then(
-      () => this.forget(key, run),
+      () => {
+        run.finished = true;
+        void Promise.allSettled(held).then(() => this.forget(key, run));
+      },
       () => this.forget(key, run),
     );
     return this.wait(key, run, signal, false);
   }
 
   private wait(key: string, run: Run<T>, signal: AbortSignal | undefined, shared: boolean) {
+    const { finished } = run;
     run.waiters += 1;
     return new Promise<Joined<T>>((resolve, reject) => {
       const leave = () => {
@@ -65,7 +90,7 @@ export class InFlight<T> {
         (value) => {
           if (signal?.aborted) return;
           leave();
-          resolve({ value, shared });
+          resolve({ value, shared, finished });
         },
         (error: unknown) => {
           if (signal?.aborted) return;

@@ -26,8 +26,8 @@ describe('InFlight', () => {
     const second = inFlight.run('k', undefined, job.work);
     job.finish('done');
 
-    await expect(first).resolves.toEqual({ value: 'done', shared: false });
-    await expect(second).resolves.toEqual({ value: 'done', shared: true });
+    await expect(first).resolves.toEqual({ value: 'done', shared: false, finished: false });
+    await expect(second).resolves.toEqual({ value: 'done', shared: true, finished: false });
     expect(job.runs()).toBe(1);
     expect(inFlight.size).toBe(0);
   });
@@ -62,7 +62,7 @@ describe('InFlight', () => {
     expect(job.signals[0]?.aborted).toBe(true);
     const third = inFlight.run('k', undefined, job.work);
     job.finish('again');
-    await expect(third).resolves.toEqual({ value: 'again', shared: false });
+    await expect(third).resolves.toEqual({ value: 'again', shared: false, finished: false });
     expect(job.runs()).toBe(2);
   });
 
@@ -80,8 +80,48 @@ describe('InFlight', () => {
     held.finish('a');
     other.finish('b');
     await expect(first).resolves.toMatchObject({ value: 'a' });
-    await expect(second).resolves.toEqual({ value: 'b', shared: false });
-    await expect(third).resolves.toEqual({ value: 'b', shared: false });
+    await expect(second).resolves.toEqual({ value: 'b', shared: false, finished: false });
+    await expect(third).resolves.toEqual({ value: 'b', shared: false, finished: false });
+  });
+
+  it('keeps a finished run joinable until the work it holds settles, and tells a late caller so', async () => {
+    const inFlight = new InFlight<string>(10);
+    let stored = () => {};
+    const storing = new Promise<void>((resolve) => (stored = resolve));
+    let runs = 0;
+    const work = async (_signal: AbortSignal, hold: (work: Promise<unknown>) => void) => {
+      runs += 1;
+      hold(storing);
+      return 'done';
+    };
+
+    await expect(inFlight.run('k', undefined, work)).resolves.toEqual({
+      value: 'done',
+      shared: false,
+      finished: false,
+    });
+    expect(inFlight.size).toBe(1);
+    await expect(inFlight.run('k', undefined, work)).resolves.toEqual({
+      value: 'done',
+      shared: true,
+      finished: true,
+    });
+    stored();
+    await storing;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inFlight.size).toBe(0);
+    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ shared: false });
+    expect(runs).toBe(2);
+  });
+
+  it('forgets a finished run whose held work fails, as one whose held work succeeds', async () => {
+    const inFlight = new InFlight<string>(10);
+    await inFlight.run('k', undefined, async (_signal, hold) => {
+      hold(Promise.reject(new Error('Redis down')));
+      return 'done';
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inFlight.size).toBe(0);
   });
 
   it('passes a failure of the work to every caller', async () => {

@@ -15,7 +15,7 @@ import {
 import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
-import { InFlight } from './in-flight.js';
+import { InFlight, type Hold } from './in-flight.js';
 
 export interface TranslateTextInput {
   readonly text: string;
@@ -145,13 +145,23 @@ export class TranslateText {
     // Identical requests in flight at the same time share one run of the chain (one engine call).
     const request = { text, source: used, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) };
     const joinKey = hotCacheHash({ text, source: used, target, glossaryVersion: pair.version });
-    const { value: outcome, shared } = await this.inFlight
-      .run(joinKey, origin.signal, (signal) => this.runOnce(key, request, pair.version, signal))
+    const {
+      value: outcome,
+      shared,
+      finished,
+    } = await this.inFlight
+      .run(joinKey, origin.signal, (signal, hold) => this.runOnce(key, request, pair.version, signal, hold))
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
-    if (!auto) this.lookups?.inc({ result: 'hit' in outcome ? 'hit' : 'miss' });
+    // (`auto` counted its lookup above.) A run that had finished and was being cached when this
+    // request joined it answers as the cache would have a moment later.
+    const count = (result: 'hit' | 'miss') => (auto ? undefined : this.lookups?.inc({ result }));
+    const late = 'hit' in outcome || !finished ? undefined : cachedEntry(outcome);
+    if ('hit' in outcome || late) count('hit');
     if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
+    if (late) return fromCache(late, target, auto, seconds());
+    count('miss');
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
     if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);
     return chainAnswer(outcome, target, auto, seconds());
@@ -192,39 +202,41 @@ export class TranslateText {
   /**
    * One run of the chain, shared by the identical requests that join it. It first reads the cache
    * again (a run that finished a moment ago has stored its result there), and it stays joinable until
-   * its own result is stored: so a request arriving at any moment either joins, or hits the cache.
+   * its own result is stored (`hold`): so a request arriving at any moment either joins, or hits the
+   * cache. Its caller is answered without waiting for the store.
    */
   private async runOnce(
     key: CacheKey,
     request: ChainRequest,
     appliedVersion: number,
     signal: AbortSignal,
+    hold: Hold,
   ): Promise<Outcome> {
     const stored = this.usable(await this.deps.cache.read(key), request.target);
     if (stored) return { hit: stored };
     const result = await this.deps.chain.translate(request, signal);
     const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
-    if (!result.truncated) {
-      const entry = {
-        translatedText: result.text,
-        source: actualSource,
-        engine: result.engine ?? 'none',
-        cachedAt: new Date().toISOString(),
-        truncated: false,
-        fallback: result.fallback,
-      };
-      // Stored under the key asked for and, for `auto`, under the language found, so a later request
-      // naming that language hits too (a Redis round trip, or nothing while Redis is down).
-      const keys = [key];
-      if (
-        actualSource !== key.source &&
-        (await this.appliesTo(actualSource, request.target, appliedVersion))
-      ) {
-        keys.push({ ...key, source: actualSource, glossaryVersion: appliedVersion });
-      }
-      await Promise.all(keys.map((k) => this.deps.cache.store(k, entry)));
+    const outcome = { result, actualSource };
+    const entry = cachedEntry(outcome);
+    if (entry) hold(this.store(key, entry, request.target, appliedVersion));
+    return outcome;
+  }
+
+  /**
+   * Stores a result under the key asked for and, for `auto`, under the language found, so a later
+   * request naming that language hits too (a Redis round trip each, or nothing while Redis is down).
+   */
+  private async store(
+    key: CacheKey,
+    entry: CachedTranslation,
+    target: string,
+    appliedVersion: number,
+  ): Promise<void> {
+    const keys = [key];
+    if (entry.source !== key.source && (await this.appliesTo(entry.source, target, appliedVersion))) {
+      keys.push({ ...key, source: entry.source, glossaryVersion: appliedVersion });
     }
-    return { result, actualSource };
+    await Promise.all(keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })));
   }
 
   /**
@@ -258,6 +270,18 @@ type Outcome = { readonly hit: CachedTranslation } | ChainOutcome;
 type CacheKey = Parameters<HotCache['read']>[0];
 type CachedTranslation = NonNullable<Awaited<ReturnType<HotCache['read']>>>;
 type ChainRequest = Parameters<TranslationChain['translate']>[0];
+
+/** The hot-cache entry of a chain result; none for a truncated one, which is never cached. */
+function cachedEntry({ result, actualSource }: ChainOutcome): CachedTranslation | undefined {
+  if (result.truncated) return undefined;
+  return {
+    translatedText: result.text,
+    source: actualSource,
+    engine: result.engine ?? 'none',
+    cachedAt: new Date().toISOString(),
+    fallback: result.fallback,
+  };
+}
 
 /** For `auto`, the language the chain found (none when nobody could tell). */
 function detectedSourceOf(auto: boolean, actualSource: string): string | undefined {

@@ -239,6 +239,38 @@ describe('TranslateText', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('answers before the result is stored, and a request arriving meanwhile gets it as a hit', async () => {
+    const { chain, calls } = fakeChain({});
+    const { cache, entries } = fakeCache();
+    let stored = () => {};
+    const storing = new Promise<void>((resolve) => (stored = resolve));
+    // Redis answers the SET only when the test says.
+    const slowStore: typeof cache = {
+      read: cache.read,
+      store: async (input, entry) => {
+        await storing;
+        return cache.store(input, entry);
+      },
+    };
+    const sink: CompletedTranslationSink = { record: () => undefined };
+    const deps = { chain, cache: slowStore, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
+    const translateText = new TranslateText(deps);
+    const request = { text: 'hello', source: 'en', target: 'de' };
+
+    expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
+    expect(entries.size).toBe(0);
+    expect(await translateText.execute(request, origin)).toMatchObject({
+      cached: true,
+      translatedText: 'translated',
+      engine: 'deepl',
+      attempts: [],
+    });
+    expect(calls).toHaveLength(1);
+    stored();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(entries.size).toBe(1);
+  });
+
   it('makes no second engine call for an auto request whose cache read missed just before a run stored', async () => {
     const { chain, calls } = fakeChain({});
     const { cache } = fakeCache();
