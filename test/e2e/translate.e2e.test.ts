@@ -7,6 +7,8 @@ import { topicName } from '@tp/contracts';
 import { KafkaConsumer } from '@tp/kafka';
 import { buildTinyModel } from '@tp/models';
 import { EventCodec } from '@tp/schemas';
+import { hotCacheKey } from '@tp/translation';
+import { createClient } from 'redis';
 
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
@@ -144,6 +146,27 @@ describe('real translation on a fresh stack (Apertium)', () => {
 });
 
 describe('translation on a fresh stack with only the tiny offline model', () => {
+  it('reads the hot cache once for a miss, in the gateway: the translator does not read it again', async () => {
+    const text = `The museum number ${Date.now()} opens on Monday.`;
+    const key = hotCacheKey({ source: 'en', target: 'es', text }, `${prefix}:`);
+    // Every command Redis runs for this text's key, as MONITOR shows them.
+    const monitor = createClient({ url: process.env.REDIS_URL });
+    await monitor.connect();
+    const commands: string[] = [];
+    await monitor.monitor((line) => {
+      if (line.includes(key)) commands.push(line.split('"')[1]?.toLowerCase() ?? line);
+    });
+    try {
+      const { status, body } = await translate({ text, source: 'en', target: 'es' });
+      expect(status).toBe(200);
+      expect(body.data).toMatchObject({ cached: false, engine: 'apertium' });
+      await waitFor('the result stored', () => commands.includes('set'));
+      expect(commands.filter((command) => command === 'get')).toHaveLength(1);
+    } finally {
+      await monitor.close();
+    }
+  });
+
   it('translates 你好，世界 to text containing hello and world through the public endpoint', async () => {
     const { status, body } = await translate({ text: '你好，世界', source: 'zh-CN', target: 'en' });
     expect(status).toBe(200);

@@ -7,6 +7,8 @@ export interface ServiceCall {
   readonly requestId?: string;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** Headers of the call besides the content type and request id. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -26,7 +28,7 @@ export class ServiceClient {
 
   async call<T>(
     path: string,
-    { method = 'GET', body, requestId, signal, timeoutMs }: ServiceCall = {},
+    { method = 'GET', body, requestId, signal, timeoutMs, headers }: ServiceCall = {},
   ): Promise<T> {
     // One controller with a cleared timer, not AbortSignal.timeout/any: those leave a timer that
     // fires (and allocates) after every call, which showed in bench:nli.
@@ -43,6 +45,7 @@ export class ServiceClient {
           headers: {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(requestId ? { 'x-request-id': requestId } : {}),
+            ...headers,
           },
           body: body === undefined ? undefined : JSON.stringify(body),
           // undici's request follows no redirect (our services never send one), so unlike fetch it

@@ -33,7 +33,7 @@ export interface CacheHitLaneOptions {
   readonly app: Express;
   readonly cache: HotCache;
   /** Where misses go: the lane asks the translator itself, as the route would. */
-  readonly translator: Pick<TranslatorClient, 'translate'>;
+  readonly translator: Pick<TranslatorClient, 'translateMissed'>;
   readonly limits: RateLimits;
   readonly tracker: RequestTracker;
   readonly maxTextChars: number;
@@ -154,11 +154,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A miss: the translator's answer, sent as the route sends it (same envelope, same bytes). */
 async function translateMiss(
-  translator: Pick<TranslatorClient, 'translate'>,
+  translator: Pick<TranslatorClient, 'translateMissed'>,
   res: ServerResponse,
   { request, id, started }: { request: TranslateCall; id: string; started: number },
 ): Promise<void> {
-  const result = await translator.translate(request, id, clientGone(res));
+  const result = await translator.translateMissed(request, id, clientGone(res));
   // The client went away as the answer came: nothing to send it to.
   if (res.destroyed) return;
   const json = JSON.stringify(okEnvelope(translatedAnswer(result, secondsSince(started))));

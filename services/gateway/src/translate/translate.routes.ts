@@ -173,7 +173,7 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
       // misses alike (cache-hit-lane.ts).
       const hit = await cache.read(body);
       if (hit) return cachedTranslation(hit, body.target, seconds());
-      const result = await translator.translate(body, requestId(req), context.signal);
+      const result = await translator.translateMissed(body, requestId(req), context.signal);
       return translatedAnswer(result, seconds());
     },
   });

@@ -1,4 +1,4 @@
-import type { Language } from '@tp/translation';
+import { HOT_CACHE_MISSED, type Language } from '@tp/translation';
 
 import { ServiceClient } from '../http/service-client.js';
 
@@ -29,6 +29,8 @@ export interface TranslateCall {
   readonly target: string;
 }
 
+const MISSED = { [HOT_CACHE_MISSED.name]: HOT_CACHE_MISSED.value };
+
 /** HTTP client of the internal translator service (POST /translate, GET /languages, admin calls). */
 export class TranslatorClient {
   private readonly client: ServiceClient;
@@ -41,12 +43,14 @@ export class TranslatorClient {
     this.client = new ServiceClient('translator', baseUrl, timeoutMs, 'TRANSLATOR_UNAVAILABLE');
   }
 
-  translate(call: TranslateCall, requestId: string, signal: AbortSignal): Promise<TranslatorResult> {
+  /** POST /translate for a call whose hot-cache entry this process has just read and not found. */
+  translateMissed(call: TranslateCall, requestId: string, signal: AbortSignal): Promise<TranslatorResult> {
     return this.client.call<TranslatorResult>('/translate', {
       method: 'POST',
       body: call,
       requestId,
       signal,
+      headers: MISSED,
     });
   }
 

@@ -10,8 +10,10 @@ export interface Joined<T> {
 /**
  * Keeps a run joinable after its value is known, until `work` settles: the run's caller is answered
  * at once while something the next caller would otherwise miss (the value being cached) completes.
+ * When `work` resolves true (the value is now where a later caller finds it), the run stays
+ * joinable for the grace too, for callers that looked just before.
  */
-export type Hold = (work: Promise<unknown>) => void;
+export type Hold = (work: Promise<boolean>) => void;
 
 interface Run<T> {
   readonly promise: Promise<T>;
@@ -29,8 +31,18 @@ interface Run<T> {
  */
 export class InFlight<T> {
   private readonly runs = new Map<string, Run<T>>();
+  /** Finished runs still joinable, oldest first (they all get the same grace). */
+  private readonly retired: { readonly key: string; readonly run: Run<T>; readonly until: number }[] = [];
+  private sweep: NodeJS.Timeout | undefined;
 
-  constructor(private readonly maxRuns: number) {}
+  /**
+   * @param graceMs how long a finished run stays joinable once its held work has succeeded (0: not at
+   * all). Forgotten by one timer for all of them, at most 25 % late.
+   */
+  constructor(
+    private readonly maxRuns: number,
+    private readonly graceMs = 0,
+  ) {}
 
   /** Runs in flight now. */
   get size(): number {
@@ -50,7 +62,7 @@ export class InFlight<T> {
       return { value, shared: false, finished: false };
     }
     const controller = new AbortController();
-    const held: Promise<unknown>[] = [];
+    const held: Promise<boolean>[] = [];
     const run: Run<T> = {
       controller,
       waiters: 0,
@@ -61,7 +73,11 @@ export class InFlight<T> {
     run.promise.then(
       () => {
         run.finished = true;
-        void Promise.allSettled(held).then(() => this.forget(key, run));
+        void Promise.allSettled(held).then((settled) => {
+          const kept = settled.length > 0 && settled.every((s) => s.status === 'fulfilled' && s.value);
+          if (kept) this.retire(key, run);
+          else this.forget(key, run);
+        });
       },
       () => this.forget(key, run),
     );
@@ -99,6 +115,29 @@ export class InFlight<T> {
         },
       );
     });
+  }
+
+  /** A finished run: joinable for the grace, then forgotten. */
+  private retire(key: string, run: Run<T>): void {
+    if (this.graceMs <= 0) return this.forget(key, run);
+    this.retired.push({ key, run, until: performance.now() + this.graceMs });
+    this.sweep ??= setTimeout(() => this.forgetRetired(), this.graceMs).unref();
+  }
+
+  private forgetRetired(): void {
+    this.sweep = undefined;
+    const now = performance.now();
+    let done = 0;
+    for (const { key, run, until } of this.retired) {
+      if (until > now) break;
+      this.forget(key, run);
+      done += 1;
+    }
+    this.retired.splice(0, done);
+    const next = this.retired[0];
+    if (!next) return;
+    const wait = Math.max(next.until - now, this.graceMs / 4);
+    this.sweep = setTimeout(() => this.forgetRetired(), wait).unref();
   }
 
   private forget(key: string, run: Run<T>): void {

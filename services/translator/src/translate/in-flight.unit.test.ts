@@ -87,9 +87,9 @@ describe('InFlight', () => {
   it('keeps a finished run joinable until the work it holds settles, and tells a late caller so', async () => {
     const inFlight = new InFlight<string>(10);
     let stored = () => {};
-    const storing = new Promise<void>((resolve) => (stored = resolve));
+    const storing = new Promise<boolean>((resolve) => (stored = () => resolve(false)));
     let runs = 0;
-    const work = async (_signal: AbortSignal, hold: (work: Promise<unknown>) => void) => {
+    const work = async (_signal: AbortSignal, hold: (work: Promise<boolean>) => void) => {
       runs += 1;
       hold(storing);
       return 'done';
@@ -112,6 +112,35 @@ describe('InFlight', () => {
     expect(inFlight.size).toBe(0);
     await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ shared: false });
     expect(runs).toBe(2);
+  });
+
+  it('keeps a finished run joinable for the grace once its held work has settled, then forgets it', async () => {
+    const inFlight = new InFlight<string>(10, 20);
+    let runs = 0;
+    const work = async (_signal: AbortSignal, hold: (work: Promise<boolean>) => void) => {
+      runs += 1;
+      hold(Promise.resolve(true));
+      return 'done';
+    };
+
+    await inFlight.run('k', undefined, work);
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ finished: true });
+    expect(runs).toBe(1);
+    while (inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ finished: false });
+    expect(runs).toBe(2);
+  });
+
+  it('gives no grace to a run whose held work did not keep the value (nothing cached), or held none', async () => {
+    const inFlight = new InFlight<string>(10, 60_000);
+    await inFlight.run('not kept', undefined, async (_signal, hold) => {
+      hold(Promise.resolve(false));
+      return 'done';
+    });
+    await inFlight.run('nothing held', undefined, async () => 'done');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inFlight.size).toBe(0);
   });
 
   it('forgets a finished run whose held work fails, as one whose held work succeeds', async () => {

@@ -63,6 +63,8 @@ export interface TranslateTextDeps {
   readonly metrics?: Registry;
   /** Most distinct texts translated at once that identical requests can join (default 10,000). */
   readonly maxInFlight?: number;
+  /** How long a finished run's result can still be joined once it is cached (default JOIN_GRACE_MS). */
+  readonly joinGraceMs?: number;
   /** The glossaries per language pair; none applied without it. */
   readonly glossaries?: GlossaryLookup;
 }
@@ -70,6 +72,12 @@ export interface TranslateTextDeps {
 export interface RequestOrigin extends EventOrigin {
   /** Fires when the caller went away: the chain stops. */
   readonly signal?: AbortSignal;
+  /**
+   * The caller read the hot cache for this text and pair a moment ago, without a glossary version, and
+   * found nothing (the gateway does before it calls): the run does not read it again when that is
+   * the key it would read.
+   */
+  readonly cacheMissed?: boolean;
   /**
    * `false` when the caller publishes the result itself (the engine consumer), so it is not also
    * kept as a free-text (`text`) translation. Default true.
@@ -87,7 +95,7 @@ export class TranslateText {
   private readonly inFlight: InFlight<Outcome>;
 
   constructor(private readonly deps: TranslateTextDeps) {
-    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000);
+    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000, deps.joinGraceMs ?? JOIN_GRACE_MS);
     if (deps.metrics) {
       this.lookups = new Counter({
         name: 'translation_cache_lookups_total',
@@ -145,12 +153,15 @@ export class TranslateText {
     // Identical requests in flight at the same time share one run of the chain (one engine call).
     const request = { text, source: used, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) };
     const joinKey = hotCacheHash({ text, source: used, target, glossaryVersion: pair.version });
+    // The caller's own read was of this key: the run need not read it again.
+    const read = !(origin.cacheMissed === true && !auto && keyVersion === 0);
+    const run = { key, request, appliedVersion: pair.version, read };
     const {
       value: outcome,
       shared,
       finished,
     } = await this.inFlight
-      .run(joinKey, origin.signal, (signal, hold) => this.runOnce(key, request, pair.version, signal, hold))
+      .run(joinKey, origin.signal, (signal, hold) => this.runOnce(run, signal, hold))
       .catch((err: unknown) => {
         throw used === 'auto' ? undetectable(err) : err;
       });
@@ -201,18 +212,17 @@ export class TranslateText {
 
   /**
    * One run of the chain, shared by the identical requests that join it. It first reads the cache
-   * again (a run that finished a moment ago has stored its result there), and it stays joinable until
-   * its own result is stored (`hold`): so a request arriving at any moment either joins, or hits the
-   * cache. Its caller is answered without waiting for the store.
+   * again (a run that finished a moment ago has stored its result there), unless its caller has just
+   * read it; and it stays joinable until its own result is stored (`hold`) and for JOIN_GRACE_MS
+   * after: so a request arriving at any moment either joins, or hits the cache, even one whose
+   * caller's read missed just before the store. Its caller is answered without waiting for the store.
    */
   private async runOnce(
-    key: CacheKey,
-    request: ChainRequest,
-    appliedVersion: number,
+    { key, request, appliedVersion, read }: RunInput,
     signal: AbortSignal,
     hold: Hold,
   ): Promise<Outcome> {
-    const stored = this.usable(await this.deps.cache.read(key), request.target);
+    const stored = read ? this.usable(await this.deps.cache.read(key), request.target) : undefined;
     if (stored) return { hit: stored };
     const result = await this.deps.chain.translate(request, signal);
     const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
@@ -225,18 +235,22 @@ export class TranslateText {
   /**
    * Stores a result under the key asked for and, for `auto`, under the language found, so a later
    * request naming that language hits too (a Redis round trip each, or nothing while Redis is down).
+   * True when it is stored under the key asked for.
    */
   private async store(
     key: CacheKey,
     entry: CachedTranslation,
     target: string,
     appliedVersion: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const keys = [key];
     if (entry.source !== key.source && (await this.appliesTo(entry.source, target, appliedVersion))) {
       keys.push({ ...key, source: entry.source, glossaryVersion: appliedVersion });
     }
-    await Promise.all(keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })));
+    const stored = await Promise.all(
+      keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })),
+    );
+    return stored[0] === true;
   }
 
   /**
@@ -262,6 +276,21 @@ async function appliesToPair(
 ): Promise<boolean> {
   if (!glossaries) return true;
   return (await glossaries.forPair(source, target)).version === applied;
+}
+
+/**
+ * How long a finished run stays joinable once its result is cached: longer than a request takes from
+ * the gateway's cache read to the translator, so a request whose read missed just before the store
+ * still joins (one engine call) though the translator does not read the cache again.
+ */
+export const JOIN_GRACE_MS = 1000;
+
+/** What a run of the chain translates, under which cache key, and whether it reads the cache first. */
+interface RunInput {
+  readonly key: CacheKey;
+  readonly request: ChainRequest;
+  readonly appliedVersion: number;
+  readonly read: boolean;
 }
 
 /** What one shared run produced: a result another run had just cached, or its own chain result. */

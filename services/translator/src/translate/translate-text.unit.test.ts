@@ -228,12 +228,15 @@ describe('TranslateText', () => {
       },
     };
     const sink: CompletedTranslationSink = { record: () => undefined };
-    const deps = { chain, cache: counted, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
+    // No grace: the hit that follows is read from the cache, not joined.
+    const detector = { detect: () => undefined };
+    const deps = { chain, cache: counted, detector, sink, maxTextChars: 50, joinGraceMs: 0 };
     const translateText = new TranslateText(deps);
     const request = { text: 'hello', source: 'en', target: 'de' };
 
     expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
     expect(reads).toEqual(['hello']);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(await translateText.execute(request, origin)).toMatchObject({ cached: true });
     expect(reads).toEqual(['hello', 'hello']);
     expect(calls).toHaveLength(1);
@@ -269,6 +272,49 @@ describe('TranslateText', () => {
     stored();
     await new Promise((resolve) => setImmediate(resolve));
     expect(entries.size).toBe(1);
+  });
+
+  it('does not read the cache again when the caller has just missed that key, and joins a run finished just before', async () => {
+    const { chain, calls } = fakeChain({});
+    const { cache } = fakeCache();
+    const reads: string[] = [];
+    const counted: typeof cache = {
+      store: cache.store,
+      read: async (input) => {
+        reads.push(`${input.text} g${input.glossaryVersion ?? 0}`);
+        return cache.read(input);
+      },
+    };
+    const sink: CompletedTranslationSink = { record: () => undefined };
+    const translateText = new TranslateText({
+      chain,
+      cache: counted,
+      detector: { detect: () => 'en' },
+      sink,
+      maxTextChars: 50,
+      glossaries: {
+        forPair: async (source) => (source === 'fr' ? { version: 3 } : { version: 0 }),
+        targetVersion: async () => 0,
+      },
+    });
+    const missed = { ...origin, cacheMissed: true };
+
+    // The first run does not read; a second caller whose read missed just before the store joins it.
+    expect(await translateText.execute({ text: 'hi', source: 'en', target: 'de' }, missed)).toMatchObject({
+      cached: false,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await translateText.execute({ text: 'hi', source: 'en', target: 'de' }, missed)).toMatchObject({
+      cached: true,
+      translatedText: 'translated',
+    });
+    expect(reads).toEqual([]);
+    expect(calls).toHaveLength(1);
+    // The caller's key had no glossary version: with a glossary the run reads its own key. `auto`
+    // reads before its run, as always.
+    await translateText.execute({ text: 'salut', source: 'fr', target: 'de' }, missed);
+    await translateText.execute({ text: 'hallo', source: 'auto', target: 'de' }, missed);
+    expect(reads).toEqual(['salut g3', 'hallo g0', 'hallo g0']);
   });
 
   it('makes no second engine call for an auto request whose cache read missed just before a run stored', async () => {

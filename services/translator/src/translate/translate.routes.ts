@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import { AppError, clientGone, requireJson } from '@tp/runtime';
-import { LANGUAGES, languageCode } from '@tp/translation';
+import { HOT_CACHE_MISSED, LANGUAGES, languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 
@@ -84,7 +84,10 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
   });
 }
 
-/** Who asked: the request's correlation and id, and the signal of the caller going away. */
+/**
+ * Who asked: the request's correlation and id, the signal of the caller going away, and whether the
+ * caller has just missed the hot cache (`x-hot-cache: miss`, HOT_CACHE_MISSED).
+ */
 export function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin {
   // The platform sets x-correlation-id to the request id when the caller sent none.
   const correlation = req.headers['x-correlation-id'];
@@ -92,6 +95,7 @@ export function requestOrigin(req: IncomingMessage, signal: AbortSignal): Reques
     correlationId: typeof correlation === 'string' ? correlation : req.id,
     causationId: req.id,
     signal,
+    cacheMissed: req.headers[HOT_CACHE_MISSED.name] === HOT_CACHE_MISSED.value,
   };
 }
 
