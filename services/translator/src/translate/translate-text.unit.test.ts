@@ -50,6 +50,20 @@ function fakeCache() {
   return { cache, entries };
 }
 
+/** The in-memory cache, with every key read (text and glossary version) in order. */
+function readsCounted() {
+  const { cache } = fakeCache();
+  const reads: string[] = [];
+  const counted: typeof cache = {
+    store: cache.store,
+    read: async (input) => {
+      reads.push(`${input.text} g${input.glossaryVersion ?? 0}`);
+      return cache.read(input);
+    },
+  };
+  return { cache: counted, reads };
+}
+
 function setup(answer: Partial<ChainResult> | Error = {}, detected?: string) {
   const { chain, calls } = fakeChain(answer);
   const { cache, entries } = fakeCache();
@@ -218,15 +232,7 @@ describe('TranslateText', () => {
 
   it('reads the hot cache once for a known source, on a miss and on the hit that follows', async () => {
     const { chain, calls } = fakeChain({});
-    const { cache } = fakeCache();
-    const reads: string[] = [];
-    const counted: typeof cache = {
-      store: cache.store,
-      read: async (input) => {
-        reads.push(input.text);
-        return cache.read(input);
-      },
-    };
+    const { cache: counted, reads } = readsCounted();
     const sink: CompletedTranslationSink = { record: () => undefined };
     // No grace: the hit that follows is read from the cache, not joined.
     const detector = { detect: () => undefined };
@@ -235,10 +241,10 @@ describe('TranslateText', () => {
     const request = { text: 'hello', source: 'en', target: 'de' };
 
     expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
-    expect(reads).toEqual(['hello']);
+    expect(reads).toEqual(['hello g0']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(await translateText.execute(request, origin)).toMatchObject({ cached: true });
-    expect(reads).toEqual(['hello', 'hello']);
+    expect(reads).toEqual(['hello g0', 'hello g0']);
     expect(calls).toHaveLength(1);
   });
 
@@ -276,15 +282,7 @@ describe('TranslateText', () => {
 
   it('does not read the cache again when the caller has just missed that key, and joins a run finished just before', async () => {
     const { chain, calls } = fakeChain({});
-    const { cache } = fakeCache();
-    const reads: string[] = [];
-    const counted: typeof cache = {
-      store: cache.store,
-      read: async (input) => {
-        reads.push(`${input.text} g${input.glossaryVersion ?? 0}`);
-        return cache.read(input);
-      },
-    };
+    const { cache: counted, reads } = readsCounted();
     const sink: CompletedTranslationSink = { record: () => undefined };
     const translateText = new TranslateText({
       chain,
