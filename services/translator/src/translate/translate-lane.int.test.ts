@@ -45,7 +45,9 @@ describe('the translate lane: the same answers as the Express route', () => {
       body,
     });
     const headers = Object.fromEntries(res.headers);
+    // The date, and the length, which counts the digits of `duration` (the body must parse whole).
     delete headers.date;
+    delete headers['content-length'];
     const parsed = (await res.json()) as Record<string, unknown>;
     // Per request: how long it took, and whether an earlier request had cached it.
     const { duration: _duration, cached: _cached, ...rest } = parsed;
@@ -84,7 +86,7 @@ describe('the translate lane: the same answers as the Express route', () => {
     expect(lane.body.translatedText).toBe('La tienda abre el lunes.');
     expect(express.body.translatedText).toBe('La tienda cierra el lunes.');
     const timeless = ({ headers, body }: Answer) => ({
-      headers: { ...headers, 'content-length': undefined },
+      headers,
       body: {
         ...body,
         translatedText: undefined,
@@ -95,7 +97,7 @@ describe('the translate lane: the same answers as the Express route', () => {
     expect(lane.body.engine).toBe('apertium');
   });
 
-  it('answers a hit itself, with the same bytes as the route', async () => {
+  it('answers a hit itself, as the route does', async () => {
     const body = JSON.stringify({ text: 'The market is busy on Monday.', source: 'en', target: 'es' });
     await send(body, false, 'warm');
     const { lane, express, answered, handedOver } = await bothWays(body);

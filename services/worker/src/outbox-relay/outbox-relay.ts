@@ -52,6 +52,17 @@ const UNPUBLISHED_BATCH =
   'where published_at is null and id >= (select min(id) from outbox where published_at is null) ' +
   'order by id limit ? for update skip locked';
 
+/**
+ * UNPUBLISHED_BATCH behind the relays' lock, in one statement: the lock is tried first (an InitPlan,
+ * a one-time filter of the plan), and when another relay holds it no row is read or locked. One round
+ * trip less per batch than trying the lock with its own statement; an empty answer means either
+ * "another relay" or "nothing left", which the relay treats alike.
+ */
+const LOCKED_UNPUBLISHED_BATCH = UNPUBLISHED_BATCH.replace(
+  'where published_at is null',
+  'where (select pg_try_advisory_xact_lock(hashtextextended(?, 0))) and published_at is null',
+);
+
 /** Whether any row waits: from the oldest unpublished entry of the index, as UNPUBLISHED_BATCH reads. */
 const ANY_UNPUBLISHED = 'select exists (select 1 from outbox where published_at is null) as waiting';
 
@@ -115,7 +126,7 @@ export class OutboxRelay {
    */
   async relayOnce(): Promise<number> {
     // Most polls of a quiet outbox find nothing: one statement says so, without the transaction and
-    // the lock (four statements). A row written just after is the next poll's, as it would be anyway.
+    // the lock (three statements). A row written just after is the next poll's, as it would be anyway.
     const [pending] = await executeBound<{ waiting: boolean }>(
       this.orm.em.fork(),
       ANY_UNPUBLISHED,
@@ -124,15 +135,13 @@ export class OutboxRelay {
     );
     if (!pending?.waiting) return 0;
     const outcome = await this.orm.em.fork().transactional(async (tx) => {
-      const [lock] = await executeBound<{ held: boolean }>(
+      // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
+      const rows = await executeBound<OutboxRow>(
         tx,
-        'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as held',
-        [RELAY_LOCK],
+        LOCKED_UNPUBLISHED_BATCH,
+        [RELAY_LOCK, this.options.batchSize],
         'all',
       );
-      if (!lock?.held) return undefined;
-      // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
-      const rows = await executeBound<OutboxRow>(tx, UNPUBLISHED_BATCH, [this.options.batchSize], 'all');
       if (rows.length === 0) return undefined;
       // One span per batch, linked to the trace of each row (their `send` spans are the rows' children).
       const links = rows.flatMap((row) => linkTo(contextFromHeaders(rowTraceHeaders(row))));

@@ -1,3 +1,4 @@
+import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import { withSpan } from '@tp/runtime';
 import type { IncomingMessage } from '@tp/kafka';
 import { PermanentError } from '@tp/pipeline';
@@ -36,7 +37,7 @@ const projectionCounters = perRegistry((registry): ProjectionCounters => ({
 
 /**
  * TranslationCompleted -> content_translations (version-guarded upsert), then the entity's read cache
- * is dropped. Idempotent: a redelivered event, or a result for an older source version, writes
+ * is dropped (a reported entity's; free text has none). Idempotent: a redelivered event, or a result for an older source version, writes
  * nothing.
  */
 export class TranslationCompletedHandler {
@@ -62,6 +63,9 @@ export class TranslationCompletedHandler {
       return written;
     });
     (outcome === 'written' ? this.counters?.written : this.counters?.ignored)?.inc();
+    // Free text has no merged view to drop: the read cache holds views of reported entities only
+    // (built from source_contents, where no row of its type can be), so its DEL deleted nothing.
+    if (row.entityType === FREE_TEXT_ENTITY_TYPE) return;
     // Also after an ignored write: a redelivery may follow a crash between the write and this delete.
     await this.options.cache.invalidate(row.entityType, row.entityId);
   };

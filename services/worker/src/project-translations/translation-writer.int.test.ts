@@ -5,6 +5,7 @@ import { connectDatabase, unconnectedDatabase, type Orm } from '@tp/db';
 import { PermanentError } from '@tp/pipeline';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
+import { lockEntityTranslations } from '../shared/entity-lock.js';
 import { TranslationWriter } from './translation-writer.js';
 import type { TranslationRow } from './translation-row.js';
 
@@ -246,6 +247,19 @@ describe('TranslationWriter: deletions', () => {
 
     await expect(writer.write(row('w-deleted', 4))).resolves.toBe('written');
     expect(await texts('w-deleted')).toEqual(['Hello v4']);
+  });
+
+  it('writes free text while its entity lock is held: no deletion takes that lock, so the write skips it', async () => {
+    const free = row('w-free', 0, { entityType: 'text', field: 'text' });
+    // Held by another transaction until the write is done: a write that took the shared lock would
+    // wait for this one for ever.
+    const outcome = await orm.em.fork().transactional(async (em) => {
+      await lockEntityTranslations(em, free);
+      return writer.write(free);
+    });
+
+    expect(outcome).toBe('written');
+    expect(await texts('w-free')).toEqual(['Hello v0']);
   });
 
   it('applies a tombstone to its own entity only', async () => {

@@ -39,3 +39,29 @@ export function fromApertiumText(output: string): { text: string; unknownWords: 
     .replace(REFERENCE, (reference) => UNESCAPES.get(reference) as string);
   return { text, unknownWords };
 }
+
+/** What encodeURIComponent leaves or writes otherwise than the form serialiser. */
+const FORM_DIFFERS = /%20|[!'()~]/g;
+const FORM_CODES: Readonly<Record<string, string>> = {
+  '%20': '+',
+  '!': '%21',
+  "'": '%27',
+  '(': '%28',
+  ')': '%29',
+  '~': '%7E',
+};
+
+/**
+ * A value as `application/x-www-form-urlencoded` writes it (URLSearchParams): letters, digits and
+ * `*-._` as they are, a space as `+`, every other character percent-encoded as UTF-8.
+ */
+export function formValue(value: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    // A lone surrogate (URIError): the serialiser writes U+FFFD for it; rare enough to ask it.
+    return new URLSearchParams({ v: value }).toString().slice(2);
+  }
+  return encoded.replace(FORM_DIFFERS, (char) => FORM_CODES[char] as string);
+}

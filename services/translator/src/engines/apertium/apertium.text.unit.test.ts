@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { fromApertiumText, toApertiumText } from './apertium.text.js';
+import { formValue, fromApertiumText, toApertiumText } from './apertium.text.js';
 
 describe('the text sent to APy and read back', () => {
   it('sends literal mark characters and HTML specials as character references', () => {
@@ -26,5 +26,22 @@ describe('the text sent to APy and read back', () => {
   it('reads a long run of marks in linear time', () => {
     const marks = '*'.repeat(200_000);
     expect(fromApertiumText(`${marks}word`)).toEqual({ text: 'word', unknownWords: 1 });
+  });
+});
+
+describe('the form APy is sent', () => {
+  const serialiser = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+
+  it('writes every value as URLSearchParams does: ASCII, spaces, Unicode and lone surrogates', () => {
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join('');
+    const values = [
+      ascii,
+      'eng|spa',
+      "It's (nearly) ~done! &ast; 50% + 1 = ?",
+      'Ünïcödé 漢字 😀\n\ttabs',
+      'lone \ud800 high and \udc00 low',
+      '',
+    ];
+    for (const value of values) expect(formValue(value)).toBe(serialiser(value));
   });
 });
