@@ -58,7 +58,11 @@ export class InFlight<T> {
     const existing = this.runs.get(key);
     if (existing) return this.wait(key, existing, signal, true);
     if (this.runs.size >= this.maxRuns) {
-      const value = await work(signal ?? new AbortController().signal, () => undefined);
+      // Nothing to keep joinable: held work runs on, and its failure is nobody's to see.
+      const value = await work(
+        signal ?? new AbortController().signal,
+        (more) => void more.catch(() => false),
+      );
       return { value, shared: false, finished: false };
     }
     const controller = new AbortController();

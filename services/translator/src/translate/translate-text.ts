@@ -166,16 +166,31 @@ export class TranslateText {
         throw used === 'auto' ? undetectable(err) : err;
       });
     // (`auto` counted its lookup above.) A run that had finished and was being cached when this
-    // request joined it answers as the cache would have a moment later.
+    // request joined it answers as the cache would have a moment later: a fallback result only
+    // while no stronger engine is healthy, else the chain runs again for this request.
     const count = (result: 'hit' | 'miss') => (auto ? undefined : this.lookups?.inc({ result }));
     const late = 'hit' in outcome || !finished ? undefined : cachedEntry(outcome);
     if ('hit' in outcome || late) count('hit');
     if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
-    if (late) return fromCache(late, target, auto, seconds());
+    if (late && this.usable(late, target)) return fromCache(late, target, auto, seconds());
+    if (late) return this.runAgain(run, { text, auto }, origin, seconds);
     count('miss');
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
     if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);
     return chainAnswer(outcome, target, auto, seconds());
+  }
+
+  /** A run of the chain for this request alone (a joined run's result was a fallback it cannot use). */
+  private async runAgain(
+    run: RunInput,
+    { text, auto }: { readonly text: string; readonly auto: boolean },
+    origin: RequestOrigin,
+    seconds: () => number,
+  ): Promise<TranslationResult> {
+    const outcome = await this.runOnce({ ...run, read: false }, origin.signal ?? NEVER, storeAlone);
+    if ('hit' in outcome) return fromCache(outcome.hit, run.request.target, auto, seconds());
+    if (origin.recordResult !== false) this.record(text, run.request.target, auto, outcome, origin);
+    return chainAnswer(outcome, run.request.target, auto, seconds());
   }
 
   /** The glossary version in the cache key: 0 without glossaries, the target's for `auto`. */
@@ -277,6 +292,10 @@ async function appliesToPair(
   if (!glossaries) return true;
   return (await glossaries.forPair(source, target)).version === applied;
 }
+
+const NEVER = new AbortController().signal;
+/** A store nobody waits for: a failure of it only means nothing was cached. */
+const storeAlone: Hold = (work) => void work.catch(() => false);
 
 /**
  * How long a finished run stays joinable once its result is cached: longer than a request takes from

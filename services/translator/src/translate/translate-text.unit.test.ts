@@ -315,6 +315,29 @@ describe('TranslateText', () => {
     expect(reads).toEqual(['salut g3', 'hallo g0', 'hallo g0']);
   });
 
+  it('runs the chain again for a request joining a finished run whose fallback result it cannot use', async () => {
+    const { chain, calls } = fakeChain({ engine: 'libretranslate', fallback: true });
+    const { cache } = fakeCache();
+    const sink: CompletedTranslationSink = { record: () => undefined };
+    // The stronger engine is healthy (it recovered): a cached fallback result is read past, and so is
+    // one a finished run still holds.
+    const translateText = new TranslateText({
+      chain: { ...chain, strongerEngineHealthy: () => true },
+      cache,
+      detector: { detect: () => undefined },
+      sink,
+      maxTextChars: 50,
+    });
+    const request = { text: 'hello', source: 'en', target: 'de' };
+
+    await translateText.execute(request, origin);
+    await new Promise((resolve) => setImmediate(resolve));
+    const again = await translateText.execute(request, { ...origin, cacheMissed: true });
+
+    expect(again).toMatchObject({ cached: false, fallback: true });
+    expect(calls).toHaveLength(2);
+  });
+
   it('makes no second engine call for an auto request whose cache read missed just before a run stored', async () => {
     const { chain, calls } = fakeChain({});
     const { cache } = fakeCache();
