@@ -31,8 +31,10 @@ describe('waiting for a retry to be due', () => {
     });
     expect(due).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(115);
-    // At least two slices; how many exactly depends on how late the timers fire (see the next test).
-    expect(heartbeats).toBeGreaterThanOrEqual(2);
+    // A heartbeat after every slice; how many slices depends on how late the timers fire: on a
+    // loaded machine the first 25 ms sleep can end after the due time (the next test counts them
+    // with a clock of its own).
+    expect(heartbeats).toBeGreaterThanOrEqual(1);
   });
 
   it('cuts the wait into slices of sliceMs: 120 ms in slices of 25 is five slices, five heartbeats', async () => {
