@@ -169,12 +169,15 @@ export class TranslateText {
     // request joined it answers as the cache would have a moment later: a fallback result only
     // while no stronger engine is healthy, else the chain runs again for this request.
     const count = (result: 'hit' | 'miss') => (auto ? undefined : this.lookups?.inc({ result }));
-    const late = 'hit' in outcome || !finished ? undefined : cachedEntry(outcome);
-    if ('hit' in outcome || late) count('hit');
-    if ('hit' in outcome) return fromCache(outcome.hit, target, auto, seconds());
-    if (late && this.usable(late, target)) return fromCache(late, target, auto, seconds());
+    if ('hit' in outcome) {
+      count('hit');
+      return fromCache(outcome.hit, target, auto, seconds());
+    }
+    const late = finished ? cachedEntry(outcome) : undefined;
+    const usableLate = late && this.usable(late, target);
+    count(usableLate ? 'hit' : 'miss');
+    if (usableLate) return fromCache(usableLate, target, auto, seconds());
     if (late) return this.runAgain(run, { text, auto }, origin, seconds);
-    count('miss');
     // The caller whose run it was keeps the result; the ones that joined it add nothing new.
     if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);
     return chainAnswer(outcome, target, auto, seconds());
