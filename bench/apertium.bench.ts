@@ -5,10 +5,11 @@
 //      spell of this shared machine hits both. Targets (issue 17): gateway req/s >= 80% of APy's at
 //      BENCH_CONNECTIONS (saturation), and p99 overhead <= 5 ms at BENCH_LATENCY_CONNECTIONS (1: below
 //      saturation, so the p99 shows what we add to a request, not the queue for two shared cores; the
-//      p99 at saturation is printed too). The latency rounds have a fixed number of requests each, and
-//      each side's p50 and p99 are taken over every request of its rounds, to the microsecond
-//      (bench/latency-samples.ts): a p99 of a 10-second round on a slow machine was its third slowest
-//      request, in whole milliseconds. Only 2xx answers count as req/s; `-- --check` exits 1 when a
+//      p99 at saturation is printed too). The latency phase interleaves the two sides request by
+//      request (APy, gateway, gateway, APy, ...: the same sentence to each side of a pair), so a slow
+//      spell of this shared machine falls on both, and takes each side's p50 and p99 over all of its
+//      requests to the microsecond (bench/latency-samples.ts); rounds of 10 s on a slow machine gave a
+//      p99 that was the third slowest request of a round, in whole milliseconds. Only 2xx answers count as req/s; `-- --check` exits 1 when a
 //      verdict is missed (bench/verdict.ts). The pipeline figure of part 2 has no target.
 //   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
@@ -17,11 +18,12 @@
 //      load hardly moves (docs/benchmarks.md).
 // Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_LATENCY_CONNECTIONS (1),
-//      BENCH_LATENCY_REQUESTS (1000 a round and side), BENCH_COMMANDS (100),
+//      BENCH_LATENCY_PAIRS (3000 requests to each side), BENCH_COMMANDS (100),
 //      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Agent } from 'node:http';
 
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -42,14 +44,14 @@ import {
   type Run,
   waitForHttp,
 } from './bench-support.js';
-import { type LatencySummary, summarize } from './latency-samples.js';
+import { interleavedLatency, summarize } from './latency-samples.js';
 import { okPerSecond, Verdicts } from './verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS ?? 1);
-const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1000);
+const LATENCY_PAIRS = Number(process.env.BENCH_LATENCY_PAIRS ?? 3000);
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 100);
 const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 400);
 const FIELDS = 20;
@@ -89,21 +91,16 @@ function start(name: string, env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
-/** A round's length: a duration, or a number of requests (then every 2xx latency is kept in `samples`). */
-type Load =
-  | { readonly connections: number; readonly seconds: number }
-  | { readonly connections: number; readonly requests: number; readonly samples: number[] };
-
 async function measure(
   url: string,
   body: () => string,
   contentType: string,
-  load: Load = { connections: CONNECTIONS, seconds: SECONDS },
+  load = { connections: CONNECTIONS, seconds: SECONDS },
 ): Promise<Run> {
-  const options: autocannon.Options = {
+  const result = await autocannon({
     url,
     connections: load.connections,
-    ...('seconds' in load ? { duration: load.seconds } : { amount: load.requests }),
+    duration: load.seconds,
     requests: [
       {
         method: 'POST',
@@ -111,13 +108,6 @@ async function measure(
         setupRequest: (r) => ({ ...r, body: body() }),
       },
     ],
-  };
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (error, done) => (error ? reject(error) : resolve(done)));
-    if ('samples' in load)
-      instance.on('response', (_client, status, _bytes, ms) => {
-        if (status >= 200 && status < 300) load.samples.push(ms);
-      });
   });
   return {
     // Only successful answers count: a fast 4xx or 5xx is not throughput.
@@ -268,38 +258,33 @@ try {
     `p99 overhead at ${CONNECTIONS} connections (saturated, no target): ${gateway.p99 - apy.p99} ms`,
   );
 
-  // ---- 1b. latency below saturation: the same rounds at LATENCY_CONNECTIONS ------------------------
-  const calmRuns = targets.map(() => [] as Run[]);
-  const calmSamples = targets.map(() => [] as number[]);
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const start = sentenceNo + (round + 1 + ROUNDS) * 1_000_000;
-    for (const [i, target] of targets.entries()) {
-      const load = {
-        connections: LATENCY_CONNECTIONS,
-        requests: LATENCY_REQUESTS,
-        samples: calmSamples[i] ?? [],
-      };
-      calmRuns[i]?.push(await measure(target.url, target.body(sentencesFrom(start)), target.type, load));
-    }
-  }
-  console.log(`\n${LATENCY_CONNECTIONS} connection(s), ${ROUNDS} rounds of ${LATENCY_REQUESTS} requests:\n`);
-  const [calmApy, calmGateway] = printRoundsTable(
-    targets.map((t) => t.label),
-    calmRuns,
-  ) as [Run, Run];
-  const [pooledApy, pooledGateway] = calmSamples.map(summarize) as [LatencySummary, LatencySummary];
-  console.log(`\nevery 2xx request of the ${ROUNDS} rounds, ms (p50 / p90 / p99):`);
-  for (const [label, pooled] of [
-    ['APy alone', pooledApy],
-    ['through the gateway', pooledGateway],
-  ] as const)
-    console.log(
-      `  ${label}: ${pooled.count} requests, ${pooled.p50.toFixed(2)} / ${pooled.p90.toFixed(2)} / ${pooled.p99.toFixed(2)}`,
-    );
+  // ---- 1b. latency below saturation: the two sides interleaved at LATENCY_CONNECTIONS --------------
+  const calmText = sentencesFrom(sentenceNo + (ROUNDS + 1) * 1_000_000);
+  const calm = await interleavedLatency({
+    sides: targets.map((target) => ({
+      url: target.url,
+      headers: { 'content-type': target.type },
+      agent: new Agent({ keepAlive: true, maxSockets: LATENCY_CONNECTIONS }),
+      body: (text: string) => target.body(() => text)(),
+    })),
+    pairs: LATENCY_PAIRS,
+    connections: LATENCY_CONNECTIONS,
+    text: calmText,
+  });
+  const [calmApy, calmGateway] = calm.map((side) => summarize(side.ms));
   console.log(
-    `  overhead: p50 ${(pooledGateway.p50 - pooledApy.p50).toFixed(2)}, p99 ${(pooledGateway.p99 - pooledApy.p99).toFixed(2)}`,
+    `\n${LATENCY_CONNECTIONS} connection(s), ${LATENCY_PAIRS} requests to each side, interleaved; ms (p50 / p90 / p99):`,
   );
-  const overhead = pooledGateway.p99 - pooledApy.p99;
+  for (const [i, target] of targets.entries()) {
+    const s = summarize(calm[i]?.ms ?? []);
+    console.log(
+      `  ${target.label}: ${s.count} 2xx, ${calm[i]?.failed ?? 0} failed; ${s.p50.toFixed(2)} / ${s.p90.toFixed(2)} / ${s.p99.toFixed(2)}`,
+    );
+  }
+  const overhead = (calmGateway?.p99 ?? Number.NaN) - (calmApy?.p99 ?? Number.NaN);
+  console.log(
+    `  overhead: p50 ${((calmGateway?.p50 ?? Number.NaN) - (calmApy?.p50 ?? Number.NaN)).toFixed(2)} ms, p99 ${overhead.toFixed(2)} ms`,
+  );
   const perRequest: CpuReading[] = [];
   for (const target of targets) perRequest.push(await cpuPerRequest(target, readCpu));
   printCpuPerRequest(
@@ -308,13 +293,13 @@ try {
   );
   verdicts.check('gateway/APy 2xx/s (median of rounds)', ratio * 100, '>=', 80, '%');
   verdicts.check(
-    `p99 overhead at ${LATENCY_CONNECTIONS} connection(s) (every request of the rounds)`,
+    `p99 overhead at ${LATENCY_CONNECTIONS} connection(s) (${LATENCY_PAIRS} requests a side, interleaved)`,
     overhead,
     '<=',
     5,
     ' ms',
   );
-  if (apy.failed + gateway.failed + calmApy.failed + calmGateway.failed > 0)
+  if (apy.failed + gateway.failed + calm.reduce((sum, side) => sum + side.failed, 0) > 0)
     console.log('warning: some requests did not succeed');
 
   // ---- 2. the pipeline with APy as its engine ------------------------------------------------------

@@ -2,6 +2,8 @@
 // figures are per run and come from an HDR histogram of whole milliseconds; a p99 difference of 5 ms
 // judged on those is judged in steps of 1 ms, from the few requests a short round holds.
 
+import { type Agent, request } from 'node:http';
+
 /**
  * The nearest-rank percentile (the smallest sample with at least `percent` % of the samples at or
  * below it) of unsorted samples; NaN when there are none.
@@ -28,4 +30,70 @@ export function summarize(samples: readonly number[]): LatencySummary {
     p90: percentile(samples, 90),
     p99: percentile(samples, 99),
   };
+}
+
+/** One side of an interleaved comparison: where its requests go and what they carry. */
+export interface Side {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A keep-alive agent of this side's own, so each side reuses its connections. */
+  readonly agent: Agent;
+  readonly body: (text: string) => string;
+}
+
+/** The 2xx latencies of one side, in ms, and how many of its requests failed (non-2xx, error, 30 s). */
+export interface SideSamples {
+  readonly ms: number[];
+  failed: number;
+}
+
+/** Milliseconds from a POST's start to the last byte of its answer; NaN when not 2xx or failed. */
+export function timedPost(side: Side, text: string): Promise<number> {
+  const payload = side.body(text);
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const headers = { ...side.headers, 'content-length': String(Buffer.byteLength(payload)) };
+    const req = request(side.url, { method: 'POST', agent: side.agent, headers }, (res) => {
+      const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+      res.on('end', () => resolve(ok ? performance.now() - started : Number.NaN));
+      res.on('error', () => resolve(Number.NaN));
+      res.resume();
+    });
+    req.setTimeout(30_000, () => req.destroy());
+    req.on('error', () => resolve(Number.NaN));
+    req.end(payload);
+  });
+}
+
+/**
+ * Sends `pairs` texts to every side, one side after another (the sides' order reversed on every
+ * other text: A B, B A, ...), from `connections` such loops at once, so a slow spell of the machine
+ * falls on every side alike. Returns each side's samples, in the sides' order.
+ */
+export async function interleavedLatency(options: {
+  readonly sides: readonly Side[];
+  readonly pairs: number;
+  readonly connections: number;
+  readonly text: () => string;
+}): Promise<SideSamples[]> {
+  const { sides } = options;
+  const results: SideSamples[] = sides.map(() => ({ ms: [], failed: 0 }));
+  const forward = sides.map((_, i) => i);
+  const backward = [...forward].reverse();
+  let next = 0;
+  const loop = async () => {
+    while (next < options.pairs) {
+      const order = next % 2 === 0 ? forward : backward;
+      next += 1;
+      const text = options.text();
+      for (const i of order) {
+        const ms = await timedPost(sides[i] as Side, text);
+        const result = results[i] as SideSamples;
+        if (Number.isNaN(ms)) result.failed += 1;
+        else result.ms.push(ms);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, loop));
+  return results;
 }
