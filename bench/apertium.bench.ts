@@ -5,12 +5,15 @@
 //      spell of this shared machine hits both. Targets (issue 17): gateway req/s >= 80% of APy's at
 //      BENCH_CONNECTIONS (saturation), and p99 overhead <= 5 ms at BENCH_LATENCY_CONNECTIONS (1: below
 //      saturation, so the p99 shows what we add to a request, not the queue for two shared cores; the
-//      p99 at saturation is printed too). The latency phase interleaves the two sides request by
-//      request (APy, gateway, gateway, APy, ...: the same sentence to each side of a pair), so a slow
-//      spell of this shared machine falls on both, and takes each side's p50 and p99 over all of its
+//      p99 at saturation is printed too). The latency phase interleaves its sides request by request
+//      (APy, floor, gateway, then gateway, floor, APy, ...: the same sentence to each), so a slow spell
+//      of this shared machine falls on all of them, and takes each side's p50 and p99 over all of its
 //      requests to the microsecond (bench/latency-samples.ts); rounds of 10 s on a slow machine gave a
-//      p99 that was the third slowest request of a round, in whole milliseconds. Only 2xx answers count as req/s; `-- --check` exits 1 when a
-//      verdict is missed (bench/verdict.ts). The pipeline figure of part 2 has no target.
+//      p99 that was the third slowest request of a round, in whole milliseconds. The floor
+//      (bench/translate-floor-server.mjs, no target) is the same hops with nothing else: two minimal
+//      Node relays and one Redis GET; the gateway over it is what our own code adds. Only 2xx answers
+//      count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts). The pipeline
+//      figure of part 2 has no target.
 //   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
 //   Between them: CPU ms per request of the gateway, translator, worker and APy's process tree
@@ -44,7 +47,7 @@ import {
   type Run,
   waitForHttp,
 } from './bench-support.js';
-import { interleavedLatency, summarize } from './latency-samples.js';
+import { interleavedLatency, type LatencySummary, summarize } from './latency-samples.js';
 import { okPerSecond, Verdicts } from './verdict.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -81,10 +84,10 @@ function sentencesFrom(start: number): () => string {
 const children: ChildProcess[] = [];
 // Diagnosis: BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to every service's node.
 const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-function start(name: string, env: NodeJS.ProcessEnv): ChildProcess {
+function start(name: string, env: NodeJS.ProcessEnv, main = `services/${name}/dist/main.js`): ChildProcess {
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', ...nodeFlags, `${REPO_ROOT}services/${name}/dist/main.js`],
+    ['--disable-warning=TimeoutNegativeWarning', ...nodeFlags, `${REPO_ROOT}${main}`],
     { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   children.push(child);
@@ -201,8 +204,23 @@ try {
   const pids: Record<string, number | undefined> = {};
   for (const [name, port] of Object.entries(ports))
     pids[name] = start(name, { ...env, PORT: String(port) }).pid;
+  // The reference of the latency phase: the same hops with nothing else (bench/translate-floor-server.mjs).
+  const floor = { front: await freePort(), back: await freePort() };
+  const floorMain = 'bench/translate-floor-server.mjs';
+  start('floor-back', { ROLE: 'back', PORT: String(floor.back), APERTIUM_URL: apertiumUrl }, floorMain);
+  start(
+    'floor-front',
+    {
+      ROLE: 'front',
+      PORT: String(floor.front),
+      REDIS_KEY_PREFIX: `bench:${run}:floor:`,
+      NEXT_URL: `http://127.0.0.1:${floor.back}/translate`,
+    },
+    floorMain,
+  );
   // A busy machine can take more than 30 s to start three services.
-  for (const port of Object.values(ports)) await waitForHttp(`http://127.0.0.1:${port}/health`, 120_000);
+  for (const port of [...Object.values(ports), ...Object.values(floor)])
+    await waitForHttp(`http://127.0.0.1:${port}/health`, 120_000);
   // APy's process tree (its pipelines are its children), when this user can see it.
   pids.apy = listeningPid(Number(new URL(apertiumUrl).port || 80));
   const readCpu = (): CpuReading =>
@@ -258,10 +276,16 @@ try {
     `p99 overhead at ${CONNECTIONS} connections (saturated, no target): ${gateway.p99 - apy.p99} ms`,
   );
 
-  // ---- 1b. latency below saturation: the two sides interleaved at LATENCY_CONNECTIONS --------------
-  const calmText = sentencesFrom(sentenceNo + (ROUNDS + 1) * 1_000_000);
+  // ---- 1b. latency below saturation: APy, the floor and the gateway interleaved -------------------
+  const [apyTarget, gatewayTarget] = targets as [Target, Target];
+  const floorTarget: Target = {
+    ...gatewayTarget,
+    label: 'reference: the same hops, nothing else (bench/translate-floor-server.mjs)',
+    url: `http://127.0.0.1:${floor.front}/api/v1/translate`,
+  };
+  const latencyTargets = [apyTarget, floorTarget, gatewayTarget];
   const calm = await interleavedLatency({
-    sides: targets.map((target) => ({
+    sides: latencyTargets.map((target) => ({
       url: target.url,
       headers: { 'content-type': target.type },
       agent: new Agent({ keepAlive: true, maxSockets: LATENCY_CONNECTIONS }),
@@ -269,22 +293,28 @@ try {
     })),
     pairs: LATENCY_PAIRS,
     connections: LATENCY_CONNECTIONS,
-    text: calmText,
+    text: sentencesFrom(sentenceNo + (ROUNDS + 1) * 1_000_000),
   });
-  const [calmApy, calmGateway] = calm.map((side) => summarize(side.ms));
+  const [calmApy, calmFloor, calmGateway] = calm.map((side) => summarize(side.ms)) as [
+    LatencySummary,
+    LatencySummary,
+    LatencySummary,
+  ];
   console.log(
-    `\n${LATENCY_CONNECTIONS} connection(s), ${LATENCY_PAIRS} requests to each side, interleaved; ms (p50 / p90 / p99):`,
+    `\n${LATENCY_CONNECTIONS} connection(s), ${LATENCY_PAIRS} requests to each, interleaved; ms (p50 / p90 / p99):`,
   );
-  for (const [i, target] of targets.entries()) {
+  for (const [i, target] of latencyTargets.entries()) {
     const s = summarize(calm[i]?.ms ?? []);
     console.log(
       `  ${target.label}: ${s.count} 2xx, ${calm[i]?.failed ?? 0} failed; ${s.p50.toFixed(2)} / ${s.p90.toFixed(2)} / ${s.p99.toFixed(2)}`,
     );
   }
-  const overhead = (calmGateway?.p99 ?? Number.NaN) - (calmApy?.p99 ?? Number.NaN);
-  console.log(
-    `  overhead: p50 ${((calmGateway?.p50 ?? Number.NaN) - (calmApy?.p50 ?? Number.NaN)).toFixed(2)} ms, p99 ${overhead.toFixed(2)} ms`,
-  );
+  const added = (over: LatencySummary, under: LatencySummary) =>
+    `p50 ${(over.p50 - under.p50).toFixed(2)} ms, p99 ${(over.p99 - under.p99).toFixed(2)} ms`;
+  console.log(`  the floor over APy: ${added(calmFloor, calmApy)}`);
+  console.log(`  the gateway over APy: ${added(calmGateway, calmApy)}`);
+  console.log(`  the gateway over the floor (our own code): ${added(calmGateway, calmFloor)}`);
+  const overhead = calmGateway.p99 - calmApy.p99;
   const perRequest: CpuReading[] = [];
   for (const target of targets) perRequest.push(await cpuPerRequest(target, readCpu));
   printCpuPerRequest(
