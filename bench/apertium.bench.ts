@@ -47,6 +47,7 @@ import {
   type Run,
   waitForHttp,
 } from './bench-support.js';
+import { describeGcBetween, readGcPauses } from './gc-pauses.js';
 import { interleavedLatency, type LatencySummary, summarize } from './latency-samples.js';
 import { okPerSecond, Verdicts } from './verdict.js';
 
@@ -284,6 +285,10 @@ try {
     url: `http://127.0.0.1:${floor.front}/api/v1/translate`,
   };
   const latencyTargets = [apyTarget, floorTarget, gatewayTarget];
+  const serviceUrls = Object.entries(ports).map(
+    ([name, port]) => [name, `http://127.0.0.1:${port}`] as const,
+  );
+  const gcBefore = await Promise.all(serviceUrls.map(([, url]) => readGcPauses(url)));
   const calm = await interleavedLatency({
     sides: latencyTargets.map((target) => ({
       url: target.url,
@@ -314,6 +319,10 @@ try {
   console.log(`  the floor over APy: ${added(calmFloor, calmApy)}`);
   console.log(`  the gateway over APy: ${added(calmGateway, calmApy)}`);
   console.log(`  the gateway over the floor (our own code): ${added(calmGateway, calmFloor)}`);
+  const gcAfter = await Promise.all(serviceUrls.map(([, url]) => readGcPauses(url)));
+  console.log('  GC pauses during the phase (collections, summed pause):');
+  for (const [i, [name]] of serviceUrls.entries())
+    console.log(`    ${name}: ${describeGcBetween(gcBefore[i] ?? new Map(), gcAfter[i] ?? new Map())}`);
   const overhead = calmGateway.p99 - calmApy.p99;
   const perRequest: CpuReading[] = [];
   for (const target of targets) perRequest.push(await cpuPerRequest(target, readCpu));
