@@ -300,16 +300,13 @@ try {
     connections: LATENCY_CONNECTIONS,
     text: sentencesFrom(sentenceNo + (ROUNDS + 1) * 1_000_000),
   });
-  const [calmApy, calmFloor, calmGateway] = calm.map((side) => summarize(side.ms)) as [
-    LatencySummary,
-    LatencySummary,
-    LatencySummary,
-  ];
+  const summaries = calm.map((side) => summarize(side.ms));
+  const [calmApy, calmFloor, calmGateway] = summaries as [LatencySummary, LatencySummary, LatencySummary];
   console.log(
     `\n${LATENCY_CONNECTIONS} connection(s), ${LATENCY_PAIRS} requests to each, interleaved; ms (p50 / p90 / p99):`,
   );
   for (const [i, target] of latencyTargets.entries()) {
-    const s = summarize(calm[i]?.ms ?? []);
+    const s = summaries[i] as LatencySummary;
     console.log(
       `  ${target.label}: ${s.count} 2xx, ${calm[i]?.failed ?? 0} failed; ${s.p50.toFixed(2)} / ${s.p90.toFixed(2)} / ${s.p99.toFixed(2)}`,
     );
