@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
 import { REPO_ROOT, freePort, waitForHttp } from './bench-support.js';
+import { percentile } from './latency-samples.js';
 import { okPerSecond, Verdicts } from './verdict.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -88,10 +89,6 @@ interface Throughput {
   readonly failed: number;
 }
 
-/** Nearest-rank percentile of ascending values. */
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
-
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -145,13 +142,11 @@ async function latency(target: Target, streamed: boolean, requests: number): Pro
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  ttfbs.sort((a, b) => a - b);
-  totals.sort((a, b) => a - b);
   return {
-    ttfb50: percentile(ttfbs, 0.5),
-    ttfb99: percentile(ttfbs, 0.99),
-    total50: percentile(totals, 0.5),
-    total99: percentile(totals, 0.99),
+    ttfb50: percentile(ttfbs, 50),
+    ttfb99: percentile(ttfbs, 99),
+    total50: percentile(totals, 50),
+    total99: percentile(totals, 99),
     failed,
   };
 }
