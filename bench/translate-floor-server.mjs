@@ -20,7 +20,13 @@ function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (err) {
+        reject(err); // a 502, not an exception thrown from the stream's event
+      }
+    });
     req.on('error', reject);
   });
 }
@@ -44,8 +50,9 @@ async function front() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    const json = await answer.body.text(); // read even when refused, so the connection is reused
     if (answer.statusCode !== 200) throw new Error(`next hop answered ${answer.statusCode}`);
-    sendJson(res, await answer.body.text());
+    sendJson(res, json);
   };
 }
 
