@@ -1,8 +1,12 @@
 // Produces one ContentChanged event (or, with `delete`, one ContentDeleted) straight to Kafka, as a
 // business system that prefers Kafka to the HTTP commands would. Run:
 //   npx tsx --conditions=@tp/source scripts/examples/produce-content-changed.ts [entityId] [delete]
-// Env: KAFKA_BROKERS (default 127.0.0.1:9092), KAFKA_TOPIC_PREFIX. See docs/pipeline.md.
+//     [--module catalog] [--type vendor]
+// Env: KAFKA_BROKERS (default 127.0.0.1:9092), KAFKA_TOPIC_PREFIX. See docs/pipeline.md. The planner
+// applies the rules of the HTTP API (libs/pipeline content-rules.ts): a type such as `Vendor` ends as a
+// CONTENT_INVALID dead letter, and nothing of it is stored.
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 
 import { topicName } from '@tp/contracts';
 import { EventCodec, newEvent } from '@tp/schemas';
@@ -12,8 +16,12 @@ const kafka = new Kafka({
   clientId: 'example-producer',
   brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
 });
-const [entityId = 'v-kafka-1', action] = process.argv.slice(2);
-const entity = { module: 'catalog', entityType: 'vendor', entityId };
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { module: { type: 'string', default: 'catalog' }, type: { type: 'string', default: 'vendor' } },
+});
+const [entityId = 'v-kafka-1', action] = positionals;
+const entity = { module: values.module, entityType: values.type, entityId };
 // Any number that grows with each change of the entity; a deletion may leave it out (null: the
 // highest stored version).
 const sourceVersion = Date.now();
@@ -45,4 +53,4 @@ await producer.send({
   messages: [{ key: `${event.data.entityType}:${event.data.entityId}`, value, headers }],
 });
 await producer.disconnect();
-console.log(`sent ${event.eventType} ${event.eventId} for vendor ${event.data.entityId}`);
+console.log(`sent ${event.eventType} ${event.eventId} for ${entity.entityType} ${entityId}`);

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -26,8 +28,9 @@ import type { RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
 
-import { uniquePrefix } from '@tp/test/harness/kafka';
+import { testBrokers, uniquePrefix } from '@tp/test/harness/kafka';
 import { startPipelineTask, type PipelineTaskFixture } from '@tp/test/harness/pipeline-task';
+import { REPO_ROOT } from '@tp/test/harness/processes';
 import { waitFor } from '@tp/test/harness/wait';
 import { projectionTask } from './project-translations/projection.task.js';
 import { plannerTask } from './plan-translations/planner.task.js';
@@ -263,5 +266,36 @@ describe('content lifecycle in the worker', () => {
     const refusedRow = await orm.em.fork().findOneOrFail(ContentReport, { trackingId: refused.eventId });
     expect(refusedRow.refusedCode).toBe('MODULE_CONFLICT');
     expect(refusedRow.plannedAt).toBeNull();
+  });
+
+  it('dead-letters CONTENT_INVALID, storing nothing, a change produced as docs/pipeline.md shows with a type the API could not read', async () => {
+    // The example a business system follows, run as it documents, with the type spelled `Vendor`:
+    // GET /api/v1/content/Vendor/{id} could never answer it, so the planner must not store it.
+    const { stdout } = await promisify(execFile)(
+      `${REPO_ROOT}node_modules/.bin/tsx`,
+      [
+        '--conditions=@tp/source',
+        'scripts/examples/produce-content-changed.ts',
+        'v-upper',
+        '--type',
+        'Vendor',
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, KAFKA_BROKERS: testBrokers().join(','), KAFKA_TOPIC_PREFIX: prefix },
+      },
+    );
+    expect(stdout).toMatch(/^sent ContentChanged [0-9a-f-]{36} for Vendor v-upper$/m);
+    await caughtUp('planner', 'contentChanged');
+    const letterOf = () =>
+      (fixture?.deadLetters ?? []).find((d) => d.data.originalKey?.toString() === 'Vendor:v-upper');
+    await waitFor('the dead letter of the Vendor change', () => letterOf() !== undefined);
+    expect(letterOf()?.data).toMatchObject({
+      errorCode: 'CONTENT_INVALID',
+      errorMessage: 'entityType: must be 1-100 characters of a-z, 0-9, _ and -',
+      attempts: 1,
+    });
+    expect(await orm.em.fork().count(SourceContent, { entityId: 'v-upper' })).toBe(0);
+    expect(await orm.em.fork().count(ContentTranslation, { entityId: 'v-upper' })).toBe(0);
   });
 });

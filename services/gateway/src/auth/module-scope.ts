@@ -1,7 +1,7 @@
+import { entitySegment } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
 import { z } from 'zod';
 
-import { entitySegment } from '../content/entity-address.js';
 import type { Principal } from './api-key.store.js';
 
 /** Most modules one key may be scoped to: a scope is a short list, and it travels with every lookup. */

@@ -1,23 +1,13 @@
-import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import type { Orm } from '@tp/db';
+import { reservedTypeReason } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
 
 import type { Principal } from '../auth/api-key.store.js';
 import { inScope } from '../auth/module-scope.js';
 
-/**
- * Entity types a business system may not report or delete: `text` files the results of POST
- * /api/v1/translate, and `tracking` is taken by the path GET /api/v1/content/tracking/{tracking_id}
- * (content of that type could never be read back).
- */
-const RESERVED_TYPES: ReadonlyMap<string, string> = new Map([
-  [FREE_TEXT_ENTITY_TYPE, 'is reserved for the results of POST /api/v1/translate'],
-  ['tracking', 'is reserved: GET /api/v1/content/tracking/{tracking_id} tracks reports'],
-]);
-
-/** 400 ENTITY_TYPE_RESERVED for a reserved type (a map: `constructor` is a type like any other). */
+/** 400 ENTITY_TYPE_RESERVED for a type the rulebook reserves (`text`, `tracking`). */
 export function assertTypeNotReserved(type: string): void {
-  const reason = RESERVED_TYPES.get(type);
+  const reason = reservedTypeReason(type);
   if (reason) throw new AppError('ENTITY_TYPE_RESERVED', `entity type ${type} ${reason}`, { type });
 }
 

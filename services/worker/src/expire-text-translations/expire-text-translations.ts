@@ -1,11 +1,10 @@
+import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import type { Orm } from '@tp/db';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 
 import { periodicTask } from '../shared/periodic-task.js';
 
-/** Free-text translations (POST /api/v1/translate) are stored under this entity type. */
-export const TEXT_ENTITY_TYPE = 'text';
 /** Rows deleted per statement, so one run never holds a long lock or a large transaction. */
 const BATCH = 1000;
 
@@ -33,7 +32,7 @@ export class TextTranslationExpiry {
     for (;;) {
       const result = await connection.execute<{ affectedRows?: number }>(
         `delete from content_translations where id in (select id from content_translations where entity_type = ? and updated_at < ? limit ${BATCH})`,
-        [TEXT_ENTITY_TYPE, cutoff],
+        [FREE_TEXT_ENTITY_TYPE, cutoff],
         'run',
       );
       const count = Number(result.affectedRows ?? 0);

@@ -1,67 +1,32 @@
-import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData, type ContentDeletedData } from '@tp/contracts';
-import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
-import { codePoints } from '@tp/runtime';
+import type { ContentChangedData, ContentDeletedData } from '@tp/contracts';
+import { brokenContentRules, PermanentError } from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
 
 /**
- * The change as the planner stores it (source language as our code), or a PermanentError when it can
- * never be stored: retrying a value the database refuses would block the partition forever. Changes
- * produced to Kafka directly skip the gateway's validation, so everything is checked here.
+ * The change as the planner stores it (source language as our code), or a PermanentError when the API
+ * could never serve it: UNSUPPORTED_LANGUAGE for a language outside the list, CONTENT_INVALID naming
+ * every broken rule of the rulebook the gateway's schemas use too (libs/pipeline content-rules.ts).
+ * Changes produced to Kafka directly skip the gateway, so everything is checked here.
  */
 export function checkContentChange(data: ContentChangedData): ContentChangedData {
   const sourceLang = normaliseLanguageTag(data.sourceLang);
   if (!sourceLang) {
     throw new PermanentError(
       'UNSUPPORTED_LANGUAGE',
-      `sourceLang: unsupported language ${JSON.stringify(data.sourceLang)}`,
+      `sourceLang: unsupported language ${JSON.stringify(data.sourceLang.slice(0, 40))}`,
     );
   }
-  if (data.entityType === FREE_TEXT_ENTITY_TYPE) {
-    throw new PermanentError(
-      'MODULE_CONFLICT',
-      `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for free text translations`,
-    );
-  }
-  const problems: string[] = [];
-  checkName(problems, 'module', data.module, CONTENT_COLUMN_CHARS.module);
-  checkName(problems, 'entityType', data.entityType, CONTENT_COLUMN_CHARS.entityType);
-  checkName(problems, 'entityId', data.entityId, CONTENT_COLUMN_CHARS.entityId);
-  if (!Number.isSafeInteger(data.sourceVersion) || data.sourceVersion < 0) {
-    problems.push(`sourceVersion: ${data.sourceVersion} is not a non-negative integer`);
-  }
-  const names = new Set<string>();
-  data.fields.forEach(({ name, text }, i) => {
-    checkName(problems, `fields.${i}.name`, name, CONTENT_COLUMN_CHARS.field);
-    if (names.has(name)) problems.push(`fields.${i}.name: ${JSON.stringify(name)} appears twice`);
-    names.add(name);
-    if (text.includes('\u0000')) problems.push(`fields.${i}.text: contains U+0000`);
-  });
-  if (problems.length > 0) throw new PermanentError('CONTENT_INVALID', problems.join('; '));
+  assertKeepsRules(data);
   return sourceLang === data.sourceLang ? data : { ...data, sourceLang };
 }
 
-/** The deletion as the planner applies it, or a PermanentError when it names nothing it could store. */
+/** The deletion as the planner applies it, or a CONTENT_INVALID naming every broken rule. */
 export function checkContentDeletion(data: ContentDeletedData): ContentDeletedData {
-  if (data.entityType === FREE_TEXT_ENTITY_TYPE) {
-    throw new PermanentError(
-      'MODULE_CONFLICT',
-      `entity type ${FREE_TEXT_ENTITY_TYPE} is reserved for free text translations`,
-    );
-  }
-  const problems: string[] = [];
-  checkName(problems, 'module', data.module, CONTENT_COLUMN_CHARS.module);
-  checkName(problems, 'entityType', data.entityType, CONTENT_COLUMN_CHARS.entityType);
-  checkName(problems, 'entityId', data.entityId, CONTENT_COLUMN_CHARS.entityId);
-  const version = data.sourceVersion;
-  if (version !== null && (!Number.isSafeInteger(version) || version < 0)) {
-    problems.push(`sourceVersion: ${version} is not a non-negative integer`);
-  }
-  if (problems.length > 0) throw new PermanentError('CONTENT_INVALID', problems.join('; '));
+  assertKeepsRules(data);
   return data;
 }
 
-function checkName(problems: string[], path: string, value: string, maxChars: number): void {
-  if (value.trim() === '') problems.push(`${path}: empty`);
-  else if (codePoints(value) > maxChars) problems.push(`${path}: longer than ${maxChars} characters`);
-  if (value.includes('\u0000')) problems.push(`${path}: contains U+0000`);
+function assertKeepsRules(data: ContentChangedData | ContentDeletedData): void {
+  const broken = brokenContentRules(data);
+  if (broken !== undefined) throw new PermanentError('CONTENT_INVALID', broken);
 }

@@ -1,8 +1,12 @@
-import { DriverException } from '@mikro-orm/core';
 import type { ContentChanged, ContentChangedData, ContentDeleted } from '@tp/contracts';
 import { insertIntoOutbox, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
-import { markContentReportPlanned, PermanentError, translationRequestedEntry } from '@tp/pipeline';
+import {
+  dataErrorAsPermanent,
+  markContentReportPlanned,
+  PermanentError,
+  translationRequestedEntry,
+} from '@tp/pipeline';
 import { perRegistry, withSpan } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
@@ -179,14 +183,7 @@ async function settleEach<T, R>(
   return outcomes;
 }
 
-/**
- * A value the database refuses as data (SQLSTATE class 22: too long, invalid encoding...) fails the
- * same way on every retry, so it is permanent. Anything else (connection loss, a lock timeout...) is
- * transient and the message comes again.
- */
+/** A change the database refuses as data is permanent (CONTENT_INVALID); see dataErrorAsPermanent. */
 function rethrowDataErrorsAsPermanent(err: unknown): never {
-  if (err instanceof DriverException && typeof err.code === 'string' && err.code.startsWith('22')) {
-    throw new PermanentError('CONTENT_INVALID', err.message);
-  }
-  throw err;
+  throw dataErrorAsPermanent(err, 'CONTENT_INVALID');
 }

@@ -220,42 +220,73 @@ describe('checkContentChange', () => {
     );
   });
 
-  it('refuses the entity type reserved for free text', () => {
-    expect(permanentCode(() => checkContentChange(change({ entityType: 'text' })))).toBe('MODULE_CONFLICT');
+  const refusal = (data: ContentChangedData): string | undefined => {
+    try {
+      checkContentChange(data);
+    } catch (err) {
+      if (err instanceof PermanentError) return `${err.code} ${err.message}`;
+      throw err;
+    }
+    return undefined;
+  };
+
+  it('refuses a change the API could not serve (CONTENT_INVALID), naming the broken rule', () => {
+    expect(refusal(change({ entityType: 'Vendor' }))).toBe(
+      'CONTENT_INVALID entityType: must be 1-100 characters of a-z, 0-9, _ and -',
+    );
+    expect(refusal(change({ module: 'Catalog' }))).toBe(
+      'CONTENT_INVALID module: must be 1-100 characters of a-z, 0-9, _ and -',
+    );
+    expect(refusal(change({ entityType: 'text' }))).toBe(
+      'CONTENT_INVALID entityType: text is reserved for the results of POST /api/v1/translate',
+    );
+    expect(refusal(change({ entityType: 'tracking' }))).toMatch(
+      /^CONTENT_INVALID entityType: tracking is reserved/,
+    );
+    expect(refusal(change({ fields: [] }))).toBe('CONTENT_INVALID fields: at least one field is needed');
+    expect(refusal(change({ fields: [{ name: 'a b', text: 'x' }] }))).toBe(
+      'CONTENT_INVALID fields.0.name: field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
+    );
+    expect(refusal(change({ fields: [{ name: 'name', text: '' }] }))).toBe(
+      'CONTENT_INVALID fields.0.text: text must not be empty',
+    );
+    expect(refusal(change({ sourceVersion: 1.5 }))).toMatch(/^CONTENT_INVALID sourceVersion: /);
+    expect(refusal(change({ entityType: 'vendor_2-b' }))).toBeUndefined();
   });
 
-  it('refuses what the database could never store, naming every problem', () => {
-    const bad = change({
-      entityId: 'x'.repeat(201),
-      module: ' ',
-      sourceVersion: -1,
-      fields: [
-        { name: 'name', text: 'a\u0000b' },
-        { name: 'name', text: 'b' },
-        { name: '名'.repeat(101), text: 'c' },
-      ],
-    });
-    let error: PermanentError | undefined;
-    try {
-      checkContentChange(bad);
-    } catch (err) {
-      error = err as PermanentError;
-    }
-    expect(error?.code).toBe('CONTENT_INVALID');
+  it('names every broken rule of a change in one CONTENT_INVALID', () => {
+    const message = refusal(
+      change({
+        entityId: 'x'.repeat(201),
+        module: ' ',
+        sourceVersion: -1,
+        fields: [
+          { name: 'name', text: 'a\u0000b' },
+          { name: 'name', text: 'b' },
+          { name: 'n'.repeat(101), text: 'c' },
+        ],
+      }),
+    );
+    expect(message).toMatch(/^CONTENT_INVALID /);
     for (const problem of [
-      'module: empty',
-      'entityId: longer than 200',
-      'sourceVersion: -1',
-      'fields.0.text: contains U+0000',
-      'fields.1.name: "name" appears twice',
-      'fields.2.name: longer than 100',
+      'module: must be 1-100 characters',
+      'entityId: Too big',
+      'sourceVersion: ',
+      'fields.0.text: text must not contain U+0000',
+      'fields.1.name: the name of fields.0 again',
+      'fields.2.name: field names are 1-100 characters',
     ]) {
-      expect(error?.message).toContain(problem);
+      expect(message).toContain(problem);
     }
-    // 100 characters of a wide script is within the limit: the column counts characters, not units.
-    expect(() =>
-      checkContentChange(change({ fields: [{ name: '😀'.repeat(100), text: 'x' }] })),
-    ).not.toThrow();
+    // 200 characters of a wide script is within the id's limit: the column counts characters, not units.
+    expect(refusal(change({ entityId: '😀'.repeat(200) }))).toBeUndefined();
+  });
+
+  it('names at most ten broken rules and counts the rest', () => {
+    const fields = Array.from({ length: 150 }, () => ({ name: 'same', text: '' }));
+    const message = refusal(change({ fields })) ?? '';
+    expect(message.split('; ')).toHaveLength(11);
+    expect(message).toMatch(/; and 289 more$/);
   });
 });
 
@@ -284,18 +315,20 @@ describe('checkContentDeletion', () => {
     expect(problem(deletion({ sourceVersion: 0 }))).toBeUndefined();
   });
 
-  it('refuses the free-text entity type as a module conflict', () => {
+  it('refuses the reserved free-text entity type and a type the API could not address', () => {
     expect(problem(deletion({ entityType: 'text' }))).toBe(
-      'MODULE_CONFLICT entity type text is reserved for free text translations',
+      'CONTENT_INVALID entityType: text is reserved for the results of POST /api/v1/translate',
+    );
+    expect(problem(deletion({ entityType: 'Vendor' }))).toBe(
+      'CONTENT_INVALID entityType: must be 1-100 characters of a-z, 0-9, _ and -',
     );
   });
 
-  it('names every problem of the deletion in one CONTENT_INVALID', () => {
-    expect(problem(deletion({ module: ' ', entityId: 'a\u0000b', sourceVersion: -1 }))).toBe(
-      'CONTENT_INVALID module: empty; entityId: contains U+0000; sourceVersion: -1 is not a non-negative integer',
+  it('names every broken rule of the deletion in one CONTENT_INVALID', () => {
+    const message = problem(deletion({ module: ' ', entityId: 'a\u0000b', sourceVersion: -1 }));
+    expect(message).toMatch(
+      /^CONTENT_INVALID module: must be 1-100 characters of a-z, 0-9, _ and -; entityId: must not contain control characters; sourceVersion: /,
     );
-    expect(problem(deletion({ sourceVersion: 1.5 }))).toBe(
-      'CONTENT_INVALID sourceVersion: 1.5 is not a non-negative integer',
-    );
+    expect(problem(deletion({ sourceVersion: 1.5 }))).toMatch(/^CONTENT_INVALID sourceVersion: /);
   });
 });

@@ -1,7 +1,6 @@
-import { DriverException } from '@mikro-orm/core';
 import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import { executeBound, type Orm } from '@tp/db';
-import { PermanentError } from '@tp/pipeline';
+import { dataErrorAsPermanent } from '@tp/pipeline';
 
 import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import { shareEntityLocks } from '../shared/entity-lock.js';
@@ -155,10 +154,5 @@ const order = (a: TranslationRow, b: TranslationRow): number =>
 /** MACHINE_MAY_REPLACE's rank of a machine result of one source version: 0 whole, 1 fallback, 2+ truncated. */
 const weakness = (row: TranslationRow): number => (row.truncated ? 2 : 0) + (row.fallback ? 1 : 0);
 
-/** SQLSTATE class 22 (data exception) fails the same way on every retry. */
-function asPermanent(err: unknown): unknown {
-  if (err instanceof DriverException && typeof err.code === 'string' && err.code.startsWith('22')) {
-    return new PermanentError('RESULT_INVALID', err.message);
-  }
-  return err;
-}
+/** A result the database refuses as data is permanent (RESULT_INVALID). */
+const asPermanent = (err: unknown): unknown => dataErrorAsPermanent(err, 'RESULT_INVALID');

@@ -1,3 +1,4 @@
+import { entityId, entitySegment } from '@tp/pipeline';
 import { AppError, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
@@ -6,7 +7,6 @@ import { assertInScope } from '../../auth/module-scope.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { defineRoute } from '../../http/route.js';
 import { assertTypeNotReserved, conflictForKey, reporterOf } from '../../shared/reported-entity.js';
-import { entityId, entitySegment } from '../entity-address.js';
 import { DeleteContentCommand } from './delete-content.command.js';
 
 const query = z.strictObject({

@@ -1,12 +1,10 @@
+import { contentText, entityId, entitySegment, FIELD_NAME_RULE, fieldName } from '@tp/pipeline';
 import { AppError, requestLog } from '@tp/runtime';
 import { z } from 'zod';
 
 import { assertInScope } from '../../auth/module-scope.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { defineRoute } from '../../http/route.js';
-import { contentText } from '../content-text.js';
-import { FIELD_NAME_RULE, fieldName } from '../field-name.js';
-import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { EditTranslationCommand } from './edit-translation.command.js';
 

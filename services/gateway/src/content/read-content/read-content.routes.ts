@@ -1,10 +1,10 @@
+import { entityId, entitySegment, isEntityId } from '@tp/pipeline';
 import { AppError, requestId, requestLog } from '@tp/runtime';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 
 import type { Principal } from '../../auth/api-key.store.js';
 import { defineRoute } from '../../http/route.js';
-import { entityId, entitySegment, isEntityId } from '../entity-address.js';
 import { languageTagSchema } from '../language.js';
 import { requestedLanguages } from './language-chain.js';
 import type { CachedContent } from './content-read-cache.js';

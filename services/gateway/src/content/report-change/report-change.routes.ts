@@ -1,3 +1,12 @@
+import {
+  contentText,
+  entityId,
+  entitySegment,
+  FIELD_NAME_RULE,
+  fieldName,
+  MAX_REPORTED_FIELDS,
+  sourceVersion,
+} from '@tp/pipeline';
 import { AppError, requestId, requestLog } from '@tp/runtime';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
@@ -6,14 +15,8 @@ import { assertInScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
 import type { GatewayCommandBus } from '../../commands/command-bus.js';
 import { assertTypeNotReserved, conflictForKey, reporterOf } from '../../shared/reported-entity.js';
-import { contentText } from '../content-text.js';
-import { FIELD_NAME_RULE, fieldName } from '../field-name.js';
-import { entityId, entitySegment } from '../entity-address.js';
 import { languageTagSchema, supportedLanguage } from '../language.js';
 import { ReportContentChangeCommand } from './report-change.command.js';
-
-/** Most fields one report may carry. */
-export const MAX_REPORTED_FIELDS = 200;
 
 function reportBody(maxTextChars: number) {
   const text = contentText(maxTextChars);
@@ -21,7 +24,7 @@ function reportBody(maxTextChars: number) {
     source_lang: languageTagSchema.meta({
       description: 'Language of the texts, a code of GET /api/v1/translate/languages (`zh-CN`, `en`).',
     }),
-    source_version: z.int().nonnegative().meta({
+    source_version: sourceVersion.meta({
       description:
         'Version of the entity in the business system, increasing with each change; a translation made for an older version never replaces one for a newer version.',
     }),

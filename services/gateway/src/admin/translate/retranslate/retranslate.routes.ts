@@ -1,8 +1,8 @@
+import { entityId, entitySegment } from '@tp/pipeline';
 import { requestId } from '@tp/runtime';
 import { z } from 'zod';
 
 import type { GatewayCommandBus } from '../../../commands/command-bus.js';
-import { entityId, entitySegment } from '../../../content/entity-address.js';
 import { defineRoute } from '../../../http/route.js';
 import { RetranslateEntityCommand } from './retranslate.command.js';
 
