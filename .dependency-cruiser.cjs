@@ -1,7 +1,7 @@
 // The dependency direction of the monorepo, checked by `npm run lint:deps` (and inside `npm test`).
 // Layers, top to bottom: services -> libs -> schemas, contracts. tsconfig project references fix the
 // build order but let an unreferenced import through, so this file is what holds the direction.
-// Why dependency-cruiser: docs/decisions.md ("The dependency direction is checked by a tool").
+// Why dependency-cruiser: docs/decisions.md ("Boundaries are checked by dependency-cruiser").
 
 // Use-case folders, per service (paths under services/<name>/src/). A use-case folder never imports a
 // sibling use-case folder: what two of them share moves down to the service's shared folders (listed in

@@ -38,7 +38,7 @@ export default tseslint.config(
   },
   {
     // Production code: every regular expression is linear by construction or says it never sees user
-    // text (test/lint/linear-regex.rule.mjs; docs/decisions.md, issue 16).
+    // text (test/lint/linear-regex.rule.mjs; docs/decisions.md, "Patterns on user text run in linear time").
     files: ['services/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'tools/*/src/**/*.ts', 'infra/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     plugins: { tp: linearRegex },

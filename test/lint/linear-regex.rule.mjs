@@ -1,6 +1,6 @@
 // ESLint rule tp/linear-regex: a regular expression in production code must run in linear time, or say
-// why it never sees user text. Why and how "user text" is told apart: docs/decisions.md, "Linear-time
-// text handling (issue 16)".
+// why it never sees user text. Why and how "user text" is told apart: docs/decisions.md, "Patterns on
+// user text run in linear time".
 //
 // V8 backtracks. A pattern whose every quantifier is bounded (`{0,8}`, `?`, no `*`, `+` or `{n,}`)
 // and that has no backreference costs at most a constant per start position, so even a global search

@@ -6,7 +6,7 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
  * process, busy or idle: an idle gateway's only wake-ups (`strace -e epoll_pwait`), each taking a core
  * from what runs beside it (APy's pipeline in bench:apertium). At 100 ms the histogram still measures
  * every delay its timer sees; a stall shorter than 100 ms is seen by chance, in proportion to its
- * length, instead of almost always (docs/decisions.md, "Issue 17: one-connection tail").
+ * length, instead of almost always (docs/decisions.md, "The event-loop delay histogram samples every 100 ms").
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;
 

@@ -23,7 +23,7 @@ export function assertTextLength(text: string, max: number): void {
 /*
  * Character tests and scans for text that came from outside (request bodies, messages, engine answers).
  * They run in time linear in the text: user text never meets a backtracking regular expression with an
- * unbounded quantifier (the `tp/linear-regex` lint rule enforces it; docs/decisions.md, issue 16).
+ * unbounded quantifier (the `tp/linear-regex` lint rule enforces it; docs/decisions.md, "Patterns on user text run in linear time").
  */
 
 /** JavaScript's `\s`: WhiteSpace and LineTerminator of ECMAScript. */

@@ -64,7 +64,7 @@ declare module 'node:http' {
  * answers has no span: it would be an unrecorded root span whose ids reach nothing (the lanes write no
  * outbox rows, and the work of the lanes that read a body runs outside the span's context anyway),
  * and its start, context switch and end are a visible share of a cache hit's CPU (docs/decisions.md,
- * "Fast-lane answers without unrecorded spans"). A request the lane hands to Express gets its span
+ * "Hot paths answered before Express (fast lanes)"). A request the lane hands to Express gets its span
  * there (`spanForHandedOver`), so Express's work runs in one as before.
  */
 function laneFirst(lane: FastLane, app: Express): RequestListener {

@@ -2,8 +2,8 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus, CqrsModule, type Command, type ICommandHandler } from '@nestjs/cqrs';
 
 /**
- * The gateway's commands go through a @nestjs/cqrs CommandBus (docs/decisions.md, "One path for
- * commands"): a route validates its input, builds a command and executes it here; the command's
+ * The gateway's commands go through a @nestjs/cqrs CommandBus (docs/decisions.md, "Commands go
+ * through the @nestjs/cqrs CommandBus"): a route validates its input, builds a command and executes it here; the command's
  * handler does the work in its own transaction. The bus lives in a Nest application context of its
  * own: just CqrsModule and the handlers, no HTTP (Express stays the gateway's edge). Handlers are
  * built by the caller from our own dependencies and given to Nest as factory providers, so Nest

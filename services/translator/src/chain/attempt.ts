@@ -2,7 +2,7 @@ import type { EngineName } from '../engines/engine.js';
 
 /**
  * The spec's order (primary online, free fallback, local instance, offline), with Apertium as a
- * second local instance after LibreTranslate (docs/decisions.md, issue 17).
+ * second local instance after LibreTranslate (docs/decisions.md, "Which engines run, and in which order").
  */
 export const SLOTS = ['primary', 'fallback', 'local', 'apertium', 'offline'] as const;
 export type SlotName = (typeof SLOTS)[number];

@@ -57,7 +57,7 @@ interface QueuedRow {
  * previous one ran (so one row when idle, and one statement for many under load instead of a
  * transaction each: bench:apertium). With `lingerMs`, the first row waits that long for others, so
  * at low rates too a statement, the relay's batch and the projection's carry several rows rather
- * than one each (docs/decisions.md, "Issue 17: the free-text outbox lingers"). A failed write is
+ * than one each (docs/decisions.md, "The hot cache, coalescing and free-text persistence"). A failed write is
  * logged and counted, never thrown: persistence is asynchronous by the spec, and the client already
  * has its translation. `drain()` ends the linger and waits for the rows recorded so far, so a
  * graceful stop loses none.

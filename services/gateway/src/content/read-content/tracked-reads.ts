@@ -21,7 +21,7 @@ export interface TrackedRead {
  * invalidated, its expiry comes, or the connection drops (invalidations may be lost with it, so trust
  * ends with the connection: `session`). A read racing an invalidation (any key's: a counter, not a
  * per-key record) is not trusted. Until the connection is ready, `read` answers undefined and the
- * caller reads as before (docs/decisions.md, "Tracked reads of the read cache").
+ * caller reads as before (docs/decisions.md, "Hot paths answered before Express (fast lanes)").
  */
 export class TrackedReads {
   #client: ReturnType<typeof trackingClient> | undefined;
