@@ -5,10 +5,7 @@
 // The latency target is read with one connection (a request at a time: what one caller waits).
 // Under load (10 connections) the gateway and the nli service alone are measured in turn, round after
 // round (issue #20: gateway p99 <= 3 x the nli service's own p99 at the same load; medians of rounds),
-// with the CPU µs and heap bytes each process spends per request (bench/process-cost.ts). The gateway
-// answers plain calls in its nli lane (services/gateway/src/nli/nli-lane.ts); the same calls with
-// `content-encoding: identity`, which the lane never takes, are measured too, in the same rounds: the
-// Express route.
+// with the CPU µs and heap bytes each process spends per request (bench/process-cost.ts), with
 // autocannon.
 // Only 2xx answers count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts).
 // Env: BENCH_SECONDS (default 10; rounds under load: BENCH_LOAD_SECONDS, default 6), BENCH_ROUNDS (3).
@@ -124,7 +121,6 @@ try {
     [
       { url: `http://127.0.0.1:${nliPort}/detect`, server: nliServer },
       { url, server: gatewayServer, alsoCharged: nliServer },
-      { url, server: gatewayServer, alsoCharged: nliServer, headers: { 'content-encoding': 'identity' } },
     ],
     { headers, body },
   );
@@ -139,11 +135,10 @@ try {
   row('baseline: node http + 1 Redis GET, 1 connection', baseline);
   row('nli service alone, cache hit: POST /detect, 1 connection', direct);
   row('gateway -> nli, cache hit: POST /api/v1/moderate/nli, 1 connection', hit);
-  const [nliLoaded, gatewayLoaded, expressLoaded] = underLoad;
+  const [nliLoaded, gatewayLoaded] = underLoad;
   for (const [label, rounds] of [
     ['nli service alone, cache hit, 10 connections', nliLoaded],
     ['gateway -> nli, cache hit, 10 connections', gatewayLoaded],
-    ['gateway -> nli through Express (content-encoding: identity), cache hit, 10 connections', expressLoaded],
   ] as const) {
     for (const [i, round] of (rounds ?? []).entries()) row(`${label}, round ${i + 1}`, round.result);
   }
@@ -154,9 +149,8 @@ try {
   );
   const nliP99 = median((nliLoaded ?? []).map((r) => r.result.latency.p99));
   const gatewayP99 = median((gatewayLoaded ?? []).map((r) => r.result.latency.p99));
-  const expressP99 = median((expressLoaded ?? []).map((r) => r.result.latency.p99));
   console.log(
-    `\n10 connections, median of ${ROUNDS} interleaved rounds: nli p99 ${nliP99} ms, gateway p99 ${gatewayP99} ms (through Express: ${expressP99} ms)`,
+    `\n10 connections, median of ${ROUNDS} interleaved rounds: nli p99 ${nliP99} ms, gateway p99 ${gatewayP99} ms`,
   );
   console.log(
     'per request (CPU time of the process and bytes allocated on its JS heap, less idle; median of rounds):',
@@ -165,9 +159,6 @@ try {
   console.log(
     `  gateway -> nli: gateway ${formatCost(medianCost(gatewayLoaded, 'own'))}; nli ${formatCost(medianCost(gatewayLoaded, 'other'))}`,
   );
-  console.log(
-    `  gateway -> nli through Express: gateway ${formatCost(medianCost(expressLoaded, 'own'))}; nli ${formatCost(medianCost(expressLoaded, 'other'))}`,
-  );
   console.log('');
   const verdicts = new Verdicts();
   // A p99 of failed answers is not the latency of a cache hit: the run must have answered every request.
@@ -175,7 +166,7 @@ try {
   verdicts.check('cache hit p99 (spec: under 10 ms)', hit.latency.p99, '<', 10, ' ms');
   verdicts.check(
     'requests not answered 2xx under load (10 connections, all rounds)',
-    [...(nliLoaded ?? []), ...(gatewayLoaded ?? []), ...(expressLoaded ?? [])].reduce(
+    [...(nliLoaded ?? []), ...(gatewayLoaded ?? [])].reduce(
       (n, r) => n + r.result.non2xx + r.result.errors + r.result.timeouts,
       0,
     ),

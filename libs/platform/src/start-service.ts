@@ -10,7 +10,6 @@ import {
   type DependencyCheck,
   type EdgeOptions,
   type ErrorShape,
-  type FastLane,
   type Logger,
   type RunningService,
   initTracing,
@@ -39,11 +38,8 @@ export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> 
   readonly config: C;
   readonly needs: Needs;
   readonly extraChecks?: readonly DependencyCheck[];
-  /**
-   * Adds the service's own routes; may return a fast lane that sees each request before Express
-   * (the gateway's cache-hit lane).
-   */
-  readonly routes?: (app: Express, context: ServiceContext) => FastLane | undefined | void;
+  /** Adds the service's own routes. */
+  readonly routes?: (app: Express, context: ServiceContext) => void;
   readonly background?: (context: ServiceContext) => BackgroundTask[];
   /** For a process facing the public: a guard before every route, who reads /metrics, a terse /ready. */
   readonly edge?: (context: ServiceContext) => EdgeOptions;
@@ -77,9 +73,9 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       checks: [...deps.checks, ...(definition.extraChecks ?? [])],
       edge: definition.edge?.(context),
     });
-    const lane = definition.routes?.(app, context) ?? undefined;
+    definition.routes?.(app, context);
     finishHttpApp(app, { errorShapes: definition.errorShapes });
-    const server = await listen(app, config.PORT, config.HOST, 'PORT', lane);
+    const server = await listen(app, config.PORT, config.HOST, 'PORT');
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     for (const task of definition.background?.(context) ?? []) {

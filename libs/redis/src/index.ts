@@ -1,5 +1,5 @@
 import type { DependencyCheck, Logger } from '@tp/runtime';
-import { createClient, RESP_TYPES } from 'redis';
+import { createClient } from 'redis';
 
 export type RedisClient = ReturnType<typeof createRedis>;
 
@@ -81,12 +81,4 @@ export function bounded<T>(command: Promise<T>, ms: number): Promise<T> {
       },
     );
   });
-}
-
-/**
- * The same connection, answering strings as Buffers (slices of what was read from the socket):
- * for values that are passed on as bytes, which need no string on the V8 heap.
- */
-export function withBufferReplies(client: RedisClient) {
-  return client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
 }

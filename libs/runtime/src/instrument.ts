@@ -11,9 +11,9 @@
 // - @redis/client (node-redis 4-6): a CLIENT span per command;
 // - undici (global fetch, the undici package): a CLIENT span per outgoing request, whose context goes
 //   out in the `traceparent` header (engine calls, gateway -> translator/nli).
-// Incoming HTTP keeps the platform's own SERVER span (libs/runtime/src/http): it covers the gateway's
-// fast lane, which runs before Express, and is named by route. Kafka keeps the platform's own
-// producer/consumer spans (libs/kafka), which carry the context through the outbox too.
+// Incoming HTTP keeps the platform's own SERVER span (libs/runtime/src/http), named by route. Kafka
+// keeps the platform's own producer/consumer spans (libs/kafka), which carry the context through the
+// outbox too.
 
 import { register } from 'node:module';
 

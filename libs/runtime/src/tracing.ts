@@ -39,14 +39,6 @@ export interface TracingOptions {
 }
 
 let provider: TracerProvider | undefined;
-/** Whether this process records spans of its own (it has span processors: an exporter, a test's). */
-let recording = false;
-
-/**
- * Whether spans this process starts are recorded: false before initTracing and when nothing is
- * exported (then only a caller's sampled trace is).
- */
-export const recordsOwnSpans = (): boolean => recording;
 
 /**
  * Sets up OpenTelemetry once per process, before anything else runs: W3C trace context propagation,
@@ -61,7 +53,6 @@ export function initTracing(service: string, options: TracingOptions = {}, env =
   if (provider) return;
   const processors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
   if (exportsTraces(env)) processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }));
-  recording = processors.length > 0;
   provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || service }),
     // With nowhere to send spans, the process records none of its own: a trace it starts gets real

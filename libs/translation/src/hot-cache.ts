@@ -78,19 +78,12 @@ export class HotCache {
     private readonly timeoutMs = 250,
   ) {}
 
+  /** The entry, or undefined when absent, not an entry, or Redis is down or slow. */
   async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
-    const raw = await this.readRaw(input);
-    return raw ? parseHotCacheEntry(raw) : undefined;
-  }
-
-  /**
-   * The entry as stored (JSON text), for callers that keep what they made of it: `read` is this and
-   * `parseHotCacheEntry`. Undefined when absent, or Redis is down or slow.
-   */
-  async readRaw(input: CacheKeyInput): Promise<string | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      return (await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs)) ?? undefined;
+      const raw = await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs);
+      return raw ? parseHotCacheEntry(raw) : undefined;
     } catch {
       return undefined;
     }
@@ -122,7 +115,7 @@ export class HotCache {
 }
 
 /** A stored entry read back; undefined when it is not one (malformed JSON, fields missing). */
-export function parseHotCacheEntry(raw: string): CachedTranslation | undefined {
+function parseHotCacheEntry(raw: string): CachedTranslation | undefined {
   try {
     const value = JSON.parse(raw) as Partial<CachedTranslation>;
     if (typeof value.translatedText !== 'string' || typeof value.source !== 'string') return undefined;

@@ -2,7 +2,6 @@ import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
-import { appTracker, laneErrors, type FastLane } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
@@ -16,9 +15,6 @@ import { translateAdminRoutes } from './admin/translate/translate-admin.routes.j
 import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
-import { ContentReadCache } from './content/read-content/content-read-cache.js';
-import { readCacheLane } from './content/read-content/read-cache-lane.js';
-import { TrackedReads } from './content/read-content/tracked-reads.js';
 import { requestMetricsRoute } from './console/request-metrics.routes.js';
 import { serveConsole } from './console/serve-console.js';
 import { gatewayCors } from './http/cors.js';
@@ -27,7 +23,6 @@ import { buildOpenApiDocument, serveOpenApi, type OpenApiDocument } from './http
 import type { AnyRoute } from './http/route.js';
 import { keyRoutes } from './keys/keys.routes.js';
 import { NliClient } from './nli/nli-client.js';
-import { nliLane } from './nli/nli-lane.js';
 import { nliRoutes } from './nli/nli.routes.js';
 import { chatRoutes } from './chat/chat.routes.js';
 import { ChatUsageRecorder } from './chat/usage/record-usage.js';
@@ -43,7 +38,6 @@ import { whoamiRoute } from './keys/whoami.routes.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
-import { cacheHitLane } from './translate/cache-hit-lane.js';
 import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
 import { looksLikeApiKey, parseBearer } from './auth/api-key.js';
 import { TranslatorClient } from './translate/translator-client.js';
@@ -56,7 +50,6 @@ export const GATEWAY_VERSION = '0.1.0';
  */
 export function startGateway(config: GatewayConfig) {
   let limits: RateLimits | undefined;
-  let tracking: TrackedReads | undefined;
   const metricsAllowed = metricsAccess(config.METRICS_ALLOW);
   return startService({
     name: 'gateway',
@@ -71,16 +64,10 @@ export function startGateway(config: GatewayConfig) {
       return { guard: limits.guard, metricsAllowed, terseReadiness: true };
     },
     errorShapes: [openAiErrorShape],
-    routes: (app, context) => {
-      // The read-cache lane's reads, tracked by Redis (with the lane and the read cache on).
-      const { redis } = context.deps;
-      if (redis && config.CONTENT_READ_CACHE_TTL_S > 0) tracking = new TrackedReads(redis, context.logger);
-      return addGatewayRoutes(app, context, config, required(limits, 'rate limits'), tracking);
-    },
+    routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
     background: () => [
       // Sends the rate-limit counts still held in memory before Redis is closed.
       { start: async () => undefined, stop: async () => limits?.stop() },
-      { start: async () => tracking?.start(), stop: async () => tracking?.stop() },
     ],
   });
 }
@@ -227,53 +214,17 @@ function addGatewayRoutes(
   context: ServiceContext,
   config: GatewayConfig,
   limits: RateLimits,
-  tracking: TrackedReads | undefined,
-): FastLane {
+): void {
   // Read per request by req.ip, so the guard mounted before this line uses it too.
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
-  // Errors a fast lane found before handing a request over are answered like any other.
-  app.use(laneErrors);
-  // The fast lanes write the same CORS headers on the answers they write themselves.
   const cors = gatewayCors(config.CORS_ORIGINS);
-  if (cors) app.use(cors.middleware);
+  if (cors) app.use(cors);
   const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
   const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
   const routes = gatewayRoutes(config, context, keys, budgets);
   serveConsole(app);
   serveOpenApi(app, gatewayDocument(routes));
   mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
-  const translateLane = cacheHitLane({
-    app,
-    cache: hotCache(context, config),
-    translator: translatorClient(config),
-    limits,
-    tracker: appTracker(app),
-    // The lane takes only requests without a key.
-    maxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
-    bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
-    cors,
-  });
-  const readLane = readCacheLane({
-    app,
-    cache: new ContentReadCache(context.deps.redis, config.REDIS_KEY_PREFIX, config.CONTENT_READ_CACHE_TTL_S),
-    keys,
-    limits,
-    tracker: appTracker(app),
-    metrics: context.metrics,
-    tracking,
-    cors,
-  });
-  const moderateLane = nliLane({
-    app,
-    nli: new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS),
-    keys,
-    limits,
-    tracker: appTracker(app),
-    metrics: context.metrics,
-    bodyLimitBytes: config.BODY_LIMIT_KB * 1024,
-    cors,
-  });
-  return (req, res) => translateLane(req, res) || readLane(req, res) || moderateLane(req, res);
 }
 
 /**

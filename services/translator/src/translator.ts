@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Express } from 'express';
 
 import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
-import { appTracker, createLogger, laneErrors, type FastLane, type Logger } from '@tp/runtime';
+import { createLogger, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 
@@ -16,7 +16,6 @@ import { chainOptions, onlineEngines } from './engines-from-config.js';
 import { OfflineEngine, offlineSessionOptions } from './engines/offline/index.js';
 import { CompletedTranslationsOutbox } from './translate/completed-translations.outbox.js';
 import { openLanguageDetector, type LanguageDetector } from './translate/detect-language.js';
-import { translateLane } from './translate/translate-lane.js';
 import { translateRoutes } from './translate/translate.routes.js';
 import { testChainRoutes } from './translate/test-chain.routes.js';
 import { TranslateText } from './translate/translate-text.js';
@@ -117,7 +116,7 @@ function mountTranslator(
   config: TranslatorConfig,
   { offline, detector }: LoadedModels,
   parts: TranslatorParts,
-): FastLane {
+): void {
   if (!deps.orm) throw new Error('translator needs Postgres');
   const engines = onlineEngines(config);
   const chain = translatorChain(engines, offline, logger, metrics, config);
@@ -142,8 +141,6 @@ function mountTranslator(
     maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
     glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
   });
-  // Errors the fast lane found are answered by the one error handler.
-  app.use(laneErrors);
   testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
   translateRoutes(app, {
     translateText,
@@ -158,13 +155,6 @@ function mountTranslator(
     translateText,
     settings: config,
     logger: logger.child({ component: 'engine-consumers' }),
-    metrics,
-  });
-  return translateLane({
-    app,
-    translateText,
-    tracker: appTracker(app),
-    maxTextChars: config.MAX_TEXT_CHARS,
     metrics,
   });
 }

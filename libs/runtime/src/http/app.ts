@@ -6,7 +6,6 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { checkReadiness, type DependencyCheck, type ReadinessReport } from '../readiness.js';
 import { requestContext, requestTracker } from './request-tracking.js';
-import { spanForHandedOver } from './server.js';
 
 export interface HttpAppOptions {
   readonly service: string;
@@ -37,11 +36,7 @@ export function createHttpApp({ service, logger, metrics, checks, edge }: HttpAp
   // API answers are not cached by clients; hashing every body for an ETag is wasted work.
   app.set('etag', false);
   app.set('logger', logger);
-  const tracker = requestTracker(logger, metrics);
-  // Fast lanes in front of Express log and count through the same tracker (see appTracker).
-  app.set('tracker', tracker);
-  app.use(spanForHandedOver);
-  app.use(requestContext(tracker));
+  app.use(requestContext(requestTracker(logger, metrics)));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', service, uptime_s: Math.round(process.uptime()) });
   });

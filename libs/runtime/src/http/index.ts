@@ -3,4 +3,4 @@ export * from './errors.js';
 export * from './request-log.js';
 export * from './request-tracking.js';
 export * from './server.js';
-export * from './fast-lane.js';
+export * from './client-gone.js';

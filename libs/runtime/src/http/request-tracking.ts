@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { Express, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 
 import type { Logger } from '../logger.js';
@@ -18,16 +18,6 @@ declare module 'node:http' {
   interface IncomingMessage {
     /** Request id: the client's x-request-id when well formed, otherwise a new UUID. */
     id: string;
-    /**
-     * When a fast lane in front of Express (see `listen`) read this request first and handed it on:
-     * the time it arrived, so the access log and metrics still count from then.
-     */
-    receivedAt?: number;
-    /**
-     * Set by `trackRequest`: a fast lane that tracked a request and then handed it to Express
-     * (`requestContext` does not track it again).
-     */
-    tracked?: boolean;
   }
 }
 
@@ -49,9 +39,6 @@ export interface RequestTracker {
   readonly access: AccessLogWriter;
   observe(method: string, route: string, status: number, seconds: number): void;
 }
-
-/** The tracker of an app made by createHttpApp, for fast lanes that answer before it. */
-export const appTracker = (app: Express): RequestTracker => app.get('tracker') as RequestTracker;
 
 export function requestTracker(logger: Logger, metrics: Registry): RequestTracker {
   const histogram = httpDurationHistogram(metrics);
@@ -86,28 +73,22 @@ export function requestTracker(logger: Logger, metrics: Registry): RequestTracke
  * Gives a request its id (the client's x-request-id when well formed, else a UUID), echoes it, and
  * writes one access-log line and one duration sample when the answer is done or the client goes
  * away. The log line has method, URL, client address, status and time, and never headers (they may
- * carry API keys). Used by Express (`requestContext`) and by fast lanes that answer without it.
+ * carry API keys).
  */
-export function trackRequest(
+function trackRequest(
   tracker: RequestTracker,
   req: IncomingMessage,
   res: ServerResponse,
   route: () => string,
-  started = req.receivedAt ?? performance.now(),
-  /**
-   * Whether to set x-request-id on the response now; false for a caller that writes it with the
-   * answer's other headers (in one writeHead) and sets it itself on every other way out.
-   */
-  echoId = true,
-): string {
+): void {
+  const started = performance.now();
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   req.id = id;
-  req.tracked = true;
   // Ids from outside reach every log line: only well-formed ones are kept (1-128 word characters, `.:-`).
   const correlation = req.headers['x-correlation-id'];
   if (typeof correlation !== 'string' || !REQUEST_ID.test(correlation)) req.headers['x-correlation-id'] = id;
-  if (echoId) res.setHeader('x-request-id', id);
+  res.setHeader('x-request-id', id);
   const done = (aborted: boolean) => {
     const ms = performance.now() - started;
     const path = route();
@@ -129,7 +110,6 @@ export function trackRequest(
   };
   // 'close' follows 'finish' on every response, and comes alone when the client went away first.
   res.once('close', () => done(!res.writableFinished));
-  return id;
 }
 
 /**
@@ -139,10 +119,6 @@ export function trackRequest(
  */
 export function requestContext(tracker: RequestTracker): RequestHandler {
   return (req, res, next) => {
-    if (req.tracked) {
-      next();
-      return;
-    }
     // Only route templates or a fixed label: a label from the raw path lets anyone add series forever.
     trackRequest(tracker, req, res, () =>
       String(req.route?.path ?? (res.locals.routeLabel as string | undefined) ?? UNMATCHED_ROUTE),

@@ -145,18 +145,6 @@ export class ApiKeyStore {
     return found;
   }
 
-  /**
-   * The principal of a valid key this process remembers (what `lookup` would answer without a
-   * query), or undefined: a key not remembered, expired, revoked or unknown. For fast lanes, which
-   * hand everything else to the route.
-   */
-  remembered(key: string): Principal | undefined {
-    const known = this.rememberedLookups.get(hashApiKey(key));
-    if (!known || known.until <= Date.now() || known.found.kind !== 'valid') return undefined;
-    this.touch(known.found.principal.keyId);
-    return known.found.principal;
-  }
-
   private async query(hash: string): Promise<KeyLookup> {
     const rows = await this.orm.em
       .getConnection()

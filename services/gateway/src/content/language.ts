@@ -3,8 +3,8 @@ import { normaliseLanguageTag } from '@tp/translation';
 import { z } from 'zod';
 
 /** The shape of a language tag (after trimming), and its longest length. */
-export const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,15}$/;
-export const MAX_LANGUAGE_TAG_CHARS = 35;
+const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,15}$/;
+const MAX_LANGUAGE_TAG_CHARS = 35;
 
 /**
  * What a language tag must look like to be read at all (`en`, `en-US`, `zh_cn`, `zh-Hant-TW`); a tag

@@ -165,6 +165,16 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
   });
 
+  it('lets a configured origin read the request id, Retry-After and Content-Language', async () => {
+    const res = await fetch(`${corsGateway.url}/api/v1/translate/languages`, {
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'x-request-id,retry-after,content-language',
+    );
+  });
+
   it('does not allow an origin that is not configured', async () => {
     const res = await fetch(`${corsGateway.url}/api/v1/translate/languages`, {
       headers: { origin: 'https://evil.example.com' },

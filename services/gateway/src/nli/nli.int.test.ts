@@ -7,10 +7,11 @@ import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.j
 // naming one concept scores about 0.97 for it, a text naming two about 0.49 for each.
 let gateway: TestGateway;
 let nli: TestNli;
+const NLI_MAX_TEXT_CHARS = 60;
 
 beforeAll(async () => {
-  nli = await startNliWithTinyModel();
-  gateway = await startTestGateway({ NLI_URL: nli.url });
+  nli = await startNliWithTinyModel({ NLI_MAX_TEXT_CHARS: String(NLI_MAX_TEXT_CHARS) });
+  gateway = await startTestGateway({ NLI_URL: nli.url, NLI_MAX_TEXT_CHARS: String(NLI_MAX_TEXT_CHARS) });
 });
 
 afterAll(async () => {
@@ -72,6 +73,27 @@ describe('NLI through the gateway', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED' });
+  });
+
+  it.each([
+    ['malformed JSON', '{"text": ', 'MALFORMED_JSON'],
+    ['a JSON string', '"they will kill him"', 'MALFORMED_JSON'],
+    ['an empty text', { text: '' }, 'VALIDATION_FAILED'],
+    ['an unknown field', { text: 'tea', extra: 1 }, 'VALIDATION_FAILED'],
+    ['an array', [{ text: 'tea' }], 'VALIDATION_FAILED'],
+    ['a text over the limit', { text: 'x'.repeat(NLI_MAX_TEXT_CHARS + 1) }, 'VALIDATION_FAILED'],
+  ])('answers %s with 400 %s', async (_label, body, error) => {
+    const res = await fetch(`${gateway.url}/api/v1/moderate/nli`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${gateway.keys.client}`,
+        'content-type': 'application/json',
+        'x-request-id': 'nli-bad-1',
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error, request_id: 'nli-bad-1' });
   });
 
   it('reports the status with the model named as a test model', async () => {

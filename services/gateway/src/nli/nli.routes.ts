@@ -78,9 +78,9 @@ const nliStatusSchema = z
 
 const NLI_ERRORS = ['NLI_UNAVAILABLE', 'NLI_MODEL_NOT_READY'] as const;
 
-export const MODERATE_NLI_PATH = '/api/v1/moderate/nli';
-/** The body of POST /api/v1/moderate/nli (the nli lane validates with it too). */
-export const moderateNliBody = z.strictObject({ text: z.string().min(1) });
+const MODERATE_NLI_PATH = '/api/v1/moderate/nli';
+/** The body of POST /api/v1/moderate/nli. */
+const moderateNliBody = z.strictObject({ text: z.string().min(1) });
 
 export function nliRoutes(nli: NliClient, limits: NliRouteLimits) {
   return [

@@ -33,22 +33,17 @@ export interface AuthFailures {
   refuse(req: IncomingMessage, res: ServerResponse): AppError | undefined;
   /** Counts one failed authentication of the request's client address. */
   record(req: IncomingMessage): void;
-  /**
-   * Whether `refuse` would refuse the client address now (for fast lanes; sets nothing). The
-   * address is worked out only when some address failed this minute.
-   */
-  blocked(address: () => string): boolean;
 }
 
 /** A counted request: the RateLimit-* headers (name, value, ...) and the 429 when it is over the limit. */
-export interface Counted {
+interface Counted {
   readonly lines: readonly string[];
   readonly refused: AppError | undefined;
 }
 
 declare module 'node:http' {
   interface IncomingMessage {
-    /** Set once a request has been counted against a limit (by a fast lane), so it is not counted twice. */
+    /** Set once a request has been counted against the per-address limit (by the guard), so a public route does not count it again. */
     rateLimitCounted?: boolean;
   }
 }
@@ -65,20 +60,6 @@ export interface RateLimits {
    */
   readonly guard: RequestHandler;
   readonly authFailures: AuthFailures;
-  /**
-   * Counts a request against the public limit outside Express (the cache-hit lane), without touching
-   * the response: the limit's headers as lines for writeHead (set them with `setLimitHeaders` when
-   * the answer is not written that way), and the 429 if refused; undefined when there is no public
-   * limit. Marks the request as counted.
-   */
-  countAddressLines(req: IncomingMessage, address: string): Counted | undefined;
-  /**
-   * Counts an authenticated request against its key's limit outside Express (the read-cache lane),
-   * as `byKey` does: sets the limit headers and returns undefined, or the 429 to answer.
-   */
-  countKey(res: ServerResponse, keyId: string): AppError | undefined;
-  /** `countKey` without touching the response (see `countAddressLines`). */
-  countKeyLines(keyId: string): Counted | undefined;
   /** Sends pending counts and stops the sync timers. */
   stop(): Promise<void>;
 }
@@ -114,13 +95,6 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           maxKeys: options.maxClients,
         });
   const byAddress = middleware(address, options.publicPoints, (req) => clientKey(req.ip), true);
-  const countAddressLines = (req: IncomingMessage, client: string) => {
-    if (!address) return undefined;
-    req.rateLimitCounted = true;
-    return counted(address.consume(clientKey(client)), options.publicPoints);
-  };
-  const countKeyLines = (keyId: string) =>
-    key ? counted(key.consume(keyId), options.perKeyPoints) : undefined;
   return {
     byAddress,
     byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId), false),
@@ -135,9 +109,6 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
       else byAddress(req, res, next);
     },
     authFailures: authFailuresOf(failures, options.authFailuresPerMinute),
-    countAddressLines,
-    countKey: (res, keyId) => applied(res, countKeyLines(keyId)),
-    countKeyLines,
     async stop() {
       await Promise.all([address?.stop(), key?.stop(), failures?.stop()]);
     },
@@ -154,9 +125,6 @@ function authFailuresOf(failures: WindowLimiter | undefined, points: number): Au
     },
     record(req) {
       failures?.consume(clientKey((req as Request).ip));
-    },
-    blocked(address) {
-      return failures !== undefined && !failures.idle && failures.reached(clientKey(address()));
     },
   };
 }
@@ -212,7 +180,7 @@ function counted(decision: Decision, points: number): Counted {
 }
 
 /** Sets header lines (name, value, ...) on a response, in their order. */
-export function setLimitHeaders(res: ServerResponse, lines: readonly string[] | undefined): void {
+function setLimitHeaders(res: ServerResponse, lines: readonly string[] | undefined): void {
   if (!lines) return;
   for (let i = 0; i + 1 < lines.length; i += 2) res.setHeader(lines[i] as string, lines[i + 1] as string);
 }

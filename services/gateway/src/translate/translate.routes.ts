@@ -165,12 +165,10 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
     ],
     handler: async (context) => {
       const { req } = context;
-      const started = req.receivedAt ?? performance.now();
+      const started = performance.now();
       const body = translationRequest(context.body, await maxTextChars(req));
       const seconds = () => Math.round(performance.now() - started) / 1000;
-      // The translator also stores `auto` requests under `auto`, so those can hit here too. Most
-      // requests never get here: the translate lane answers plain ones before Express, hits and
-      // misses alike (cache-hit-lane.ts).
+      // The translator also stores `auto` requests under `auto`, so those can hit here too.
       const hit = await cache.read(body);
       if (hit) return cachedTranslation(hit, body.target, seconds());
       const result = await translator.translateMissed(body, requestId(req), context.signal);

@@ -25,7 +25,7 @@ export const translateBody = z.strictObject({
 export type TranslateBody = z.infer<typeof translateBody>;
 
 /** Room for the longest accepted text even if every character arrives as a 6-byte \uXXXX escape. */
-export const translateBodyLimit = (maxTextChars: number): number => maxTextChars * 6 + 16 * 1024;
+const translateBodyLimit = (maxTextChars: number): number => maxTextChars * 6 + 16 * 1024;
 
 export interface TranslateRoutesOptions {
   readonly translateText: TranslateText;
@@ -88,7 +88,7 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
  * Who asked: the request's correlation and id, the signal of the caller going away, and whether the
  * caller has just missed the hot cache (`x-hot-cache: miss`, HOT_CACHE_MISSED).
  */
-export function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin {
+function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin {
   // The platform sets x-correlation-id to the request id when the caller sent none.
   const correlation = req.headers['x-correlation-id'];
   return {

@@ -1,5 +1,5 @@
 import { contentReadCacheKey } from '@tp/pipeline';
-import { bounded, withBufferReplies, type RedisClient } from '@tp/redis';
+import { bounded, type RedisClient } from '@tp/redis';
 
 import type { ContentView } from './merge-content.js';
 
@@ -17,8 +17,6 @@ export interface CachedContent {
  * missed while Redis was down. Redis down or slow is a miss, and writes are skipped.
  */
 export class ContentReadCache {
-  #buffers: ReturnType<typeof withBufferReplies> | undefined;
-
   constructor(
     private readonly redis: RedisClient | undefined,
     private readonly prefix: string,
@@ -39,27 +37,6 @@ export class ContentReadCache {
     } catch {
       return ids.map(() => undefined);
     }
-  }
-
-  /** The Redis key of an entity's cached views (one hash field per language asked). */
-  keyOf(type: string, id: string): string {
-    return contentReadCacheKey(this.prefix, type, id);
-  }
-
-  /**
-   * The cached view of one entity as stored (JSON of a CachedContent; parseCachedContent reads it),
-   * as bytes that share the socket's buffer (copy them to keep them), or undefined: a miss, or Redis
-   * down or slow. One round trip, for the read-cache lane.
-   */
-  readRaw(type: string, id: string, asked: string): Promise<Buffer | undefined> {
-    const redis = this.usable();
-    if (!redis) return Promise.resolve(undefined);
-    this.#buffers ??= withBufferReplies(redis);
-    const key = contentReadCacheKey(this.prefix, type, id);
-    return bounded(this.#buffers.hGet(key, asked), this.timeoutMs).then(
-      (reply) => (reply instanceof Buffer ? reply : undefined),
-      () => undefined,
-    );
   }
 
   /** Stores merged views in the language `asked`; one round trip, failures ignored. */
@@ -85,7 +62,7 @@ export class ContentReadCache {
 }
 
 /** A cached view as stored, or undefined when it is not one (a miss). */
-export function parseCachedContent(raw: string): CachedContent | undefined {
+function parseCachedContent(raw: string): CachedContent | undefined {
   try {
     const entry = JSON.parse(raw) as Partial<CachedContent> | null;
     const view = entry?.view;

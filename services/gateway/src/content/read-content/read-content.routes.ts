@@ -151,7 +151,7 @@ function setContentLanguage(res: Response, found: readonly CachedContent[], chai
 }
 
 /** The view as the answer's schema types it (mutable arrays), with its meta only when asked. */
-export const viewBody = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
+const viewBody = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
   ...view,
   fields: { ...view.fields },
   untranslated: [...view.untranslated],
@@ -176,9 +176,9 @@ const single = {
   errors,
 } as const;
 
-/** The paths of the single reads (the read-cache lane answers their cache hits too). */
-export const READ_ENTITY_PATH = '/api/v1/content/{type}/{id}';
-export const READ_VENDOR_PATH = '/api/v1/vendors/{vendor_id}';
+/** The paths of the single reads. */
+const READ_ENTITY_PATH = '/api/v1/content/{type}/{id}';
+const READ_VENDOR_PATH = '/api/v1/vendors/{vendor_id}';
 
 const readEntityRoute = (reader: ReadContent) =>
   defineRoute({
