@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { checkReadiness, type DependencyCheck } from './readiness.js';
+import { checkReadiness, readinessProblems, type DependencyCheck } from './readiness.js';
 
 const up = (name: string, required = true): DependencyCheck => ({
   name,
@@ -13,6 +13,11 @@ const down = (name: string, required = true): DependencyCheck => ({
   check: async () => {
     throw new Error('refused');
   },
+});
+const degraded = (name: string, required = true): DependencyCheck => ({
+  name,
+  required,
+  check: async () => ({ degraded: 'no model' }),
 });
 const hanging = (name: string): DependencyCheck => ({
   name,
@@ -45,5 +50,24 @@ describe('checkReadiness', () => {
       status: 'down',
       error: 'postgres did not answer within 50 ms',
     });
+  });
+
+  it('stays ready when a required dependency answers degraded, and says why', async () => {
+    const report = await checkReadiness([up('postgres'), degraded('model')]);
+    expect(report.status).toBe('ready');
+    expect(report.dependencies.model).toMatchObject({
+      status: 'degraded',
+      required: true,
+      reason: 'no model',
+    });
+    expect(report.dependencies.model).not.toHaveProperty('error');
+  });
+});
+
+describe('readinessProblems', () => {
+  it('names each dependency that is not up with its state and why, in order', async () => {
+    const report = await checkReadiness([down('kafka', false), up('postgres'), degraded('model', false)]);
+    expect(readinessProblems(report)).toEqual(['kafka down: refused', 'model degraded: no model']);
+    expect(readinessProblems(await checkReadiness([up('postgres')]))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
-import { httpHealthCheck, startService, type ServiceContext } from '@tp/platform';
+import { processReadinessCheck, startService, type ServiceContext } from '@tp/platform';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
@@ -46,7 +46,8 @@ export const GATEWAY_VERSION = '0.1.0';
 
 /**
  * Public edge (port 3000). Needs Postgres (API keys, outbox of commands), Redis (rate limits, caches)
- * and Kafka (admin views such as consumer lag); reports the internal services it calls as optional.
+ * and Kafka (admin views such as consumer lag); reports the internal services it calls as optional,
+ * each as its own /ready reports it (a not-ready nli service degrades the gateway, never stops it).
  */
 export function startGateway(config: GatewayConfig) {
   let limits: RateLimits | undefined;
@@ -55,10 +56,7 @@ export function startGateway(config: GatewayConfig) {
     name: 'gateway',
     config,
     needs: { postgres: true, redis: true, kafka: true },
-    extraChecks: [
-      httpHealthCheck('translator', config.TRANSLATOR_URL),
-      httpHealthCheck('nli', config.NLI_URL),
-    ],
+    extraChecks: serviceChecks(config),
     edge: (context) => {
       limits = rateLimits(context, config);
       return { guard: limits.guard, metricsAllowed, terseReadiness: true };
@@ -71,6 +69,12 @@ export function startGateway(config: GatewayConfig) {
     ],
   });
 }
+
+/** The services the gateway calls, on its /ready and status page as each one's own /ready reports it. */
+const serviceChecks = (config: GatewayConfig) => [
+  processReadinessCheck('translator', config.TRANSLATOR_URL),
+  processReadinessCheck('nli', config.NLI_URL),
+];
 
 /** Every route the gateway serves, in one list: it feeds Express and the OpenAPI document alike. */
 export function gatewayRoutes(
@@ -167,7 +171,7 @@ function gatewayStatusRoute(
   orm: Orm,
 ) {
   return translateStatusRoute({
-    checks: context.deps.checks,
+    checks: [...context.deps.checks, ...serviceChecks(config)],
     probes: [
       { name: 'translator', baseUrl: config.TRANSLATOR_URL },
       { name: 'nli', baseUrl: config.NLI_URL },

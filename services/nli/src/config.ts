@@ -11,10 +11,15 @@ export const nliSettings = z.object({
   PORT: env.port(3005),
   /**
    * Folder of the NLI model (config.json, tokenizer.json, onnx/model_quantized.onnx or model.onnx),
-   * relative to the working directory. Empty or missing: the service runs, /ready says not ready and
-   * /classify and /detect answer 503 NLI_MODEL_NOT_READY.
+   * relative to the working directory. Empty or missing: the service runs, /ready shows the model
+   * degraded and /classify and /detect answer 503 NLI_MODEL_NOT_READY.
    */
   NLI_MODEL_DIR: env.string(DEFAULT_NLI_MODEL_DIR),
+  /**
+   * Whether the service is ready only with its model loaded (`true`: an orchestrator holds a rollout
+   * whose model is missing). Default: ready without it, the model shown degraded on /ready.
+   */
+  NLI_MODEL_REQUIRED: env.bool(false),
   /** Load a model marked `_tp_test_model` (the tiny keyword model). Off, so a toy never moderates by accident. */
   NLI_ALLOW_TEST_MODEL: env.bool(false),
   /** Longest text accepted by /classify and /detect, in characters (Unicode code points). */

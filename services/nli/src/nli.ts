@@ -23,6 +23,7 @@ export async function startNli(config: NliConfig) {
   const slot = await ModelSlot.open({
     dir: config.NLI_MODEL_DIR,
     allowTestModel: config.NLI_ALLOW_TEST_MODEL,
+    required: config.NLI_MODEL_REQUIRED,
     logger: bootLogger,
   });
   // Runs after the server stopped taking requests, so no run is cut off.

@@ -56,7 +56,7 @@ export function createHttpApp({ service, logger, metrics, checks, edge }: HttpAp
   return app;
 }
 
-/** The report without error text: raw driver messages name hosts, users and versions. */
+/** The report without error or reason text: raw driver messages name hosts, users and versions. */
 const terse = (report: ReadinessReport): ReadinessReport => ({
   status: report.status,
   dependencies: Object.fromEntries(

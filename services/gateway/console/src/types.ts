@@ -1,10 +1,11 @@
 // The shapes of the admin API's answers the console reads (see /docs, the OpenAPI document).
 
 export interface Dependency {
-  status: 'up' | 'down';
+  status: 'up' | 'degraded' | 'down';
   required: boolean;
   latency_ms: number;
   error?: string;
+  reason?: string;
 }
 export interface ProcessState {
   online: boolean;

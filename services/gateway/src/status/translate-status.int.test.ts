@@ -11,6 +11,7 @@ import {
   type TestTranslator,
 } from '../../../translator/test/translator-fixture.js';
 import { createTopics, testKafka, uniquePrefix } from '@tp/test/harness/kafka';
+import { startTestNli } from '../../../nli/test/nli-fixture.js';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../test/openapi-contract.js';
 import { consumerLag } from '@tp/kafka';
@@ -193,6 +194,69 @@ describe('GET /api/admin/translate/status', () => {
       expect(data.dead_letters).toEqual({ count: 0, latest: [] });
     } finally {
       await other.close();
+    }
+  });
+
+  it('shows an nli service without a model as it shows itself: ready, the model degraded with the reason; the gateway stays ready', async () => {
+    const nli = await startTestNli({ NLI_MODEL_DIR: '' });
+    const other = await startTestGateway({
+      KAFKA_TOPIC_PREFIX: prefix,
+      TRANSLATOR_URL: translator.url,
+      NLI_URL: nli.url,
+    });
+    try {
+      const own = (await (await fetch(`${nli.url}/ready`)).json()) as Status['processes'][string];
+      expect(own.dependencies.model).toMatchObject({ status: 'degraded', reason: expect.any(String) });
+      const res = await fetch(`${other.url}/api/admin/translate/status`, {
+        headers: { authorization: `Bearer ${other.keys.admin}` },
+      });
+      const body = (await res.json()) as { data: Status };
+      contract.check('get', '/api/admin/translate/status', res.status, body);
+      const { processes } = body.data;
+      expect(processes.nli).toMatchObject({ online: true, status: 'ready' });
+      expect(processes.nli?.dependencies.model).toMatchObject({
+        status: 'degraded',
+        reason: own.dependencies.model?.reason,
+      });
+      expect(processes.gateway?.dependencies.nli).toMatchObject({
+        status: 'degraded',
+        required: false,
+        reason: `model degraded: ${own.dependencies.model?.reason}`,
+      });
+      expect(processes.gateway?.status).toBe('ready');
+      // The public /ready says the same without the reason's text, and stays 200.
+      const ready = await fetch(`${other.url}/ready`);
+      const terse = (await ready.json()) as { status: string; dependencies: Record<string, object> };
+      expect(ready.status).toBe(200);
+      expect(terse.status).toBe('ready');
+      expect(terse.dependencies.nli).toEqual({
+        status: 'degraded',
+        required: false,
+        latency_ms: expect.any(Number),
+      });
+    } finally {
+      await other.close();
+      await nli.close();
+    }
+  });
+
+  it('shows a process that is not ready as down on the gateway, with what is down', async () => {
+    const nli = await startTestNli({ NLI_MODEL_DIR: '', NLI_MODEL_REQUIRED: 'true' });
+    const other = await startTestGateway({ KAFKA_TOPIC_PREFIX: prefix, NLI_URL: nli.url });
+    try {
+      const res = await fetch(`${other.url}/api/admin/translate/status`, {
+        headers: { authorization: `Bearer ${other.keys.admin}` },
+      });
+      const { data } = (await res.json()) as { data: Status };
+      expect(data.processes.nli).toMatchObject({ online: true, status: 'not_ready' });
+      expect(data.processes.gateway?.dependencies.nli).toMatchObject({
+        status: 'down',
+        required: false,
+        error: 'not ready: model down: no model configured (NLI_MODEL_DIR is empty)',
+      });
+    } finally {
+      await other.close();
+      await nli.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import type { Orm } from '@tp/db';
-import type { Dependencies } from '@tp/platform';
+import { fetchReadiness, type Dependencies } from '@tp/platform';
 import { checkReadiness, requestId, type DependencyCheck } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -15,10 +15,14 @@ const PROBE_TIMEOUT_MS = 2000;
 const LATEST_DEAD_LETTERS = 5;
 
 const dependencySchema = z.object({
-  status: z.enum(['up', 'down']),
+  status: z.enum(['up', 'degraded', 'down']).meta({
+    description:
+      'up: answers fully; degraded: answers but works with less (`reason`); down: does not answer (`error`). A process of ours is shown as its own /ready reports it.',
+  }),
   required: z.boolean(),
   latency_ms: z.number(),
   error: z.string().optional(),
+  reason: z.string().optional(),
 });
 
 const processSchema = z.object({
@@ -99,15 +103,11 @@ export function translateStatusRoute(options: TranslateStatusOptions) {
 
 async function probeProcess(probe: ProcessProbe, signal: AbortSignal): Promise<ProcessStatus> {
   try {
-    const res = await fetch(new URL('/ready', probe.baseUrl), {
-      signal: AbortSignal.any([signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]),
-    });
-    const body = (await res.json()) as { status?: string; dependencies?: ProcessStatus['dependencies'] };
-    return {
-      online: true,
-      status: body.status === 'ready' ? 'ready' : 'not_ready',
-      dependencies: body.dependencies ?? {},
-    };
+    const report = await fetchReadiness(
+      probe.baseUrl,
+      AbortSignal.any([signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]),
+    );
+    return { online: true, ...report };
   } catch (err) {
     return offline(err instanceof Error ? err.message : String(err));
   }

@@ -1,9 +1,10 @@
-import { copyFile, rename } from 'node:fs/promises';
+import { copyFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { silentLogger } from '@tp/test/harness/logger';
+import { capturingLogger, silentLogger } from '@tp/test/harness/logger';
 import { tinyNliModel } from '../../test/nli-fixture.js';
 import { ModelSlot } from './model-slot.js';
 import { NliModel, TestModelRefusedError } from './nli-model.js';
@@ -86,10 +87,12 @@ describe('NliModel with the tiny model in onnxruntime', () => {
 });
 
 describe('ModelSlot', () => {
-  it('is not ready, with the reason on /ready, when no model is configured or the folder is missing', async () => {
+  it('is degraded, with the reason on /ready, when no model is configured or the folder is missing', async () => {
     const none = await ModelSlot.open({ dir: '', allowTestModel: false, logger: silentLogger() });
-    await expect(none.check().check()).rejects.toThrow('NLI_MODEL_DIR is empty');
-    expect(none.check()).toMatchObject({ name: 'model', required: true });
+    await expect(none.check().check()).resolves.toEqual({
+      degraded: 'no model configured (NLI_MODEL_DIR is empty)',
+    });
+    expect(none.check()).toMatchObject({ name: 'model', required: false });
     expect(() => none.require()).toThrow(expect.objectContaining({ code: 'NLI_MODEL_NOT_READY' }));
 
     const missing = await ModelSlot.open({
@@ -98,6 +101,41 @@ describe('ModelSlot', () => {
       logger: silentLogger(),
     });
     expect(missing.state).toMatchObject({ status: 'not_ready', modelId: 'model', testModel: false });
-    await expect(missing.check().check()).rejects.toThrow('models:pull -- nli');
+    await expect(missing.check().check()).resolves.toEqual({
+      degraded:
+        'no model at /nonexistent/nli/model; `npm run models:pull -- nli` to add one (or set NLI_MODEL_DIR)',
+    });
+  });
+
+  it('is down and required on /ready without a model when the model is required', async () => {
+    const none = await ModelSlot.open({
+      dir: '',
+      allowTestModel: false,
+      required: true,
+      logger: silentLogger(),
+    });
+    expect(none.check()).toMatchObject({ name: 'model', required: true });
+    await expect(none.check().check()).rejects.toThrow('NLI_MODEL_DIR is empty');
+  });
+
+  it('logs a missing or refused model as a warning, a model it cannot use as an error', async () => {
+    const lines = capturingLogger();
+    const tiny = await tinyNliModel();
+    try {
+      await ModelSlot.open({ dir: '/nonexistent/nli/model', allowTestModel: false, logger: lines.logger });
+      await ModelSlot.open({ dir: tiny.dir, allowTestModel: false, logger: lines.logger });
+    } finally {
+      await tiny.remove();
+    }
+    expect(lines.levels()).toEqual(['warn', 'warn']);
+    const broken = await mkdtemp(join(tmpdir(), 'tp-nli-broken-'));
+    try {
+      await writeFile(join(broken, 'config.json'), '{not json');
+      const errors = capturingLogger();
+      await ModelSlot.open({ dir: broken, allowTestModel: false, logger: errors.logger });
+      expect(errors.levels()).toEqual(['error']);
+    } finally {
+      await rm(broken, { recursive: true, force: true });
+    }
   });
 });

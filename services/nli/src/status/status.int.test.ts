@@ -24,7 +24,7 @@ async function modelReadyGauge(nli: TestNli): Promise<string | undefined> {
 
 interface ReadyReply {
   status: string;
-  dependencies: Record<string, { status: string; required: boolean; error?: string }>;
+  dependencies: Record<string, { status: string; required: boolean; error?: string; reason?: string }>;
 }
 
 describe('the nli service with a usable model', () => {
@@ -41,7 +41,7 @@ describe('the nli service with a usable model', () => {
   it('is ready (nli_model_ready 1), and its status names the model as a test model with the configuration in use', async () => {
     const ready = await nli.get<ReadyReply>('/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body.dependencies.model).toMatchObject({ status: 'up', required: true });
+    expect(ready.body.dependencies.model).toMatchObject({ status: 'up', required: false });
     expect(await modelReadyGauge(nli)).toBe('1');
     const { status, body } = await nli.get<StatusReply>('/status');
     expect(status).toBe(200);
@@ -85,14 +85,19 @@ describe('the nli service without a usable model', () => {
   };
 
   /**
-   * Not ready on /ready, nli_model_ready 0 on /metrics, and 503 NLI_MODEL_NOT_READY with the reason on
-   * both classification routes.
+   * Ready with the model degraded on /ready (the service answers), nli_model_ready 0 on /metrics, and
+   * 503 NLI_MODEL_NOT_READY with the reason on both classification routes.
    */
-  async function expectNotReady(nli: TestNli, reason: string): Promise<void> {
+  async function expectDegraded(nli: TestNli, reason: string): Promise<void> {
     const ready = await nli.get<ReadyReply>('/ready');
-    expect(ready.status).toBe(503);
-    expect(ready.body.dependencies.model).toMatchObject({ status: 'down', required: true });
-    expect(ready.body.dependencies.model?.error).toContain(reason);
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('ready');
+    expect(ready.body.dependencies.model).toMatchObject({ status: 'degraded', required: false });
+    expect(ready.body.dependencies.model?.reason).toContain(reason);
+    await expectRefused(nli, reason);
+  }
+
+  async function expectRefused(nli: TestNli, reason: string): Promise<void> {
     expect(await modelReadyGauge(nli)).toBe('0');
     for (const [path, request] of [
       ['/classify', { text: 'I like tea', candidate_labels: ['safe content'] }],
@@ -108,26 +113,36 @@ describe('the nli service without a usable model', () => {
     }
   }
 
-  it('starts without NLI_MODEL_DIR, not ready, and answers 503 instead of guessing', async () => {
+  it('starts without NLI_MODEL_DIR, degraded, and answers 503 instead of guessing', async () => {
     const nli = await start({ NLI_MODEL_DIR: '' });
-    await expectNotReady(nli, 'NLI_MODEL_DIR is empty');
+    await expectDegraded(nli, 'NLI_MODEL_DIR is empty');
     const { body } = await nli.get<StatusReply>('/status');
     expect(body).toMatchObject({ model_ready: false, model_id: null, test_model: false, enabled: true });
   });
 
-  it('starts with a model folder that does not exist, not ready, pointing at models:pull', async () => {
+  it('starts with a model folder that does not exist, degraded, pointing at models:pull', async () => {
     const nli = await start({ NLI_MODEL_DIR: join(tiny.dir, '..', 'mdeberta-not-installed') });
-    await expectNotReady(nli, 'models:pull -- nli');
+    await expectDegraded(nli, '`npm run models:pull -- nli` to add one');
     const { body } = await nli.get<StatusReply>('/status');
     expect(body).toMatchObject({ model_ready: false, model_id: 'mdeberta-not-installed' });
   });
 
   it('refuses the test model without NLI_ALLOW_TEST_MODEL, saying so, and names it a test model', async () => {
     const nli = await start({ NLI_MODEL_DIR: tiny.dir });
-    await expectNotReady(nli, 'NLI_ALLOW_TEST_MODEL=true');
+    await expectDegraded(nli, 'NLI_ALLOW_TEST_MODEL=true');
     const { body } = await nli.get<StatusReply>('/status');
     expect(body).toMatchObject({ model_ready: false, model_id: 'tiny-nli', test_model: true });
     expect(body.model_error).toContain('test model');
+  });
+
+  it('is not ready without its model with NLI_MODEL_REQUIRED, the model required and down', async () => {
+    const nli = await start({ NLI_MODEL_DIR: '', NLI_MODEL_REQUIRED: 'true' });
+    const ready = await nli.get<ReadyReply>('/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.status).toBe('not_ready');
+    expect(ready.body.dependencies.model).toMatchObject({ status: 'down', required: true });
+    expect(ready.body.dependencies.model?.error).toContain('NLI_MODEL_DIR is empty');
+    await expectRefused(nli, 'NLI_MODEL_DIR is empty');
   });
 
   it('still validates requests and serves the configuration', async () => {

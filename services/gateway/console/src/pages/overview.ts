@@ -13,11 +13,19 @@ const CHART_POINTS = 60;
 const tone = (word: string) =>
   ['ready', 'up', 'closed'].includes(word)
     ? 'good'
-    : ['recovering', 'half-open', 'not_ready'].includes(word)
+    : ['recovering', 'half-open', 'not_ready', 'degraded'].includes(word)
       ? 'warn'
       : word === 'not_configured'
         ? 'plain'
         : 'bad';
+
+/** Why a process or its dependencies are not all up, as the process's own /ready says. */
+function whyNotUp(p: Status['processes'][string]): string {
+  const deps = Object.entries(p.dependencies).flatMap(([dep, d]) =>
+    d.status === 'up' ? [] : [`${dep} ${d.status}: ${d.error ?? d.reason ?? 'no reason given'}`],
+  );
+  return [p.error, ...deps].filter(Boolean).join('; ');
+}
 
 function processes(status: Status): HTMLElement {
   const rows = Object.entries(status.processes).map(([name, p]) => [
@@ -30,9 +38,9 @@ function processes(status: Status): HTMLElement {
         h('li', {}, `${dep} `, badge(d.status, tone(d.status)), d.required ? '' : ' (optional)'),
       ),
     ),
-    p.error ?? '',
+    whyNotUp(p),
   ]);
-  return table('Processes and their dependencies', ['Process', 'State', 'Dependencies', 'Error'], rows);
+  return table('Processes and their dependencies', ['Process', 'State', 'Dependencies', 'Why'], rows);
 }
 
 function engines(status: Status, pairs: Pairs | undefined): HTMLElement {
