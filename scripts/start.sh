@@ -46,9 +46,6 @@ if [[ -z "${APERTIUM_URL:-}" ]]; then
 fi
 node --disable-warning=TimeoutNegativeWarning infra/db/dist/migrate.cli.js up
 node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.js
-# The tiny zh-CN -> en lexicon model (docs/models.md): a test fixture that keeps the offline slot's code
-# path alive, not a translator. Real Opus-MT models: npm run models:pull -- <pair> (needs internet).
-node tools/models/dist/build-tiny.cli.js --out "${MODELS_DIR:-var/models}/opus-mt-zh-en-tiny"
 
 # Each service reads PORT; give each its own (override with GATEWAY_PORT, TRANSLATOR_PORT, NLI_PORT, WORKER_PORT).
 declare -A ports=([gateway]="${GATEWAY_PORT:-3000}" [translator]="${TRANSLATOR_PORT:-3004}" [nli]="${NLI_PORT:-3005}" [worker]="${WORKER_PORT:-3006}")

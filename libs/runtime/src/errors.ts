@@ -31,7 +31,7 @@ export const ERROR_CATALOGUE = {
     code: 40006,
     status: 400,
     summary:
-      'Both language codes are listed, but no configured engine translates between them, directly or through one intermediate language; GET /api/v1/translate/pairs lists the pairs served now.',
+      'Both language codes are listed, but no installed engine translates between them, directly or through one intermediate language (none at all when no engine is configured). Retrying will not help: `details.remedies` (and the message) name what would make it work here, such as an engine and its setting or an offline model to pull; GET /api/v1/translate/pairs lists the pairs served now.',
   },
   ENTITY_TYPE_RESERVED: {
     code: 40007,
@@ -170,7 +170,8 @@ export const ERROR_CATALOGUE = {
   TRANSLATION_UNAVAILABLE: {
     code: 50302,
     status: 503,
-    summary: 'Every translation engine failed or was skipped; `details.attempts` says why.',
+    summary:
+      'Every engine that could translate the pair failed (down, timed out, over quota, breaker open); retry later. `details.attempts` says why. A pair no installed engine serves is 400 UNSUPPORTED_LANGUAGE_PAIR instead.',
   },
   TRANSLATOR_UNAVAILABLE: {
     code: 50303,

@@ -35,7 +35,7 @@ let browser: Browser;
 beforeAll(async () => {
   models = await tinyModelsDir();
   translator = await startTestTranslator({
-    MODELS_DIR: models.dir,
+    ...models.settings,
     APERTIUM_URL: process.env.APERTIUM_URL ?? 'http://127.0.0.1:2799',
   });
   // The traffic for the chart comes without a key, from one address: no public limit here.

@@ -74,6 +74,11 @@ export const translatorSettings = z
     GLOSSARY_DELETIONS_SWEEP_MS: env.positiveInt(30_000),
     /** Folder of offline Opus-MT models (spec order 4), relative to the working directory. Missing = no models. */
     MODELS_DIR: env.string('var/models'),
+    /**
+     * Load offline models marked as test models (the tiny lexicon models of tools/models). Off: a toy
+     * is never offered as a translator; tests that need one turn it on.
+     */
+    OFFLINE_ALLOW_TEST_MODELS: env.bool(false),
     /** Per-attempt timeout of the online engines (primary and fallback). */
     ENGINE_TIMEOUT_MS: env.positiveInt(10_000),
     /** Per-attempt timeout of the local engines (LibreTranslate, Apertium), which run on CPU. */

@@ -78,6 +78,7 @@ function primaryEngine(config: TranslatorConfig): { primary?: TranslationEngine 
  */
 export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metrics'> {
   return {
+    remedies: pairRemedies(config),
     pairs: { refreshMs: config.ENGINE_PAIRS_REFRESH_MS },
     resilience: {
       initialBackoffMs: config.ENGINE_RETRY_BACKOFF_MS,
@@ -95,5 +96,34 @@ export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metr
       apertium: { resilience: { timeoutMs: config.LOCAL_ENGINE_TIMEOUT_MS } },
       offline: { resilience: { timeoutMs: config.OFFLINE_ENGINE_TIMEOUT_MS } },
     },
+  };
+}
+
+/**
+ * What would make a pair no engine serves translatable in this deployment: the engine settings not
+ * used yet that serve many pairs (the online engines, LibreTranslate) and the offline model of the
+ * pair (Opus-MT names languages by their bare code: zh-CN -> `zh`). Apertium is not offered: no
+ * Apertium pair exists for most languages such a request names.
+ */
+export function pairRemedies(config: TranslatorConfig): (source: string, target: string) => string[] {
+  const primary = {
+    none: 'set PRIMARY_ENGINE=deepl|google with its key (DEEPL_AUTH_KEY, GOOGLE_API_KEY)',
+    deepl: 'set PRIMARY_ENGINE=google with GOOGLE_API_KEY',
+    google: 'set PRIMARY_ENGINE=deepl with DEEPL_AUTH_KEY',
+  }[config.PRIMARY_ENGINE];
+  const settings = [
+    primary,
+    ...(config.LIBRETRANSLATE_URL ? [] : ['set LIBRETRANSLATE_URL to a LibreTranslate instance']),
+    ...(config.MYMEMORY_ENABLED ? [] : ['set MYMEMORY_ENABLED=true (a free online service; texts go to it)']),
+  ];
+  return (source, target) => {
+    const [from, to] = [source, target].map((code) => code.split('-')[0]?.toLowerCase() ?? code);
+    const model =
+      source !== 'auto' && from !== to
+        ? [
+            `run \`npm run models:pull -- ${from}-${to}\` (an offline Opus-MT model, where one exists; needs internet)`,
+          ]
+        : [];
+    return [...settings, ...model];
   };
 }

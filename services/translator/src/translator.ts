@@ -81,6 +81,7 @@ async function loadModels(config: TranslatorConfig): Promise<LoadedModels> {
   const [offline, detector] = await Promise.all([
     OfflineEngine.open({
       modelsDir: resolve(config.MODELS_DIR),
+      allowTestModels: config.OFFLINE_ALLOW_TEST_MODELS,
       logger: bootLogger,
       sessionOptions: offlineSessionOptions(config.OFFLINE_THREADS),
     }),
@@ -208,7 +209,7 @@ function logEngines(logger: Logger, chain: TranslationChain, offline: OfflineEng
     'translation engines configured',
   );
   if (chain.status().every((slot) => !slot.configured)) {
-    logger.warn('no translation engine is configured: every translation will fail with 503');
+    logger.warn('no translation engine is configured: every translation answers 400 UNSUPPORTED_LANGUAGE_PAIR');
   }
   if (models.length > 0 && models.every((model) => model.testModel)) {
     logger.info(

@@ -108,11 +108,22 @@ export async function startTestTranslator(settings: Record<string, string> = {})
   };
 }
 
-/** A models folder holding the tiny zh -> en test model; remove() deletes it. */
-export async function tinyModelsDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+/**
+ * A models folder holding the tiny zh -> en test model; `settings` point a translator at it and allow
+ * it (the translator refuses test models otherwise); remove() deletes it.
+ */
+export async function tinyModelsDir(): Promise<{
+  dir: string;
+  settings: { MODELS_DIR: string; OFFLINE_ALLOW_TEST_MODELS: 'true' };
+  remove(): Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'tp-translator-models-'));
   await buildTinyModel(join(dir, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    settings: { MODELS_DIR: dir, OFFLINE_ALLOW_TEST_MODELS: 'true' },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 /**

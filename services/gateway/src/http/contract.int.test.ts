@@ -29,7 +29,7 @@ const redis = createClient({ url: process.env.REDIS_URL });
 beforeAll(async () => {
   const models = await tinyModelsDir();
   [translator, nli, upstream] = await Promise.all([
-    startTestTranslator({ MODELS_DIR: models.dir, REDIS_KEY_PREFIX: 'contract:' }),
+    startTestTranslator({ ...models.settings, REDIS_KEY_PREFIX: 'contract:' }),
     startNliWithTinyModel(),
     startOpenAiDouble({ apiKey: 'sk-contract' }),
   ]);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   kafka = testKafka('status-int');
   models = await tinyModelsDir();
   [translator] = await Promise.all([
-    startTestTranslator({ MODELS_DIR: models.dir }),
+    startTestTranslator({ ...models.settings }),
     createTopics(kafka, prefix),
   ]);
   gateway = await startTestGateway({ TRANSLATOR_URL: translator.url, KAFKA_TOPIC_PREFIX: prefix });

@@ -36,6 +36,8 @@ export interface ChainOptions {
   readonly metrics?: Registry;
   /** How the engines' language pairs are learned and refreshed (chain.directory). */
   readonly pairs?: Partial<PairDirectoryOptions>;
+  /** What would make a pair no engine serves translatable in this deployment (UnsupportedPairError). */
+  readonly remedies?: (source: string, target: string) => readonly string[];
 }
 
 /** An engine left undefined is "not configured": skipped, and shown as such in status(). */
@@ -159,6 +161,7 @@ interface ChainParts {
   readonly slots: readonly Slot[];
   readonly directory: PairDirectory;
   readonly metrics: ReturnType<typeof chainMetrics>;
+  readonly remedies: NonNullable<ChainOptions['remedies']>;
 }
 
 export function createChain(engines: ChainEngines): TranslationChain {
@@ -238,7 +241,7 @@ function chainParts(engines: ChainEngines): ChainParts {
   });
   const configured = SLOTS.flatMap((name) => engines[name] ?? []);
   const directory = new PairDirectory(configured, { ...PAIR_DEFAULTS, ...options.pairs });
-  return { slots, directory, metrics };
+  return { slots, directory, metrics, remedies: options.remedies ?? (() => []) };
 }
 
 /** The requested pair through the slots; when no engine serves it, through pivot languages. */
@@ -276,11 +279,13 @@ async function translateThrough(
       if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
     }
   }
-  // Refused by every configured engine (none configured at all is a 503: the deployment, not the pair).
-  const refusedAll =
-    attempts.some(({ outcome }) => outcome === 'unsupported') &&
-    attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
-  if (refusedAll) throw new UnsupportedPairError(request.source, request.target, attempts);
+  // Refused by every configured engine, or none configured: no retry can help (503 is for engines
+  // that serve the pair and failed).
+  const refusedAll = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+  if (refusedAll) {
+    const { source, target } = request;
+    throw new UnsupportedPairError(source, target, attempts, parts.remedies(source, target));
+  }
   throw new AllEnginesFailedError(attempts);
 }
 

@@ -117,6 +117,36 @@ describe('per-pair routing', () => {
     expect(apertium.calls).toEqual([]);
   });
 
+  it('names what would make an unserved pair work, from the deployment, in the message and the details', async () => {
+    const apertium = engine('apertium', ['en>es', 'es>en']);
+    const remedies = (source: string, target: string) => [`pull ${source}-${target}`, 'add an engine'];
+    const chain = createChain({ apertium: apertium.engine, options: { ...options, remedies } });
+    await chain.directory.refresh(true);
+
+    const error = (await chain
+      .translate(request('en', 'de'))
+      .catch((caught: unknown) => caught)) as UnsupportedPairError;
+
+    expect(error.message).toBe(
+      'en -> de: no installed engine serves this pair, directly or through another language (GET /api/v1/translate/pairs lists those served); to translate it: pull en-de, or add an engine. Retrying will not help.',
+    );
+    expect(error.details).toMatchObject({
+      source: 'en',
+      target: 'de',
+      remedies: ['pull en-de', 'add an engine'],
+    });
+  });
+
+  it('answers UNSUPPORTED_LANGUAGE_PAIR, not 503, when no engine is configured at all: no retry can help', async () => {
+    const chain = createChain({ options: { ...options, remedies: () => ['configure an engine'] } });
+
+    const error = await chain.translate(request('zh-CN', 'en')).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(UnsupportedPairError);
+    expect(error).toMatchObject({ httpStatus: 400, remedies: ['configure an engine'] });
+    expect((error as UnsupportedPairError).attempts.every(({ outcome }) => outcome === 'skipped')).toBe(true);
+  });
+
   it('does not pivot when an engine serves the pair but fails: 503 TRANSLATION_UNAVAILABLE', async () => {
     const libre = engine('libretranslate', ['en>pt'], true);
     const apertium = engine('apertium', ['en>es', 'es>pt']);
@@ -276,14 +306,6 @@ describe('pivot routes in detail', () => {
       target,
       outcome: 'failed',
     });
-  });
-
-  it('answers 503 TRANSLATION_UNAVAILABLE, not an unsupported pair, when no engine is configured at all', async () => {
-    const error = await createChain({ options })
-      .translate(request('en', 'es'))
-      .catch((caught: unknown) => caught);
-
-    expect(error).toBeInstanceOf(AllEnginesFailedError);
   });
 
   it('lists the pairs again once one of the engines learned a new list, and not before', async () => {

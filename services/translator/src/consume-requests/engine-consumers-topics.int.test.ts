@@ -29,7 +29,7 @@ describe('engine consumers when the topics do not exist yet', () => {
     cleanups.push(models.remove);
     const translator: TestTranslator = await startTestTranslator({
       KAFKA_TOPIC_PREFIX: prefix,
-      MODELS_DIR: models.dir,
+      ...models.settings,
     });
     cleanups.push(() => translator.close());
     // The synchronous API does not depend on the pipeline's topics.

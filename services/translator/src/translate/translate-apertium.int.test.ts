@@ -30,7 +30,7 @@ describe('POST /translate with the real Apertium (APy)', () => {
 
   beforeAll(async () => {
     models = await tinyModelsDir();
-    translator = await startTestTranslator({ APERTIUM_URL: apertiumUrl, MODELS_DIR: models.dir });
+    translator = await startTestTranslator({ APERTIUM_URL: apertiumUrl, ...models.settings });
   });
 
   afterAll(async () => {

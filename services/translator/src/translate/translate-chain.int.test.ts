@@ -49,7 +49,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       MYMEMORY_ENABLED: 'true',
       MYMEMORY_URL: mymemory.url,
       LIBRETRANSLATE_URL: libre.url,
-      MODELS_DIR: models.dir,
+      ...models.settings,
       // Only quotas open a breaker here, so that the retries of one test do not open it for the next.
       BREAKER_THRESHOLD: '1000',
     });

@@ -9,7 +9,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
 
   beforeAll(async () => {
     models = await tinyModelsDir();
-    translator = await startTestTranslator({ MODELS_DIR: models.dir });
+    translator = await startTestTranslator({ ...models.settings });
   });
 
   afterAll(async () => {

@@ -87,13 +87,18 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
     });
     // 100 emoji are 200 UTF-16 units but 100 characters: within the limit (and then no engine is configured).
     const emoji = await translator.translate<ErrorBody>({ text: '😀'.repeat(100), target: 'en' });
-    expect(emoji.status).toBe(503);
+    expect(emoji.body.error).toBe('UNSUPPORTED_LANGUAGE_PAIR');
   });
 
-  it('503 TRANSLATION_UNAVAILABLE when no engine is configured, every slot "not configured"', async () => {
+  it('400 UNSUPPORTED_LANGUAGE_PAIR when no engine is configured, naming what would make it work, every slot "not configured"', async () => {
     const reply = await translator.translate<ErrorBody>({ text: '你好，世界', target: 'en' });
-    expect(reply.status).toBe(503);
-    expect(reply.body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ code: 40006, error: 'UNSUPPORTED_LANGUAGE_PAIR' });
+    expect(reply.body.message).toContain('zh-CN -> en: no installed engine serves this pair');
+    expect(reply.body.message).toContain('set PRIMARY_ENGINE=deepl|google with its key');
+    expect(reply.body.message).toContain('set LIBRETRANSLATE_URL');
+    expect(reply.body.message).toContain('`npm run models:pull -- zh-en`');
+    expect(reply.body.message).toContain('Retrying will not help.');
     expect(reply.body.details?.attempts).toEqual(
       ['primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
         slot,

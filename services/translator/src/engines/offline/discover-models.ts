@@ -24,12 +24,20 @@ export interface Discovery {
   readonly skipped: readonly SkippedFolder[];
 }
 
+export interface DiscoveryOptions {
+  /**
+   * Take models marked as test models (OFFLINE_ALLOW_TEST_MODELS, for tests): otherwise they are
+   * skipped, so a toy lexicon is never offered as a translator.
+   */
+  readonly allowTestModels?: boolean;
+}
+
 /**
  * Finds the models installed in `modelsDir`: every `opus-mt-<src>-<tgt>*` folder with config.json,
- * tokenizer.json and an encoder and decoder under onnx/. A missing directory means no models.
- * Dot-folders (downloads in progress) are ignored.
+ * tokenizer.json and an encoder and decoder under onnx/, a test model only when allowed. A missing
+ * directory means no models. Dot-folders (downloads in progress) are ignored.
  */
-export async function discoverModels(modelsDir: string): Promise<Discovery> {
+export async function discoverModels(modelsDir: string, options: DiscoveryOptions = {}): Promise<Discovery> {
   const entries = await readdir(modelsDir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
@@ -46,11 +54,17 @@ export async function discoverModels(modelsDir: string): Promise<Discovery> {
     const dir = join(modelsDir, entry.name);
     const found = await inspectFolder(dir);
     if (typeof found === 'string') skipped.push({ name: entry.name, reason: found });
-    else models.push({ name: entry.name, dir, ...pair, ...found });
+    else if (found.testModel && options.allowTestModels !== true) {
+      skipped.push({ name: entry.name, reason: TEST_MODEL_REFUSED });
+    } else models.push({ name: entry.name, dir, ...pair, ...found });
   }
   models.sort((a, b) => Number(a.testModel) - Number(b.testModel) || a.name.localeCompare(b.name));
   return { models, skipped };
 }
+
+/** Why a test model is not taken. */
+export const TEST_MODEL_REFUSED =
+  'a test model (a toy lexicon for tests, not a translator): set OFFLINE_ALLOW_TEST_MODELS=true to load it; real models: npm run models:pull -- <pair>';
 
 /** The folder's files and marker, or why it cannot be used. */
 async function inspectFolder(dir: string): Promise<{ files: OnnxFiles; testModel: boolean } | string> {

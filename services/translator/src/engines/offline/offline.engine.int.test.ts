@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildTinyModel, EN_DE_LEXICON, ZH_EN_LEXICON } from '@tp/models';
 
+import { capturingLogger } from '@tp/test/harness/logger';
+
 import { EngineError } from '../engine.js';
+import { discoverModels, TEST_MODEL_REFUSED } from './discover-models.js';
 import { OfflineEngine } from './offline.engine.js';
 
 const never = new AbortController().signal;
@@ -31,7 +34,7 @@ describe('OfflineEngine with the tiny test models', () => {
       lexicon: EN_DE_LEXICON,
       decoder: 'merged',
     });
-    engine = await OfflineEngine.open({ modelsDir });
+    engine = await OfflineEngine.open({ modelsDir, allowTestModels: true });
   });
 
   afterAll(async () => {
@@ -192,13 +195,35 @@ describe('OfflineEngine model discovery', () => {
       const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
       delete config._tp_test_model;
       await writeFile(configPath, JSON.stringify(config));
-      const engine = await OfflineEngine.open({ modelsDir });
+      const engine = await OfflineEngine.open({ modelsDir, allowTestModels: true });
       const models = engine.installedModels();
       expect(models.map((m) => [m.name, m.testModel, m.shadowed])).toEqual([
         ['opus-mt-zh-en', false, false],
         ['opus-mt-zh-en-tiny', true, true],
       ]);
       expect(engine.installedPairs()).toEqual([{ source: 'zh-CN', target: 'en' }]);
+    } finally {
+      await rm(modelsDir, { recursive: true, force: true });
+    }
+  });
+
+  it('skips test models unless allowed, saying why, and serves no pair through them', async () => {
+    const modelsDir = await mkdtemp(join(tmpdir(), 'tp-offline-'));
+    try {
+      await buildTinyModel(join(modelsDir, 'opus-mt-zh-en-tiny'));
+      const lines = capturingLogger();
+      const engine = await OfflineEngine.open({ modelsDir, logger: lines.logger });
+      expect(engine.installedModels()).toEqual([]);
+      expect(engine.installedPairs()).toEqual([]);
+      expect((await engine.languagePairs()).pairs()).toEqual([]);
+      expect(engine.supports('zh-CN', 'en')).toBe(false);
+      expect(lines.levels()).toContain('warn');
+      expect(lines.levels()).not.toContain('error');
+      const { skipped } = await discoverModels(modelsDir);
+      expect(skipped).toEqual([{ name: 'opus-mt-zh-en-tiny', reason: TEST_MODEL_REFUSED }]);
+      expect(TEST_MODEL_REFUSED).toContain('OFFLINE_ALLOW_TEST_MODELS=true');
+      const err = await failure(engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never));
+      expect(err).toMatchObject({ kind: 'unsupported' });
     } finally {
       await rm(modelsDir, { recursive: true, force: true });
     }

@@ -15,6 +15,8 @@ export interface OfflineEngineOptions {
   readonly logger?: Logger;
   /** Passed to onnxruntime, e.g. `{ intraOpNumThreads: 2 }`. */
   readonly sessionOptions?: InferenceSession.SessionOptions;
+  /** Load models marked as test models (OFFLINE_ALLOW_TEST_MODELS); skipped otherwise. */
+  readonly allowTestModels?: boolean;
 }
 
 /**
@@ -58,9 +60,14 @@ export class OfflineEngine implements TranslationEngine {
     private readonly logger: Logger | undefined,
   ) {}
 
-  /** Scans the models directory once; a missing directory gives an engine with no pairs. */
+  /**
+   * Scans the models directory once; a missing directory gives an engine with no pairs. A test model
+   * is skipped (with a warning) unless `allowTestModels`.
+   */
   static async open(options: OfflineEngineOptions): Promise<OfflineEngine> {
-    const { models, skipped } = await discoverModels(options.modelsDir);
+    const { models, skipped } = await discoverModels(options.modelsDir, {
+      allowTestModels: options.allowTestModels === true,
+    });
     for (const folder of skipped) {
       options.logger?.warn({ folder: folder.name, reason: folder.reason }, 'offline model folder skipped');
     }

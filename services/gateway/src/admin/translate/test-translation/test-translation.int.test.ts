@@ -32,7 +32,7 @@ let contract: OpenApiContract;
 
 beforeAll(async () => {
   models = await tinyModelsDir();
-  translator = await startTestTranslator({ MODELS_DIR: models.dir });
+  translator = await startTestTranslator({ ...models.settings });
   gateway = await startTestGateway({ TRANSLATOR_URL: translator.url });
   contract = new OpenApiContract(gateway.openapi);
 });
