@@ -209,7 +209,9 @@ function logEngines(logger: Logger, chain: TranslationChain, offline: OfflineEng
     'translation engines configured',
   );
   if (chain.status().every((slot) => !slot.configured)) {
-    logger.warn('no translation engine is configured: every translation answers 400 UNSUPPORTED_LANGUAGE_PAIR');
+    logger.warn(
+      'no translation engine is configured: every translation answers 400 UNSUPPORTED_LANGUAGE_PAIR',
+    );
   }
   if (models.length > 0 && models.every((model) => model.testModel)) {
     logger.info(
