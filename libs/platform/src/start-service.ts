@@ -33,16 +33,27 @@ export interface BackgroundTask {
   stop(): Promise<void>;
 }
 
+/**
+ * What a service's composition function builds from the connected dependencies: every part made
+ * once, then handed to the platform to mount and run.
+ */
+export interface ServiceParts {
+  /** Readiness checks besides the dependencies' own. */
+  readonly checks?: readonly DependencyCheck[];
+  /** For a process facing the public: a guard before every route, who reads /metrics, a terse /ready. */
+  readonly edge?: EdgeOptions;
+  /** Adds the service's routes, built from the parts already made. */
+  readonly mount?: (app: Express) => void;
+  /** Started in order once the port is open; stopped in reverse once it is closed. */
+  readonly tasks?: readonly BackgroundTask[];
+}
+
 export interface ServiceDefinition<C extends CommonSettings & { PORT: number }> {
   readonly name: string;
   readonly config: C;
   readonly needs: Needs;
-  readonly extraChecks?: readonly DependencyCheck[];
-  /** Adds the service's own routes. */
-  readonly routes?: (app: Express, context: ServiceContext) => void;
-  readonly background?: (context: ServiceContext) => BackgroundTask[];
-  /** For a process facing the public: a guard before every route, who reads /metrics, a terse /ready. */
-  readonly edge?: (context: ServiceContext) => EdgeOptions;
+  /** The service's composition root: builds every part it runs, once. */
+  readonly compose: (context: ServiceContext) => ServiceParts | Promise<ServiceParts>;
   /** Answers in another shape than the envelope for the errors of some paths (the gateway's /v1). */
   readonly errorShapes?: readonly ErrorShape[];
 }
@@ -65,20 +76,23 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
   if (deps.kafka) kafkaRequestsMetric(metrics);
   const context: ServiceContext = { logger, metrics, deps };
   const tasks: BackgroundTask[] = [];
+  let listening: Server | undefined;
   try {
+    const parts = await definition.compose(context);
     const app = createHttpApp({
       service: name,
       logger,
       metrics,
-      checks: [...deps.checks, ...(definition.extraChecks ?? [])],
-      edge: definition.edge?.(context),
+      checks: [...deps.checks, ...(parts.checks ?? [])],
+      edge: parts.edge,
     });
-    definition.routes?.(app, context);
+    parts.mount?.(app);
     finishHttpApp(app, { errorShapes: definition.errorShapes });
     const server = await listen(app, config.PORT, config.HOST, 'PORT');
+    listening = server;
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
-    for (const task of definition.background?.(context) ?? []) {
+    for (const task of parts.tasks ?? []) {
       await task.start();
       tasks.push(task);
     }
@@ -100,6 +114,7 @@ export async function startService<C extends CommonSettings & { PORT: number }>(
       },
     };
   } catch (err) {
+    if (listening) await closeServer(listening);
     for (const task of tasks.reverse()) await task.stop().catch(() => undefined);
     await deps.close();
     throw err;

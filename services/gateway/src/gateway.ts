@@ -1,7 +1,8 @@
 import type { Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
-import { processReadinessCheck, startService, type ServiceContext } from '@tp/platform';
+import { processReadinessCheck, startService, type ServiceContext, type ServiceParts } from '@tp/platform';
+import type { DependencyCheck } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
@@ -36,7 +37,7 @@ import type { ModerateText } from './moderation/moderate/moderate-text.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
-import { createRateLimits, type RateLimits } from './rate-limit/rate-limit.js';
+import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
 import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
 import { looksLikeApiKey, parseBearer } from './auth/api-key.js';
@@ -50,42 +51,79 @@ export const GATEWAY_VERSION = '0.1.0';
  * each as its own /ready reports it (a not-ready nli service degrades the gateway, never stops it).
  */
 export function startGateway(config: GatewayConfig) {
-  let limits: RateLimits | undefined;
-  const metricsAllowed = metricsAccess(config.METRICS_ALLOW);
   return startService({
     name: 'gateway',
     config,
     needs: { postgres: true, redis: true, kafka: true },
-    extraChecks: serviceChecks(config),
-    edge: (context) => {
-      limits = rateLimits(context, config);
-      return { guard: limits.guard, metricsAllowed, terseReadiness: true };
-    },
     errorShapes: [openAiErrorShape],
-    routes: (app, context) => addGatewayRoutes(app, context, config, required(limits, 'rate limits')),
-    background: () => [
-      // Sends the rate-limit counts still held in memory before Redis is closed.
-      { start: async () => undefined, stop: async () => limits?.stop() },
-    ],
+    compose: (context) => composeGateway(config, context),
   });
 }
 
-/** The services the gateway calls, on its /ready and status page as each one's own /ready reports it. */
-const serviceChecks = (config: GatewayConfig) => [
-  processReadinessCheck('translator', config.TRANSLATOR_URL),
-  processReadinessCheck('nli', config.NLI_URL),
-];
+/** The parts the gateway's routes share, each made once. */
+interface GatewayParts {
+  readonly config: GatewayConfig;
+  readonly context: ServiceContext;
+  readonly orm: Orm;
+  readonly codec: EventCodec;
+  readonly keys: ApiKeyStore;
+  readonly budgets: BudgetStore;
+  readonly translator: TranslatorClient;
+  readonly nli: NliClient;
+  readonly hotCache: HotCache;
+  /** The services the gateway calls, on its /ready and status page as each one's own /ready reports it. */
+  readonly services: readonly DependencyCheck[];
+}
 
-/** Every route the gateway serves, in one list: it feeds Express and the OpenAPI document alike. */
-export function gatewayRoutes(
-  config: GatewayConfig,
-  context: ServiceContext,
-  keys: ApiKeyStore,
-  budgets: BudgetStore,
-): AnyRoute[] {
-  const translator = translatorClient(config);
-  const nli = new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS);
+/**
+ * The gateway's composition root: its stores, clients and caches made once, the routes built from
+ * them (the same list feeds Express and the OpenAPI document), then what the platform mounts and runs.
+ */
+export function composeGateway(config: GatewayConfig, context: ServiceContext) {
   const orm = required(context.deps.orm, 'postgres');
+  const parts: GatewayParts = {
+    config,
+    context,
+    orm,
+    codec: new EventCodec(),
+    keys: new ApiKeyStore(orm, config.API_KEY_CACHE_MS),
+    budgets: new BudgetStore(orm),
+    translator: new TranslatorClient(
+      config.TRANSLATOR_URL,
+      config.TRANSLATE_TIMEOUT_MS,
+      config.LANGUAGES_TIMEOUT_MS,
+    ),
+    nli: new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS),
+    hotCache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
+    services: [
+      processReadinessCheck('translator', config.TRANSLATOR_URL),
+      processReadinessCheck('nli', config.NLI_URL),
+    ],
+  };
+  const limits = rateLimits(context, config);
+  const routes = gatewayRoutes(parts);
+  return {
+    routes,
+    checks: parts.services,
+    edge: { guard: limits.guard, metricsAllowed: metricsAccess(config.METRICS_ALLOW), terseReadiness: true },
+    mount: (app: Express) => {
+      // Read per request by req.ip, so the guard mounted before this line uses it too.
+      app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+      const cors = gatewayCors(config.CORS_ORIGINS);
+      if (cors) app.use(cors);
+      serveConsole(app);
+      serveOpenApi(app, gatewayDocument(routes));
+      const { keys, budgets } = parts;
+      mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
+    },
+    // Sends the rate-limit counts still held in memory before Redis is closed.
+    tasks: [{ start: async () => undefined, stop: () => limits.stop() }],
+  } satisfies ServiceParts & { routes: AnyRoute[] };
+}
+
+/** Every route the gateway serves, in one list. */
+function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
+  const { config, context, orm, keys, budgets, translator, nli } = parts;
   const moderation = createModeration({
     orm,
     logger: context.logger,
@@ -96,22 +134,23 @@ export function gatewayRoutes(
   return [
     ...translateRoutes({
       translator,
-      cache: hotCache(context, config),
+      cache: parts.hotCache,
       maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
       keyedMaxTextChars: config.MAX_TEXT_CHARS,
     }),
     ...nliRoutes(nli, { maxTextChars: config.NLI_MAX_TEXT_CHARS }),
     ...moderation.routes,
-    ...gatewayChatRoutes(config, context, moderation.moderate, chatUsage, budgets),
+    ...gatewayChatRoutes(parts, moderation.moderate, chatUsage),
     ...chatUsageRoutes(chatUsage),
-    ...gatewayContentRoutes(config, context, orm),
+    ...gatewayContentRoutes(parts),
     whoamiRoute(budgets),
     ...keyRoutes(keys),
-    gatewayStatusRoute(config, context, translator, orm),
-    ...deadLetterRoutes(new DeadLetterIndex(orm), new EventCodec()),
+    gatewayStatusRoute(parts),
+    ...deadLetterRoutes(new DeadLetterIndex(orm), parts.codec),
     requestMetricsRoute(context.metrics),
     ...translateAdminRoutes({
       orm,
+      codec: parts.codec,
       translator,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       maxTextChars: config.MAX_TEXT_CHARS,
@@ -123,16 +162,11 @@ export function gatewayRoutes(
   ] as AnyRoute[];
 }
 
-const translatorClient = (config: GatewayConfig) =>
-  new TranslatorClient(config.TRANSLATOR_URL, config.TRANSLATE_TIMEOUT_MS, config.LANGUAGES_TIMEOUT_MS);
-
 /** The OpenAI-compatible chat routes, guarded by moderation and metered per key. */
 function gatewayChatRoutes(
-  config: GatewayConfig,
-  context: ServiceContext,
+  { config, context, budgets }: GatewayParts,
   moderate: ModerateText,
   chatUsage: ChatUsageStore,
-  budgets: BudgetStore,
 ) {
   return chatRoutes({
     registry: new ProviderRegistry(resolveProviders(config.CHAT_PROVIDERS), config.CHAT_MODEL_ALIASES),
@@ -150,9 +184,10 @@ function gatewayChatRoutes(
 }
 
 /** The content routes: reads of translated content, reports of changes, deletions. */
-function gatewayContentRoutes(config: GatewayConfig, context: ServiceContext, orm: Orm) {
+function gatewayContentRoutes({ config, context, orm, codec }: GatewayParts) {
   return contentRoutes({
     orm,
+    codec,
     redis: context.deps.redis,
     keyPrefix: config.REDIS_KEY_PREFIX,
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
@@ -164,14 +199,9 @@ function gatewayContentRoutes(config: GatewayConfig, context: ServiceContext, or
 }
 
 /** The status page: the gateway's own checks and a probe of each service behind it. */
-function gatewayStatusRoute(
-  config: GatewayConfig,
-  context: ServiceContext,
-  translator: TranslatorClient,
-  orm: Orm,
-) {
+function gatewayStatusRoute({ config, context, translator, orm, services }: GatewayParts) {
   return translateStatusRoute({
-    checks: [...context.deps.checks, ...serviceChecks(config)],
+    checks: [...context.deps.checks, ...services],
     probes: [
       { name: 'translator', baseUrl: config.TRANSLATOR_URL },
       { name: 'nli', baseUrl: config.NLI_URL },
@@ -213,24 +243,6 @@ const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MIN,
   });
 
-function addGatewayRoutes(
-  app: Express,
-  context: ServiceContext,
-  config: GatewayConfig,
-  limits: RateLimits,
-): void {
-  // Read per request by req.ip, so the guard mounted before this line uses it too.
-  app.set('trust proxy', trustProxy(config.TRUST_PROXY));
-  const cors = gatewayCors(config.CORS_ORIGINS);
-  if (cors) app.use(cors);
-  const keys = new ApiKeyStore(required(context.deps.orm, 'postgres'), config.API_KEY_CACHE_MS);
-  const budgets = new BudgetStore(required(context.deps.orm, 'postgres'));
-  const routes = gatewayRoutes(config, context, keys, budgets);
-  serveConsole(app);
-  serveOpenApi(app, gatewayDocument(routes));
-  mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
-}
-
 /**
  * The text limit of a public translation: MAX_TEXT_CHARS for a request with a valid key of any role,
  * the spec's 5000 otherwise (no key, or one that is not valid: the route is public, so it is not
@@ -251,9 +263,6 @@ const topicLimitOf = (kafka: Kafka) => {
   const { limits } = producerDefaultsOf(kafka);
   return (topic: string) => limits.maxMessageBytes(topic);
 };
-
-const hotCache = (context: ServiceContext, config: GatewayConfig) =>
-  new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX);
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;

@@ -1,4 +1,4 @@
-import { startService, type BackgroundTask } from '@tp/platform';
+import { startService, type ServiceContext, type ServiceParts } from '@tp/platform';
 import { createLogger, scrapedGauge } from '@tp/runtime';
 
 import { ClassifyText } from './classify/classify-text.js';
@@ -26,34 +26,45 @@ export async function startNli(config: NliConfig) {
     required: config.NLI_MODEL_REQUIRED,
     logger: bootLogger,
   });
-  // Runs after the server stopped taking requests, so no run is cut off.
-  const releaseModel: BackgroundTask = { start: async () => undefined, stop: () => slot.close() };
   try {
     return await startService({
       name: 'nli',
       config,
       needs: { postgres: true, redis: true },
-      extraChecks: [slot.check()],
-      routes: (app, { deps, logger, metrics }) => {
-        if (!deps.orm) throw new Error('nli needs Postgres');
-        scrapedGauge(metrics, {
-          name: 'nli_model_ready',
-          help: 'Whether the NLI model is loaded (1) or not (0: classification answers 503 NLI_MODEL_NOT_READY)',
-          read: () => (slot.state.status === 'ready' ? 1 : 0),
-        });
-        const limits = { maxTextChars: config.NLI_MAX_TEXT_CHARS, maxLabels: config.NLI_MAX_LABELS };
-        const store = new NliConfigStore(deps.orm, config.NLI_CONFIG_CACHE_MS, logger);
-        const cache = new ResultCache(deps.redis, config.REDIS_KEY_PREFIX, config.NLI_CACHE_TTL_S);
-        const classify = new ClassifyText(slot, cache);
-        classifyRoutes(app, { classify, store, limits });
-        detectRoutes(app, { detect: new DetectText(classify, store), limits });
-        configRoutes(app, { store, limits });
-        statusRoutes(app, { slot, store, cache });
-      },
-      background: () => [releaseModel],
+      compose: (context) => composeNli(config, context, slot),
     });
   } catch (err) {
     await slot.close();
     throw err;
   }
+}
+
+/** The nli service's composition root: the stores, the cache and the use cases, then their routes. */
+function composeNli(
+  config: NliConfig,
+  { deps, logger, metrics }: ServiceContext,
+  slot: ModelSlot,
+): ServiceParts {
+  if (!deps.orm) throw new Error('nli needs Postgres');
+  scrapedGauge(metrics, {
+    name: 'nli_model_ready',
+    help: 'Whether the NLI model is loaded (1) or not (0: classification answers 503 NLI_MODEL_NOT_READY)',
+    read: () => (slot.state.status === 'ready' ? 1 : 0),
+  });
+  const limits = { maxTextChars: config.NLI_MAX_TEXT_CHARS, maxLabels: config.NLI_MAX_LABELS };
+  const store = new NliConfigStore(deps.orm, config.NLI_CONFIG_CACHE_MS, logger);
+  const cache = new ResultCache(deps.redis, config.REDIS_KEY_PREFIX, config.NLI_CACHE_TTL_S);
+  const classify = new ClassifyText(slot, cache);
+  const detect = new DetectText(classify, store);
+  return {
+    checks: [slot.check()],
+    mount: (app) => {
+      classifyRoutes(app, { classify, store, limits });
+      detectRoutes(app, { detect, limits });
+      configRoutes(app, { store, limits });
+      statusRoutes(app, { slot, store, cache });
+    },
+    // Released after the server stopped taking requests, so no run is cut off.
+    tasks: [{ start: async () => undefined, stop: () => slot.close() }],
+  };
 }

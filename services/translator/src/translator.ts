@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 
-import type { Express } from 'express';
-
-import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
+import { startService, type BackgroundTask, type ServiceContext, type ServiceParts } from '@tp/platform';
 import { createLogger, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
@@ -20,15 +18,6 @@ import { translateRoutes } from './translate/translate.routes.js';
 import { testChainRoutes } from './translate/test-chain.routes.js';
 import { TranslateText } from './translate/translate-text.js';
 
-/** What the routes create and the background tasks and checks use, filled in when the routes mount. */
-interface TranslatorParts {
-  sink?: CompletedTranslationsOutbox;
-  consumers?: EngineConsumers;
-  chain?: TranslationChain;
-  /** Only with an engine that keeps glossaries of its own (DeepL). */
-  glossaryDeletions?: GlossaryDeletions;
-}
-
 /** The models loaded before the port opens. */
 interface LoadedModels {
   readonly offline: OfflineEngine;
@@ -42,29 +31,12 @@ interface LoadedModels {
  */
 export async function startTranslator(config: TranslatorConfig) {
   const models = await loadModels(config);
-  const parts: TranslatorParts = {};
-  const { pairs, shutdown } = backgroundTasks(parts, models.offline);
   try {
     return await startService({
       name: 'translator',
       config,
       needs: { postgres: true, redis: true, kafka: true },
-      // Not required: POST /translate is served without the consumers; /ready shows why they are not up.
-      extraChecks: [
-        {
-          name: 'engine-consumers',
-          required: false,
-          check: () => parts.consumers?.check() ?? Promise.reject(new Error('not created yet')),
-        },
-      ],
-      routes: (app, context) => mountTranslator(app, context, config, models, parts),
-      // Stopped in reverse: the consumers finish before the sink drains and the models close.
-      background: () => [
-        shutdown,
-        pairs,
-        ...(parts.glossaryDeletions ? [parts.glossaryDeletions] : []),
-        ...(parts.consumers ? [parts.consumers] : []),
-      ],
+      compose: (context) => composeTranslator(config, context, models),
     });
   } catch (err) {
     await models.offline.close();
@@ -90,39 +62,19 @@ async function loadModels(config: TranslatorConfig): Promise<LoadedModels> {
   return { offline, detector };
 }
 
-function backgroundTasks(parts: TranslatorParts, offline: OfflineEngine) {
-  // The engines' language pairs are read before the consumers start, then kept fresh.
-  const pairs: BackgroundTask = {
-    start: async () => {
-      await parts.chain?.directory.refresh(true);
-      parts.chain?.directory.start();
-    },
-    stop: async () => parts.chain?.directory.stop(),
-  };
-  const shutdown: BackgroundTask = {
-    start: async () => undefined,
-    // Runs after the server stopped taking requests and before the database closes.
-    stop: async () => {
-      await parts.sink?.drain();
-      await offline.close();
-    },
-  };
-  return { pairs, shutdown };
-}
-
-/** The chain, the outbox sink, the use case, its routes and the engine consumers. */
-function mountTranslator(
-  app: Express,
-  { deps, logger, metrics }: ServiceContext,
+/**
+ * The translator's composition root: the engines and their chain, the outbox sink, the glossaries,
+ * the use case, then its routes and the engine consumers that share it.
+ */
+function composeTranslator(
   config: TranslatorConfig,
+  { deps, logger, metrics }: ServiceContext,
   { offline, detector }: LoadedModels,
-  parts: TranslatorParts,
-): void {
-  if (!deps.orm) throw new Error('translator needs Postgres');
+): ServiceParts {
+  if (!deps.orm || !deps.kafka) throw new Error('translator needs Postgres and Kafka');
   const engines = onlineEngines(config);
   const chain = translatorChain(engines, offline, logger, metrics, config);
-  parts.chain = chain;
-  parts.glossaryDeletions = glossaryDeletions(engines, deps.orm, logger, config);
+  const deletions = glossaryDeletions(engines, deps.orm, logger, config);
   const sink = new CompletedTranslationsOutbox({
     orm: deps.orm,
     codec: new EventCodec(),
@@ -131,7 +83,6 @@ function mountTranslator(
     metrics,
     lingerMs: config.TRANSLATION_OUTBOX_LINGER_MS,
   });
-  parts.sink = sink;
   const translateText = new TranslateText({
     chain,
     cache: new HotCache(deps.redis, config.REDIS_KEY_PREFIX),
@@ -142,23 +93,48 @@ function mountTranslator(
     maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
     glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
   });
-  testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
-  translateRoutes(app, {
-    translateText,
-    chain,
-    offlineModels: () => offline.installedModels(),
-    maxTextChars: config.MAX_TEXT_CHARS,
-  });
-  logEngines(logger, chain, offline);
-  if (!deps.kafka) throw new Error('translator needs Kafka');
-  parts.consumers = new EngineConsumers({
+  const consumers = new EngineConsumers({
     kafka: deps.kafka,
     translateText,
     settings: config,
     logger: logger.child({ component: 'engine-consumers' }),
     metrics,
   });
+  logEngines(logger, chain, offline);
+  return {
+    // Not required: POST /translate is served without the consumers; /ready shows why they are not up.
+    checks: [{ name: 'engine-consumers', required: false, check: () => consumers.check() }],
+    mount: (app) => {
+      testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
+      translateRoutes(app, {
+        translateText,
+        chain,
+        offlineModels: () => offline.installedModels(),
+        maxTextChars: config.MAX_TEXT_CHARS,
+      });
+    },
+    // Stopped in reverse: the consumers finish before the sink drains and the models close.
+    tasks: [drainOnStop(sink, offline), pairLists(chain), ...(deletions ? [deletions] : []), consumers],
+  };
 }
+
+/** Runs after the server stopped taking requests and before the database closes. */
+const drainOnStop = (sink: CompletedTranslationsOutbox, offline: OfflineEngine): BackgroundTask => ({
+  start: async () => undefined,
+  stop: async () => {
+    await sink.drain();
+    await offline.close();
+  },
+});
+
+/** The engines' language pairs, read before the consumers start, then kept fresh. */
+const pairLists = (chain: TranslationChain): BackgroundTask => ({
+  start: async () => {
+    await chain.directory.refresh(true);
+    chain.directory.start();
+  },
+  stop: async () => chain.directory.stop(),
+});
 
 /** The sweep that deletes at the engine the glossaries deleted here: only for an engine that keeps them. */
 function glossaryDeletions(

@@ -1,10 +1,9 @@
 import type { Kafka } from 'kafkajs';
 
 import type { Orm } from '@tp/db';
-import { consumersCheck, consumersGauge, KafkaProducer, type HealthReporting } from '@tp/kafka';
+import { consumersCheck, consumersGauge, KafkaProducer } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
-import { startService, type BackgroundTask, type ServiceContext } from '@tp/platform';
-import type { DependencyCheck } from '@tp/runtime';
+import { startService, type BackgroundTask, type ServiceContext, type ServiceParts } from '@tp/platform';
 import { EventCodec } from '@tp/schemas';
 
 import type { WorkerConfig } from './config.js';
@@ -22,62 +21,63 @@ import { projectionTask } from './project-translations/projection.task.js';
  * content_translations) and the dead-letter index. See docs/pipeline.md.
  */
 export function startWorker(config: WorkerConfig) {
-  const consuming: HealthReporting[] = [];
-  // Made once Postgres is connected; until then the check has nothing to report.
-  let backlog: DependencyCheck = { name: 'outbox-backlog', required: false, check: async () => undefined };
   return startService({
     name: 'worker',
     config,
     needs: { postgres: true, redis: true, kafka: true },
-    // Besides the outbox relay, consuming is what the worker is for: not ready while a consumer is not.
-    extraChecks: [
-      consumersCheck('consumers', true, () => consuming),
-      { name: 'outbox-backlog', required: false, check: () => backlog.check() },
-    ],
-    background: ({ deps, logger, metrics }) => {
-      if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');
-      backlog = outboxBacklogCheck(deps.orm, config.OUTBOX_BACKLOG_DEGRADED_S);
-      outboxBacklogGauges(deps.orm, metrics);
-      const index = new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES });
-      const relayTask = outboxRelayTask(deps.orm, deps.kafka, index, config, { logger, metrics });
-      const deadLetters = deadLetterIndexer({
-        kafka: deps.kafka,
-        index,
-        codec: new EventCodec(),
-        logger: logger.child({ component: 'dead-letter-index' }),
-        metrics,
-        topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      });
-      const consumers = { orm: deps.orm, kafka: deps.kafka, redis: deps.redis, logger, metrics };
-      const planner = plannerTask(consumers, {
-        topicPrefix: config.KAFKA_TOPIC_PREFIX,
-        redisKeyPrefix: config.REDIS_KEY_PREFIX,
-        concurrency: config.PLANNER_CONCURRENCY,
-      });
-      const projection = projectionTask(consumers, {
-        topicPrefix: config.KAFKA_TOPIC_PREFIX,
-        redisKeyPrefix: config.REDIS_KEY_PREFIX,
-        concurrency: config.PROJECTION_CONCURRENCY,
-      });
-      consuming.push(deadLetters, planner, projection);
-      consumersGauge(metrics, () => consuming);
-      const expiry = new TextTranslationExpiry({
-        orm: deps.orm,
-        logger: logger.child({ component: 'text-expiry' }),
-        retentionDays: config.TEXT_TRANSLATION_RETENTION_DAYS,
-        intervalMs: 3_600_000,
-      });
-      const pruner = new ContentHistoryPruner({
-        orm: deps.orm,
-        logger: logger.child({ component: 'content-history-pruner' }),
-        metrics,
-        tombstoneRetentionDays: config.CONTENT_TOMBSTONE_RETENTION_DAYS,
-        reportRetentionDays: config.CONTENT_REPORT_RETENTION_DAYS,
-        intervalMs: 3_600_000,
-      });
-      return [relayTask, deadLetters, planner, projection, expiry.task(), pruner.task()];
-    },
+    compose: (context) => composeWorker(config, context),
   });
+}
+
+/** The worker's composition root: the relay, the consumers and the periodic jobs, made once. */
+function composeWorker(config: WorkerConfig, { deps, logger, metrics }: ServiceContext): ServiceParts {
+  if (!deps.orm || !deps.kafka) throw new Error('worker needs Postgres and Kafka');
+  outboxBacklogGauges(deps.orm, metrics);
+  const index = new DeadLetterIndex(deps.orm, { maxEntries: config.DEAD_LETTER_MAX_ENTRIES });
+  const relayTask = outboxRelayTask(deps.orm, deps.kafka, index, config, { logger, metrics });
+  const deadLetters = deadLetterIndexer({
+    kafka: deps.kafka,
+    index,
+    codec: new EventCodec(),
+    logger: logger.child({ component: 'dead-letter-index' }),
+    metrics,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+  });
+  const consumers = { orm: deps.orm, kafka: deps.kafka, redis: deps.redis, logger, metrics };
+  const planner = plannerTask(consumers, {
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    concurrency: config.PLANNER_CONCURRENCY,
+  });
+  const projection = projectionTask(consumers, {
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    concurrency: config.PROJECTION_CONCURRENCY,
+  });
+  const consuming = [deadLetters, planner, projection];
+  consumersGauge(metrics, () => consuming);
+  const expiry = new TextTranslationExpiry({
+    orm: deps.orm,
+    logger: logger.child({ component: 'text-expiry' }),
+    retentionDays: config.TEXT_TRANSLATION_RETENTION_DAYS,
+    intervalMs: 3_600_000,
+  });
+  const pruner = new ContentHistoryPruner({
+    orm: deps.orm,
+    logger: logger.child({ component: 'content-history-pruner' }),
+    metrics,
+    tombstoneRetentionDays: config.CONTENT_TOMBSTONE_RETENTION_DAYS,
+    reportRetentionDays: config.CONTENT_REPORT_RETENTION_DAYS,
+    intervalMs: 3_600_000,
+  });
+  return {
+    // Besides the outbox relay, consuming is what the worker is for: not ready while a consumer is not.
+    checks: [
+      consumersCheck('consumers', true, () => consuming),
+      outboxBacklogCheck(deps.orm, config.OUTBOX_BACKLOG_DEGRADED_S),
+    ],
+    tasks: [relayTask, deadLetters, planner, projection, expiry.task(), pruner.task()],
+  };
 }
 
 /** The outbox relay with its own producer, connected before it starts and after it stops. */

@@ -9,10 +9,8 @@ import { unconnectedDatabase } from '@tp/db';
 import { createLogger } from '@tp/runtime';
 import { Registry } from 'prom-client';
 
-import { ApiKeyStore } from '../auth/api-key.store.js';
 import { loadGatewayConfig } from '../config.js';
-import { gatewayDocument, gatewayRoutes } from '../gateway.js';
-import { BudgetStore } from '../keys/budgets/budget.store.js';
+import { composeGateway, gatewayDocument } from '../gateway.js';
 import { COMMITTED_OPENAPI, openApiFileText } from './openapi.js';
 
 // Settings from the defaults only, so the file does not depend on the shell that wrote it.
@@ -24,7 +22,7 @@ try {
     metrics: new Registry(),
     deps: { orm, checks: [], close: async () => undefined },
   };
-  const routes = gatewayRoutes(config, context, new ApiKeyStore(orm), new BudgetStore(orm));
+  const { routes } = composeGateway(config, context);
   const document = JSON.parse(JSON.stringify(gatewayDocument(routes))) as unknown;
   await writeFile(COMMITTED_OPENAPI, openApiFileText(document));
   process.stdout.write(`wrote ${COMMITTED_OPENAPI.pathname}\n`);

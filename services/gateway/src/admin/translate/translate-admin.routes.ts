@@ -1,7 +1,7 @@
 import type { Orm } from '@tp/db';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
-import { EventCodec } from '@tp/schemas';
+import type { EventCodec } from '@tp/schemas';
 
 import { GatewayCommandBus } from '../../commands/command-bus.js';
 import type { TranslatorClient } from '../../translate/translator-client.js';
@@ -17,6 +17,7 @@ import { testTranslationRoute } from './test-translation/test-translation.routes
 
 export interface TranslateAdminOptions {
   readonly orm: Orm;
+  readonly codec: EventCodec;
   readonly translator: TranslatorClient;
   readonly topicPrefix: string;
   readonly maxTextChars: number;
@@ -29,14 +30,12 @@ export interface TranslateAdminOptions {
 
 /** The spec's admin translation endpoints besides the status: config, glossaries, test and retranslate. */
 export function translateAdminRoutes(options: TranslateAdminOptions) {
-  const { orm, translator, topicPrefix, maxTextChars } = options;
+  const { orm, codec, translator, topicPrefix, maxTextChars } = options;
   return [
     ...translationConfigRoutes(new TranslationConfigStore(orm)),
     ...glossaryRoutes(new GlossaryStore(orm), glossaryRetranslation(options)),
     testTranslationRoute(translator, maxTextChars),
-    retranslateRoute(
-      new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec: new EventCodec(), topicPrefix })]),
-    ),
+    retranslateRoute(new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec, topicPrefix })])),
   ];
 }
 
@@ -45,8 +44,7 @@ export function translateAdminRoutes(options: TranslateAdminOptions) {
  * throttled requests, under keys of their own per glossary state (version) (docs/decisions.md).
  */
 function glossaryRetranslation(options: TranslateAdminOptions): GlossaryRetranslation {
-  const codec = new EventCodec();
-  const { orm, redis, topicPrefix } = options;
+  const { orm, codec, redis, topicPrefix } = options;
   const keyPrefix = options.keyPrefix ?? '';
   return new GlossaryRetranslation(
     orm,
