@@ -179,6 +179,24 @@ describe('reading with a scoped key', () => {
     expect(await requested('page')).toBeGreaterThan(before);
   });
 
+  it('reads on the write path only in its modules: 403 MODULE_NOT_ALLOWED for another, as a report', async () => {
+    const MODULE_ONE = '/api/v1/content/{module}/{type}/{id}';
+    const own = await call('get', MODULE_ONE, '/api/v1/content/shop/product/p-1', shopKey);
+    expect(own).toMatchObject({ status: 200, body: { data: { module: 'shop', id: 'p-1' } } });
+    const other = await call('get', MODULE_ONE, '/api/v1/content/billing/invoice/i-1', shopKey);
+    expect(other).toMatchObject({
+      status: 403,
+      body: { error: 'MODULE_NOT_ALLOWED', details: { module: 'billing' } },
+    });
+    const unscoped = await call(
+      'get',
+      MODULE_ONE,
+      '/api/v1/content/billing/invoice/i-1',
+      gateway.keys.client,
+    );
+    expect(unscoped.status).toBe(200);
+  });
+
   it('hides vendors of other modules on /api/v1/vendors/{vendor_id} too', async () => {
     await source('suppliers', 'vendor', 'v-1');
     const res = await call('get', '/api/v1/vendors/{vendor_id}', '/api/v1/vendors/v-1', shopKey);

@@ -59,6 +59,23 @@ describe('operator console', () => {
     expect(script.headers.get('content-type')).toMatch(/javascript/);
   });
 
+  it('loads with no request answered 4xx or 5xx: its icon is served, and /favicon.ico is an explicit 204', async () => {
+    const failed: string[] = [];
+    page.on('response', (res) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+    });
+    await page.goto(`${gateway.url}/console`);
+    await waitForText(page.locator('h2'), 'Sign in');
+    const icon = await fetch(`${gateway.url}/console/static/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await page.locator('link[rel=icon]').getAttribute('href')).toBe('/console/static/favicon.svg');
+    const ico = await fetch(`${gateway.url}/favicon.ico`);
+    expect(ico.status).toBe(204);
+    expect(ico.headers.get('cache-control')).toBe('public, max-age=86400');
+    expect(failed).toEqual([]);
+  });
+
   it('refuses a wrong key and a client key, and signs in with an admin key kept in sessionStorage', async () => {
     await signIn(page, gateway.url, 'tp_wrong_0123456789abcdef0123456789abcdef');
     expect(await waitForText(page.getByRole('alert'), 'This key was refused.')).toBe('This key was refused.');

@@ -41,6 +41,13 @@ export function serveConsole(app: Express): void {
   };
   app.get('/console', page);
   app.get('/console/', page);
+  // The console's icon is /console/static/favicon.svg (linked from the page); a browser that asks
+  // for the conventional /favicon.ico (a JSON answer opened in a tab) learns there is none here,
+  // once a day, instead of a 404 on every page.
+  app.get('/favicon.ico', (_req, res) => {
+    res.setHeader('cache-control', 'public, max-age=86400');
+    res.status(204).end();
+  });
   const options = { setHeaders: secure, index: false, fallthrough: true, dotfiles: 'deny' as const };
   app.use('/console/static', express.static(`${CONSOLE_DIR}public`, options));
   app.use('/console/app', express.static(`${CONSOLE_DIR}dist`, { ...options, extensions: ['js'] }));

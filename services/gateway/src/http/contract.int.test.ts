@@ -513,6 +513,22 @@ const SCENARIOS: Scenario[] = [
     status: 404,
   },
   {
+    name: 'read content on the write path',
+    method: 'get',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: () => seededVendor('/api/v1/content/catalog/vendor/contract-v1'),
+    auth: 'client',
+    status: 200,
+  },
+  {
+    name: 'read content on the write path, another module',
+    method: 'get',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    url: () => seededVendor('/api/v1/content/billing/vendor/contract-v1'),
+    auth: 'client',
+    status: 404,
+  },
+  {
     name: 'read a vendor',
     method: 'get',
     path: '/api/v1/vendors/{vendor_id}',

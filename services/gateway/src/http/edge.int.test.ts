@@ -59,6 +59,23 @@ describe('the error envelope', () => {
     expect(body).toMatchObject({ code: 40501, error: 'METHOD_NOT_ALLOWED' });
   });
 
+  it('names in a 405 what each allowed method does on the path, and where the method asked is taken', async () => {
+    const client = { authorization: `Bearer ${gateway.keys.client}` };
+    const write = await send('/api/v1/content/shop/product/p-1', { method: 'PATCH', headers: client });
+    expect(write.status).toBe(405);
+    expect(write.res.headers.get('allow')).toBe('POST, DELETE, GET, HEAD');
+    expect(write.body?.message).toBe(
+      'PATCH is not allowed on /api/v1/content/{module}/{type}/{id}; it takes POST (report changed content of one entity), DELETE (delete the content of one entity), GET (read one entity of a module, translated by x-language)',
+    );
+    expect(write.body?.details).toMatchObject({ allow: ['POST', 'DELETE', 'GET', 'HEAD'] });
+    // A report sent to the read path learns where reports go.
+    const read = await send('/api/v1/content/product/p-1', { method: 'POST', headers: client });
+    expect(read.status).toBe(405);
+    expect(read.body?.message).toContain('it takes GET (read one entity, translated by x-language)');
+    expect(read.body?.message).toContain('POST is taken on /api/v1/content/{module}/{type}/{id}');
+    expect(read.body?.details).toMatchObject({ elsewhere: ['/api/v1/content/{module}/{type}/{id}'] });
+  });
+
   it('answers malformed JSON with 400 MALFORMED_JSON, never 500', async () => {
     const { status, body } = await postKey('{"role": "client",');
     expect(status).toBe(400);

@@ -21,7 +21,7 @@ export interface MountOptions {
 /**
  * Registers routes in the order every request is handled: auth (401/403) or the per-address limit,
  * the per-key rate limit, the key's requests-per-day budget (429), body reading (415/413/400), validation (400), the handler. Then a 405 with
- * `Allow` for known paths called with another method.
+ * `Allow` for known paths called with another method, naming what each allowed method does there.
  */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: MountOptions): void {
   const json = express.json({ limit: `${options.bodyLimitKb}kb`, strict: true, verify: noteEmptyBody });
@@ -39,24 +39,35 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     chain.push(handle(route));
     app[route.method](expressPath(route.path), ...chain);
   }
-  const methods = new Map<string, Set<string>>();
-  for (const route of routes) {
-    const set = methods.get(route.path) ?? new Set<string>();
-    set.add(route.method.toUpperCase());
-    if (route.method === 'get') set.add('HEAD');
-    methods.set(route.path, set);
-  }
-  for (const [path, allowed] of methods) {
-    const allow = [...allowed].join(', ');
+  const byPath = new Map<string, AnyRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  for (const [path, same] of byPath) {
+    const allow = same.flatMap(({ method }) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
+    const takes = same.map(({ method, summary }) => `${method.toUpperCase()} (${lowerFirst(summary)})`);
     app.all(expressPath(path), (req, _res, next) => {
-      next(
-        new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allow}`, undefined, {
-          Allow: allow,
-        }),
-      );
+      // Where the method asked is taken instead, under the same literal prefix (`/api/v1/content/`).
+      const elsewhere = routes
+        .filter((r) => r.method === req.method.toLowerCase() && r.path.startsWith(literalPrefix(path)))
+        .map((r) => r.path);
+      const message = [
+        `${req.method} is not allowed on ${path}; it takes ${takes.join(', ')}`,
+        ...(elsewhere.length > 0 ? [`${req.method} is taken on ${elsewhere.join(', ')}`] : []),
+      ].join('; ');
+      const details = {
+        allow,
+        routes: same.map(({ method, summary }) => ({ method: method.toUpperCase(), path, summary })),
+        ...(elsewhere.length > 0 ? { elsewhere } : {}),
+      };
+      next(new AppError('METHOD_NOT_ALLOWED', message, details, { Allow: allow.join(', ') }));
     });
   }
 }
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** The path up to its first parameter: `/api/v1/content/{type}/{id}` -> `/api/v1/content/`. */
+const literalPrefix = (path: string) =>
+  path.slice(0, path.indexOf('{') < 0 ? path.length : path.indexOf('{'));
 
 /** Requests whose JSON body had zero bytes (`Content-Type: application/json`, `Content-Length: 0`). */
 const emptyBodies = new WeakSet<IncomingMessage>();

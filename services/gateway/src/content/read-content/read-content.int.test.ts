@@ -76,11 +76,14 @@ async function read(path: string, language?: string, key = gateway.keys.client) 
     },
   });
   const body = (await res.json()) as { data?: Record<string, unknown>; error?: string; details?: unknown };
+  const segments = path.split('?')[0]!.split('/').length;
   const documented = path.startsWith('/api/v1/vendors/')
     ? '/api/v1/vendors/{vendor_id}'
     : path.includes('?')
       ? '/api/v1/content/{type}'
-      : '/api/v1/content/{type}/{id}';
+      : segments === 7
+        ? '/api/v1/content/{module}/{type}/{id}'
+        : '/api/v1/content/{type}/{id}';
   contract.check('get', documented, res.status, body);
   return { status: res.status, body, contentLanguage: res.headers.get('content-language') };
 }
@@ -173,6 +176,24 @@ describe('reading content', () => {
       fields: { name: '華為' },
       untranslated: ['address'],
     });
+  });
+
+  it('serves the same on the write path /api/v1/content/{module}/{type}/{id}, with the module checked', async () => {
+    const plain = await read('/api/v1/content/vendor/v-1', 'en');
+    await dropCache('vendor', 'v-1');
+    const withModule = await read('/api/v1/content/catalog/vendor/v-1', 'en');
+    expect(withModule.status).toBe(200);
+    expect(withModule.body).toEqual(plain.body);
+    expect(withModule.contentLanguage).toBe(plain.contentLanguage);
+    // Another module's path: 404, exactly as an entity that does not exist there.
+    const other = await read('/api/v1/content/billing/vendor/v-1', 'en');
+    const absent = await read('/api/v1/content/billing/vendor/nope', 'en');
+    expect(other.status).toBe(404);
+    expect(other.body).toMatchObject({
+      error: 'ENTITY_NOT_FOUND',
+      details: { module: 'billing', type: 'vendor', id: 'v-1' },
+    });
+    expect(JSON.stringify(other.body).replaceAll('v-1', 'nope')).toBe(JSON.stringify(absent.body));
   });
 
   it('requests the translation of untranslated fields once, however often they are read', async () => {

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 
 import type { Principal } from '../../auth/api-key.store.js';
+import { assertInScope } from '../../auth/module-scope.js';
 import { defineRoute } from '../../http/route.js';
 import { languageTagSchema } from '../language.js';
 import { requestedLanguages } from './language-chain.js';
@@ -123,12 +124,16 @@ async function readOrUnavailable(req: Request, read: () => Promise<ReadResult>):
   });
 }
 
-/** Who reads: the request's correlation and logger, and the modules of a scoped key. */
-function readerOf(req: Request, principal: Principal | undefined) {
+/**
+ * Who reads: the request's correlation and logger, and the modules it may see: those of a scoped key,
+ * or the one its path names (checked against the key's scope by the caller).
+ */
+function readerOf(req: Request, principal: Principal | undefined, module?: string) {
+  const modules = module === undefined ? principal?.modules : [module];
   return {
     correlationId: requestId(req),
     log: () => requestLog(req),
-    ...(principal?.modules ? { modules: principal.modules } : {}),
+    ...(modules ? { modules } : {}),
   };
 }
 
@@ -158,9 +163,17 @@ const viewBody = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
   ...(withMeta ? { meta: { ...meta } } : {}),
 });
 
-/** GET /api/v1/content/{type}/{id}, GET /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=. */
+/**
+ * GET /api/v1/content/{type}/{id}, the same with the module (the write path), GET
+ * /api/v1/vendors/{vendor_id} and GET /api/v1/content/{type}?ids=.
+ */
 export function readContentRoutes(reader: ReadContent) {
-  return [readEntityRoute(reader), readVendorRoute(reader), readManyRoute(reader)];
+  return [
+    readEntityRoute(reader),
+    readModuleEntityRoute(reader),
+    readVendorRoute(reader),
+    readManyRoute(reader),
+  ];
 }
 
 /** What a route that answers one entity shares. */
@@ -190,7 +203,28 @@ const readEntityRoute = (reader: ReadContent) =>
       'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated or from a fallback engine (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
     request: { params: z.strictObject({ type: entitySegment, id: entityId }), query: metaQuery, headers },
     handler: ({ params, query, headers: h, ...call }) =>
-      readOne(reader, params.type, params.id, h['x-language'], query.meta === 'true', call),
+      readOne(reader, params, h['x-language'], query.meta === 'true', call),
+  });
+
+/** The path a business system writes to also reads, with the module checked. */
+const readModuleEntityRoute = (reader: ReadContent) =>
+  defineRoute({
+    ...single,
+    errors: [...errors, 'MODULE_NOT_ALLOWED'],
+    method: 'get',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    summary: 'Read one entity of a module, translated by x-language',
+    description:
+      'Any API key. The same answer as GET /api/v1/content/{type}/{id}, on the path the entity is reported to, with the module checked: an entity whose type belongs to another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist. A key scoped to modules gets 403 MODULE_NOT_ALLOWED for any other module, as on POST.',
+    request: {
+      params: z.strictObject({ module: entitySegment, type: entitySegment, id: entityId }),
+      query: metaQuery,
+      headers,
+    },
+    handler: ({ params, query, headers: h, ...call }) => {
+      assertInScope(call.principal, params.module);
+      return readOne(reader, params, h['x-language'], query.meta === 'true', call);
+    },
   });
 
 const readVendorRoute = (reader: ReadContent) =>
@@ -203,25 +237,26 @@ const readVendorRoute = (reader: ReadContent) =>
       'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
     request: { params: z.strictObject({ vendor_id: entityId }), query: metaQuery, headers },
     handler: ({ params, query, headers: h, ...call }) =>
-      readOne(reader, 'vendor', params.vendor_id, h['x-language'], query.meta === 'true', call),
+      readOne(reader, { type: 'vendor', id: params.vendor_id }, h['x-language'], query.meta === 'true', call),
   });
 
-/** One entity in the language of `tag`, or 404 ENTITY_NOT_FOUND. */
+/** One entity (of `module` when named) in the language of `tag`, or 404 ENTITY_NOT_FOUND. */
 async function readOne(
   reader: ReadContent,
-  type: string,
-  id: string,
+  { module, type, id }: { module?: string; type: string; id: string },
   tag: string | undefined,
   withMeta: boolean,
   { req, res, principal }: { req: Request; res: Response; principal: Principal | undefined },
 ) {
   const chain = chainOf(tag);
   const result = await readOrUnavailable(req, () =>
-    reader.read({ type, ids: [id], chain, ...readerOf(req, principal) }),
+    reader.read({ type, ids: [id], chain, ...readerOf(req, principal, module) }),
   );
   const entry = result.found[0];
   if (!entry) {
-    throw new AppError('ENTITY_NOT_FOUND', `no content is stored for ${type} ${JSON.stringify(id)}`, {
+    const what = module === undefined ? type : `${module}/${type}`;
+    throw new AppError('ENTITY_NOT_FOUND', `no content is stored for ${what} ${JSON.stringify(id)}`, {
+      ...(module === undefined ? {} : { module }),
       type,
       id,
     });
