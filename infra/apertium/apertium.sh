@@ -17,9 +17,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-# The default pairs: English to Spanish, Catalan and Galician, French-Spanish, Spanish-Portuguese,
+# The default pairs: English to Spanish, Catalan and Galician, French-Spanish, Spanish-Portuguese, Spanish-Catalan,
 # Spanish-Italian and Russian-Ukrainian (each package serves both directions).
-default_pairs="eng-spa eng-cat en-gl fr-es es-pt spa-ita rus-ukr"
+default_pairs="eng-spa eng-cat en-gl fr-es es-pt spa-cat spa-ita rus-ukr"
 pairs="${APERTIUM_PAIRS:-$default_pairs}"
 pairs="${pairs//,/ }"
 port="${APERTIUM_PORT:-2737}"

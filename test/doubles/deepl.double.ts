@@ -1,7 +1,7 @@
 /**
  * DeepL API v2 double (after DeepLcom/deepl-mock): `POST /v2/translate`, `GET /v2/usage` and
  * `GET /v2/languages?type=source|target` (`[{language, name}]`, targets with `supports_formality`), the
- * `DeepL-Auth-Key` header (403 with an empty body otherwise), the 128 KiB body limit (413),
+ * `DeepL-Auth-Key` header (403 with an empty body otherwise), the 128 KiB body and 50 texts limits (413),
  * `{"message"}` error bodies, unsupported language codes (400) and a character quota (456); glossaries
  * (`/v2/glossaries`, `glossary_id` on translate, its entries applied) in deepl-glossaries.double.ts.
  */
@@ -35,6 +35,8 @@ export interface DeepLDouble extends HttpDouble {
 }
 
 const MAX_BODY_BYTES = 128 * 1024;
+/** `text` values per request. */
+const MAX_TEXTS = 50;
 
 const SOURCES = new Set(
   'AR BG CS DA DE EL EN ES ET FI FR HE HU ID IT JA KO LT LV NB NL PL PT RO RU SK SL SV TH TR UK VI ZH'.split(
@@ -85,6 +87,7 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) {
       return message(400, "Value for 'text' not supported.");
     }
+    if (list.length > MAX_TEXTS) return message(413, 'Request Entity Too Large');
     if (typeof targetLang !== 'string') return message(400, "Parameter 'target_lang' not specified.");
     const target = targetLang.toUpperCase();
     if (!TARGETS.has(target)) return message(400, "Value for 'target_lang' not supported.");

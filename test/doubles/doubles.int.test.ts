@@ -59,6 +59,26 @@ describe('http double', () => {
 });
 
 describe('DeepL double', () => {
+  it('translates up to 50 texts of one request in order, and refuses a 51st with 413', async () => {
+    const double = await startDeepLDouble({ authKey: 'k:fx' });
+    try {
+      const auth = { authorization: 'DeepL-Auth-Key k:fx' };
+      const texts = Array.from({ length: 50 }, (_, n) => `Line ${n}`);
+      const ok = await post(`${double.url}/v2/translate`, { text: texts, target_lang: 'DE' }, auth);
+      const { translations } = (await ok.json()) as { translations: { text: string }[] };
+      expect(translations.map(({ text }) => text)).toEqual(texts.map((text) => `[DE] ${text}`));
+
+      const over = await post(
+        `${double.url}/v2/translate`,
+        { text: [...texts, 'one more'], target_lang: 'DE' },
+        auth,
+      );
+      expect(over.status).toBe(413);
+    } finally {
+      await double.close();
+    }
+  });
+
   it('answers 403 with an empty body to a wrong key and counts characters in /v2/usage', async () => {
     const double = await startDeepLDouble({ authKey: 'k:fx', characterLimit: 1000 });
     try {

@@ -10,6 +10,8 @@ import {
   type EngineFailureKind,
   type EngineName,
   type EngineRequest,
+  type EngineResult,
+  type TextRequest,
   type TranslationEngine,
 } from '../../services/translator/src/engines/engine.js';
 import { closedPortUrl, type Fault, type HttpDouble } from './http-double.js';
@@ -18,7 +20,34 @@ import { closedPortUrl, type Fault, type HttpDouble } from './http-double.js';
 export const never: AbortSignal = new AbortController().signal;
 
 /** A short en -> de request that every HTTP adapter supports. */
-export const HI: EngineRequest = { text: 'Hi', source: 'en', target: 'de' };
+export const HI: TextRequest = { text: 'Hi', source: 'en', target: 'de' };
+
+/** A call of three texts in two languages, source `auto`, for the adapters whose API takes several at once. */
+export const AUTO_BATCH: EngineRequest = {
+  texts: ['Good morning', 'Danke', 'Thank you'],
+  source: 'auto',
+  target: 'fr',
+};
+
+/** What the doubles' phrase book answers to AUTO_BATCH: each text in order, with the language found. */
+export const AUTO_BATCH_ITEMS: readonly EngineResult[] = [
+  { text: 'Bonjour', detectedSource: 'en', truncated: false },
+  { text: 'Merci', detectedSource: 'de', truncated: false },
+  { text: 'Merci', detectedSource: 'en', truncated: false },
+];
+
+/** One text through an engine's call: its result, or its own failure thrown as the call's would be. */
+export async function translateOne(
+  engine: Pick<TranslationEngine, 'translate'>,
+  { text, ...pair }: TextRequest,
+  signal: AbortSignal,
+): Promise<EngineResult> {
+  const items = await engine.translate({ ...pair, texts: [text] }, signal);
+  expect(items).toHaveLength(1);
+  const [item] = items;
+  if (item instanceof EngineError) throw item;
+  return item as EngineResult;
+}
 
 /** Awaits `promise`, expects it to reject with an EngineError of `engine` and `kind`, and returns it. */
 export async function expectEngineFailure(
@@ -41,7 +70,7 @@ export interface TransportFaultSetup {
   /** The suite's double; called only while a test runs, so it may be started in `beforeAll`. */
   readonly double: () => HttpDouble;
   /** A request the adapter sends over HTTP (a supported pair); default `HI`. */
-  readonly request?: EngineRequest;
+  readonly request?: TextRequest;
   /**
    * The paths of the calls one translation makes, each of which gets the dropped-connection, abort and
    * timeout tests. Default: the adapter makes one call, and the fault hits whatever it requests.
@@ -60,14 +89,14 @@ export interface TransportFaultSetup {
 export function describeTransportFaults(engineName: EngineName, setup: TransportFaultSetup): void {
   const { makeEngine, double, request = HI, secrets = [] } = setup;
   const paths: readonly (string | undefined)[] = setup.paths ?? [undefined];
-  const translate = (signal: AbortSignal) => makeEngine(double().url).translate(request, signal);
+  const translate = (signal: AbortSignal) => translateOne(makeEngine(double().url), request, signal);
   const fail = (fault: Fault, path: string | undefined) => double().fail(fault, { path });
 
   describe('transport faults and abort', () => {
     it('reports a refused connection as transient, naming the error code but no credentials', async () => {
       const offline = makeEngine(await closedPortUrl());
 
-      const err = await expectEngineFailure(offline.translate(request, never), engineName, 'transient');
+      const err = await expectEngineFailure(translateOne(offline, request, never), engineName, 'transient');
       expect(err.message).toContain('ECONNREFUSED');
       expect(secrets.filter((secret) => err.message.includes(secret))).toEqual([]);
     });

@@ -289,3 +289,24 @@ export async function closedPortUrl(): Promise<string> {
   await once(server, 'close');
   return `http://127.0.0.1:${port}`;
 }
+
+/**
+ * A recording pass-through in front of a real server (the tests' APy): every request is recorded,
+ * faults can be injected as on a double, and anything else is forwarded as it came.
+ */
+export function startRecordingProxy(targetUrl: string): Promise<HttpDouble> {
+  return startHttpDouble(async (request) => {
+    const query = new URLSearchParams(request.query).toString();
+    const contentType = request.headers['content-type'];
+    const response = await fetch(`${targetUrl}${request.path}${query ? `?${query}` : ''}`, {
+      method: request.method,
+      ...(contentType ? { headers: { 'content-type': contentType } } : {}),
+      ...(request.method === 'GET' ? {} : { body: request.rawBody }),
+    });
+    return {
+      status: response.status,
+      body: await response.text(),
+      headers: { 'content-type': response.headers.get('content-type') ?? 'text/plain' },
+    };
+  });
+}

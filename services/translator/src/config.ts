@@ -59,8 +59,11 @@ export const translatorSettings = z
      * slot empty. `npm start` runs one and sets this unless it is set already.
      */
     APERTIUM_URL: optionalUrl(),
-    /** Characters per APy call; longer text is split on sentence boundaries. */
-    APERTIUM_CHAR_LIMIT: env.positiveInt(5000),
+    /**
+     * Characters per text sent to APy; longer text is split on sentence boundaries. The texts of a
+     * call share APy requests of at most 5,000 characters (apertium.batch.ts).
+     */
+    APERTIUM_CHAR_LIMIT: env.positiveInt(2000),
     /** How old an engine's list of language pairs may get before it is read again. */
     ENGINE_PAIRS_REFRESH_MS: env.positiveInt(5 * 60_000),
     /**

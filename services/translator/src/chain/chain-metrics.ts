@@ -26,20 +26,20 @@ export function chainMetrics(
   if (!registry) return { record: () => undefined, breakerChanged: () => undefined };
   const calls = new Counter({
     name: 'translation_engine_calls_total',
-    help: 'Engine attempts by engine and outcome (ok, failed, breaker-open)',
+    help: 'Engine attempts per text by engine and outcome (ok, failed, breaker-open)',
     labelNames: ['engine', 'outcome'] as const,
     registers: [registry],
   });
   const duration = new Histogram({
     name: 'translation_engine_call_duration_seconds',
-    help: 'Time one engine spent on one text (all its chunks and retries) by engine and outcome',
+    help: 'Time one engine spent per text (all its chunks and retries; the texts of a call share its time) by engine and outcome',
     labelNames: ['engine', 'outcome'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
   const pairDuration = new Histogram({
     name: 'translation_engine_pair_duration_seconds',
-    help: 'Time one engine spent on one text it translated, by engine and pair (other: a pair the engine does not list)',
+    help: 'Time one engine spent per text it translated (the texts of a call share its time), by engine and pair (other: a pair the engine does not list)',
     labelNames: ['engine', 'pair'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],

@@ -19,7 +19,12 @@ import {
   type ResilientEngine,
 } from './resilience.js';
 import { mask, restore } from './protected-spans.js';
-import { translateWithEngine, type ChainGlossary, type EngineOutcome } from './translate-with-engine.js';
+import {
+  translateWithEngine,
+  type ChainGlossary,
+  type EngineInput,
+  type EngineOutcome,
+} from './translate-with-engine.js';
 
 export interface SlotOptions {
   /** Split long text into engine.maxChars chunks (default on, off for `fallback`: see SLOT_DEFAULTS). */
@@ -57,6 +62,11 @@ export interface TranslateRequest {
   readonly target: string;
   /** The pair's glossary, applied on every engine (see translateWithEngine). */
   readonly glossary?: ChainGlossary;
+}
+
+/** Texts of one language pair, translated together: each engine gets them in as few calls as it can. */
+export interface TranslateBatchRequest extends Omit<TranslateRequest, 'text'> {
+  readonly texts: readonly string[];
 }
 
 /** One step of the route that produced a translation. */
@@ -100,10 +110,24 @@ export interface EngineStatus {
   readonly failures: number;
 }
 
+/**
+ * Why one text of a batch was not translated: no engine serves the pair, directly or through a pivot
+ * language (UnsupportedPairError), or engines that serve it failed (AllEnginesFailedError).
+ */
+export type ChainItemError = UnsupportedPairError | AllEnginesFailedError;
+
+/** One text's answer within a batch: its translation, or its own error. */
+export type ChainItem = ChainResult | ChainItemError;
+
 export interface TranslationChain {
   /**
-   * Throws UnsupportedPairError when no engine serves the pair, directly or through a pivot language;
-   * AllEnginesFailedError when engines that serve it failed; the signal's reason when aborted.
+   * Translates the texts of one pair, each on its own: answers one item per text, in order, a text
+   * that failed with its own error. Throws only the signal's reason when aborted.
+   */
+  translateBatch(request: TranslateBatchRequest, signal?: AbortSignal): Promise<readonly ChainItem[]>;
+  /**
+   * One text, as a batch of one: throws its UnsupportedPairError or AllEnginesFailedError, or the
+   * signal's reason when aborted.
    */
   translate(request: TranslateRequest, signal?: AbortSignal): Promise<ChainResult>;
   /** Per slot, in chain order, for status pages. */
@@ -168,18 +192,29 @@ export function createChain(engines: ChainEngines): TranslationChain {
   const parts = chainParts(engines);
   const { slots, directory } = parts;
   let listed: { from: readonly (PairCoverage | undefined)[]; pairs: ServedPair[] } | undefined;
+  const translateBatch = (request: TranslateBatchRequest, signal = NEVER_ABORTED) =>
+    withSpan(
+      'translation chain',
+      {
+        'tp.source_language': request.source,
+        'tp.target_language': request.target,
+        'tp.texts': request.texts.length,
+      },
+      async (span) => {
+        const items = await translateThrough(parts, request, signal);
+        const engines = new Set(items.flatMap((item) => (item instanceof Error ? [] : (item.engine ?? []))));
+        if (engines.size > 0) span.setAttribute('tp.engine', [...engines].join(','));
+        return items;
+      },
+    );
   return {
     directory,
-    translate: (request, signal = NEVER_ABORTED) =>
-      withSpan(
-        'translation chain',
-        { 'tp.source_language': request.source, 'tp.target_language': request.target },
-        async (span) => {
-          const result = await translateThrough(parts, request, signal);
-          if (result.engine) span.setAttribute('tp.engine', result.engine);
-          return result;
-        },
-      ),
+    translateBatch,
+    async translate({ text, ...pair }, signal) {
+      const [item] = await translateBatch({ ...pair, texts: [text] }, signal);
+      if (item instanceof Error || item === undefined) throw item;
+      return item;
+    },
     status() {
       return slots.map((slot) => ({
         slot: slot.name,
@@ -244,78 +279,112 @@ function chainParts(engines: ChainEngines): ChainParts {
   return { slots, directory, metrics, remedies: options.remedies ?? (() => []) };
 }
 
-/** The requested pair through the slots; when no engine serves it, through pivot languages. */
-async function translateThrough(
-  parts: ChainParts,
-  request: TranslateRequest,
-  signal: AbortSignal,
-): Promise<ChainResult> {
-  signal.throwIfAborted();
-  if (request.text.trim() === '') {
-    return {
-      text: request.text,
-      engine: undefined,
-      truncated: false,
-      fallback: false,
-      attempts: [],
-      route: [],
-    };
-  }
-  const attempts: Attempt[] = [];
-  const direct = await tryHop(parts, request, attempts, signal);
-  if (direct)
-    return finish(
-      direct,
-      [{ source: request.source, target: request.target, engine: direct.engine }],
-      attempts,
-    );
-  const refused = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
-  // Pivot only when no engine serves the pair itself: engines that serve it but failed would
-  // most likely fail the hops too.
-  if (refused && request.source !== 'auto') {
-    const coverages = parts.slots.map(({ engine }) => engine && parts.directory.coverage(engine.name));
-    for (const via of pivotLanguages(coverages, request.source, request.target)) {
-      const pivot = await tryPivot(parts, request, via, attempts, signal);
-      if (pivot) return finishPivot(pivot.one, pivot.two, attempts);
-    }
-  }
-  // Refused by every configured engine, or none configured: no retry can help (503 is for engines
-  // that serve the pair and failed).
-  const refusedAll = attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
-  if (refusedAll) {
-    const { source, target } = request;
-    throw new UnsupportedPairError(source, target, attempts, parts.remedies(source, target));
-  }
-  throw new AllEnginesFailedError(attempts);
+/** One text's way through the chain: its text and every attempt made for it. */
+interface Work {
+  readonly text: string;
+  readonly attempts: Attempt[];
 }
 
-/** Runs one configured engine, unless its breaker is open. */
-async function run(engine: ResilientEngine, slot: Slot, request: TranslateRequest, signal: AbortSignal) {
+/**
+ * The requested pair through the slots; the texts no engine serves, through pivot languages. Each
+ * text keeps its own attempts, and ends with its own result or error.
+ */
+async function translateThrough(
+  parts: ChainParts,
+  request: TranslateBatchRequest,
+  signal: AbortSignal,
+): Promise<ChainItem[]> {
+  signal.throwIfAborted();
+  const { source, target, texts } = request;
+  const works: Work[] = texts.map((text) => ({ text, attempts: [] }));
+  const items: (ChainItem | undefined)[] = texts.map((text) =>
+    text.trim() === '' ? blank(text) : undefined,
+  );
+  const open = works.flatMap((_, index) => (items[index] ? [] : [index]));
+  if (open.length === 0) return items as ChainItem[];
+  const direct = await tryHop(parts, request, pick(works, open), signal);
+  open.forEach((index, k) => {
+    const done = direct[k];
+    const work = works[index] as Work;
+    if (done) items[index] = finish(done, [{ source, target, engine: done.engine }], work.attempts);
+  });
+  // Pivot only texts no engine serves itself: engines that serve the pair but failed would most
+  // likely fail the hops too.
+  let refused = open.filter((index) => !items[index] && onlyRefused((works[index] as Work).attempts));
+  if (refused.length > 0 && source !== 'auto') {
+    const coverages = parts.slots.map(({ engine }) => engine && parts.directory.coverage(engine.name));
+    for (const via of pivotLanguages(coverages, source, target)) {
+      const pivots = await tryPivot(parts, request, via, pick(works, refused), signal);
+      refused.forEach((index, k) => {
+        const pivot = pivots[k];
+        if (pivot) items[index] = finishPivot(pivot.one, pivot.two, (works[index] as Work).attempts);
+      });
+      refused = refused.filter((index) => !items[index]);
+      if (refused.length === 0) break;
+    }
+  }
+  return items.map((item, index) => item ?? failure(parts, request, (works[index] as Work).attempts));
+}
+
+const pick = <T>(all: readonly T[], indexes: readonly number[]): T[] => indexes.map((i) => all[i] as T);
+
+const onlyRefused = (attempts: readonly Attempt[]): boolean =>
+  attempts.every(({ outcome }) => outcome === 'unsupported' || outcome === 'skipped');
+
+/** Blank text is answered as it is: no engine is asked about it. */
+const blank = (text: string): ChainResult => ({
+  text,
+  engine: undefined,
+  truncated: false,
+  fallback: false,
+  attempts: [],
+  route: [],
+});
+
+/**
+ * Refused by every configured engine, or none configured: no retry can help (503 is for engines
+ * that serve the pair and failed).
+ */
+function failure(
+  parts: ChainParts,
+  { source, target }: TranslateBatchRequest,
+  attempts: readonly Attempt[],
+): ChainItemError {
+  return onlyRefused(attempts)
+    ? new UnsupportedPairError(source, target, attempts, parts.remedies(source, target))
+    : new AllEnginesFailedError(attempts);
+}
+
+/** Runs one configured engine on the texts, unless its breaker is open. */
+async function run(engine: ResilientEngine, slot: Slot, input: EngineInput, signal: AbortSignal) {
   const attributes = {
     'tp.engine': engine.name,
     'tp.slot': slot.name,
-    'tp.source_language': request.source,
-    'tp.target_language': request.target,
+    'tp.source_language': input.source,
+    'tp.target_language': input.target,
+    'tp.texts': input.texts.length,
   };
   return withSpan(`engine attempt ${engine.name}`, attributes, async (span) => {
     const started = performance.now();
-    const result: EngineOutcome =
+    const outcomes: EngineOutcome[] =
       engine.breakerState() === 'open'
-        ? { ok: false, breakerOpen: true, reason: 'circuit breaker open' }
-        : await translateWithEngine(engine, request, slot.split, signal);
-    span.setAttribute('tp.outcome', attemptOutcome(result));
-    if (!result.ok) span.setStatus({ code: 2, message: result.reason });
-    return { result, ms: performance.now() - started };
+        ? input.texts.map(() => ({ ok: false, breakerOpen: true, reason: 'circuit breaker open' }))
+        : await translateWithEngine(engine, input, slot.split, signal);
+    const kinds = new Set(outcomes.map(attemptOutcome));
+    span.setAttribute('tp.outcome', kinds.size === 1 ? [...kinds].join('') : 'mixed');
+    const failed = outcomes.find((outcome) => !outcome.ok);
+    if (failed && !failed.ok) span.setStatus({ code: 2, message: failed.reason });
+    return { outcomes, ms: performance.now() - started };
   });
 }
 
-/** One attempt's outcome into the metrics (with its pair) and the slot's own counts. */
+/** One text's attempt into the metrics (with its pair) and the slot's own counts. */
 function record(
   { metrics, directory }: ChainParts,
   slot: Slot,
   engine: EngineName,
   attempt: { outcome: AttemptOutcome; reason: string | undefined; ms: number },
-  { source, target }: TranslateRequest,
+  { source, target }: { source: string; target: string },
 ) {
   const { outcome, reason, ms } = attempt;
   if (outcome === 'unsupported') return; // a refusal says nothing about the engine's health
@@ -329,96 +398,151 @@ function record(
   }
 }
 
+/** Where one text stands on one pair while the slots are tried. */
+interface HopState {
+  /** Translated in full: the slots after stop for this text. */
+  done?: NonNullable<HopResult>;
+  /** A truncated answer, kept as the last resort (issue #19): a later engine may do the whole text. */
+  truncated?: NonNullable<HopResult>;
+  /**
+   * An answer identical to the input is suspicious from one engine (echoing is a known failure), but
+   * when a second engine agrees, the text is most likely a name or code that stays as it is.
+   */
+  echoedBy?: EngineName;
+  /** A stronger engine that serves the pair failed before (issue #19). */
+  weaker: boolean;
+}
+
 /**
- * Tries the slots in order on one pair; a truncated answer is kept only if no later slot answers the
- * whole text. For the requested pair (`hop` undefined) every slot shows
- * in the attempts, refusals included; on a pivot hop only the engines that serve it are tried.
+ * Tries the slots in order on one pair, each slot with the texts still untranslated. For the
+ * requested pair (`hop` undefined) every slot shows in each text's attempts, refusals included; on a
+ * pivot hop only the engines that serve it are tried.
  */
 async function tryHop(
   parts: ChainParts,
-  request: TranslateRequest,
-  attempts: Attempt[],
+  pair: Omit<TranslateBatchRequest, 'texts'>,
+  works: readonly Work[],
   signal: AbortSignal,
   hop?: { source: string; target: string },
-): Promise<HopResult> {
+): Promise<HopResult[]> {
   const { slots, directory } = parts;
-  // An answer identical to the input is suspicious from one engine (echoing is a known failure),
-  // but when a second engine agrees, the text is most likely a name or code that stays as it is.
-  let echoedBy: EngineName | undefined;
-  let truncated: HopResult;
-  let weaker = false;
+  const states: HopState[] = works.map(() => ({ weaker: false }));
   for (const slot of slots) {
     signal.throwIfAborted();
+    const pending = states.flatMap((state, index) => (state.done ? [] : [index]));
+    if (pending.length === 0) break;
     const { engine } = slot;
-    if (!engine) {
-      if (!hop) attempts.push({ slot: slot.name, outcome: 'skipped', reason: 'not configured', ms: 0 });
+    const refusal = refusalOf(slot, directory, pair);
+    if (refusal || !engine) {
+      if (!hop) for (const index of pending) (works[index] as Work).attempts.push(refusal ?? skipped(slot));
       continue;
     }
-    if (directory.coverage(engine.name)?.serves(request.source, request.target) === false) {
-      if (!hop)
-        attempts.push({
-          slot: slot.name,
-          engine: engine.name,
-          outcome: 'unsupported',
-          reason: `no ${engine.name} pair for ${request.source} -> ${request.target}`,
-          ms: 0,
-        });
-      continue;
-    }
-    const { result, ms } = await run(engine, slot, request, signal);
-    const { outcome, reason, done } = judge(result, echoedBy);
-    if (outcome === 'unsupported') directory.stale(engine.name);
-    record(parts, slot, engine.name, { outcome, reason, ms }, request);
-    attempts.push({
-      slot: slot.name,
-      engine: engine.name,
-      outcome,
-      ...(reason ? { reason } : {}),
-      ms: Math.round(ms),
-      ...hop,
+    const texts = pending.map((index) => (works[index] as Work).text);
+    const { outcomes, ms } = await run(engine, slot, { ...pair, texts }, signal);
+    let unsupported = false;
+    pending.forEach((index, k) => {
+      const result = outcomes[k] as EngineOutcome;
+      const state = states[index] as HopState;
+      const { outcome, reason, done } = judge(result, state.echoedBy);
+      unsupported ||= outcome === 'unsupported';
+      record(parts, slot, engine.name, { outcome, reason, ms: ms / pending.length }, pair);
+      const attempt = { slot: slot.name, engine: engine.name, outcome, ms: Math.round(ms), ...hop };
+      (works[index] as Work).attempts.push(reason ? { ...attempt, reason } : attempt);
+      settle(state, result, { outcome, ...(done ? { done } : {}) }, engine.name);
     });
-    // A stronger engine that serves the pair failed before this one answered (issue #19).
-    const fallback = weaker;
-    if (done && !done.truncated) return { ...done, engine: engine.name, fallback };
-    // A truncated text is the last resort (issue #19): a later engine may translate the whole text.
-    if (done) truncated ??= { ...done, engine: engine.name, fallback };
-    // An echo is not a weaker engine's sign: the next engine that agrees gives the same text.
-    if (!result.ok && result.unchanged) echoedBy ??= engine.name;
-    else if (outcome === 'failed' || outcome === 'breaker-open') weaker = true;
+    if (unsupported) directory.stale(engine.name);
   }
-  return truncated;
+  return states.map((state) => state.done ?? state.truncated);
+}
+
+const skipped = (slot: Slot): Attempt => ({
+  slot: slot.name,
+  outcome: 'skipped',
+  reason: 'not configured',
+  ms: 0,
+});
+
+/** The attempt of a slot whose engine's list lacks the pair (it is not called), or undefined. */
+function refusalOf(
+  { name, engine }: Slot,
+  directory: PairDirectory,
+  { source, target }: { source: string; target: string },
+): Attempt | undefined {
+  if (!engine || directory.coverage(engine.name)?.serves(source, target) !== false) return undefined;
+  const reason = `no ${engine.name} pair for ${source} -> ${target}`;
+  return { slot: name, engine: engine.name, outcome: 'unsupported', reason, ms: 0 };
+}
+
+/** What one attempt leaves for its text: done, a truncated last resort, an echo or a weaker engine. */
+function settle(
+  state: HopState,
+  result: EngineOutcome,
+  { outcome, done }: { outcome: AttemptOutcome; done?: Translated },
+  engine: EngineName,
+): void {
+  if (done) {
+    const answer = { ...done, engine, fallback: state.weaker };
+    if (!done.truncated) {
+      state.done = answer;
+      return;
+    }
+    state.truncated ??= answer;
+  }
+  // An echo is not a weaker engine's sign: the next engine that agrees gives the same text.
+  if (!result.ok && result.unchanged) state.echoedBy ??= engine;
+  else if (outcome === 'failed' || outcome === 'breaker-open') state.weaker = true;
 }
 
 /**
  * Two hops through `via`; the first hop's text is what the second translates. A glossary's terms
- * are masked before the first hop and replaced after the second: no engine sees them.
+ * are masked before the first hop and replaced after the second: no engine sees them. Answers each
+ * text's two hops, or undefined where either failed.
  */
 async function tryPivot(
   parts: ChainParts,
-  request: TranslateRequest,
+  request: TranslateBatchRequest,
   via: string,
-  attempts: Attempt[],
+  works: readonly Work[],
   signal: AbortSignal,
 ) {
-  const { glossary, ...plain } = request;
-  const masked = glossary
-    ? mask(plain.text, { scanner: glossary.scanner, targets: glossary.entries.map((e) => e.target) })
-    : undefined;
-  const first = { source: request.source, target: via };
-  const one = await tryHop(
+  const { glossary, source, target } = request;
+  const terms = glossary && { scanner: glossary.scanner, targets: glossary.entries.map((e) => e.target) };
+  const masked = works.map(({ text }) => (terms ? mask(text, terms) : undefined));
+  const first = { source, target: via };
+  const ones = await tryHop(
     parts,
-    { ...plain, text: masked?.text ?? plain.text, ...first },
-    attempts,
+    first,
+    works.map((work, k) => ({ ...work, text: masked[k]?.text ?? work.text })),
     signal,
     first,
   );
-  if (!one) return undefined;
-  const second = { source: via, target: request.target };
-  const two = await tryHop(parts, { text: one.text, ...second }, attempts, signal, second);
-  if (!two) return undefined;
-  const text = masked ? restore(two.text, masked.spans).text : two.text;
-  return { one: { ...one, ...first }, two: { ...two, text, ...second } };
+  const through = ones.flatMap((one, k) => (one ? [k] : []));
+  const second = { source: via, target };
+  const twos = await tryHop(
+    parts,
+    second,
+    through.map((k) => ({
+      text: (ones[k] as NonNullable<HopResult>).text,
+      attempts: (works[k] as Work).attempts,
+    })),
+    signal,
+    second,
+  );
+  const pivots: ({ one: PivotHop; two: PivotHop } | undefined)[] = works.map(() => undefined);
+  through.forEach((k, j) => {
+    const two = twos[j];
+    if (!two) return;
+    const spans = masked[k]?.spans;
+    const text = spans ? restore(two.text, spans).text : two.text;
+    pivots[k] = {
+      one: { ...(ones[k] as NonNullable<HopResult>), ...first },
+      two: { ...two, text, ...second },
+    };
+  });
+  return pivots;
 }
+
+type PivotHop = NonNullable<HopResult> & { source: string; target: string };
 
 /** The attempt's outcome, and the text to return if it is one. */
 function judge(
@@ -451,11 +575,7 @@ function finish(
   };
 }
 
-function finishPivot(
-  one: NonNullable<HopResult> & { source: string; target: string },
-  two: NonNullable<HopResult> & { source: string; target: string },
-  attempts: Attempt[],
-): ChainResult {
+function finishPivot(one: PivotHop, two: PivotHop, attempts: Attempt[]): ChainResult {
   const counts = [one.unknownWords, two.unknownWords].filter((n): n is number => n !== undefined);
   return finish(
     {

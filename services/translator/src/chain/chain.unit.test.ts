@@ -5,16 +5,17 @@ import { Registry } from 'prom-client';
 
 import {
   EngineError,
+  oneTextPerCall,
   type EngineName,
-  type EngineRequest,
   type EngineResult,
+  type TextRequest,
   type TranslationEngine,
 } from '../engines/engine.js';
 import { EVERY_PAIR } from '../engines/pair-coverage.js';
 import { AllEnginesFailedError } from './all-engines-failed.error.js';
 import { createChain, type ChainOptions } from './chain.js';
 
-type Answer = (request: EngineRequest, signal: AbortSignal) => Promise<EngineResult>;
+type Answer = (request: TextRequest, signal: AbortSignal) => Promise<EngineResult>;
 
 /** Stands in for the engine port and records what it was asked. */
 function fake(name: EngineName, answer: Answer, maxChars = 5000) {
@@ -23,10 +24,10 @@ function fake(name: EngineName, answer: Answer, maxChars = 5000) {
     name,
     maxChars,
     languagePairs: async () => EVERY_PAIR,
-    translate(request, signal) {
+    translate: oneTextPerCall((request, signal) => {
       received.push(request.text);
       return answer(request, signal);
-    },
+    }),
   };
   return { engine, received };
 }

@@ -13,6 +13,8 @@ export interface OutputCheckInput {
   /** Source language code, or `auto` when unknown (the unchanged check is then skipped). */
   readonly source: string;
   readonly target: string;
+  /** Words of the input the engine did not know, when it says (Apertium marks them). */
+  readonly unknownWords?: number;
 }
 
 /** Stable reason for an unchanged answer; the chain treats it specially (see chain.ts). */
@@ -62,10 +64,24 @@ export function checkOutput(check: OutputCheckInput): string | undefined {
     return `output ${Math.round(outputLength / Math.max(inputLength, 1))} times longer than input`;
   }
 
-  if (languagesDiffer(check.source, check.target) && needsTranslation(input)) {
-    if (comparable(output) === comparable(input)) return UNCHANGED;
+  if (languagesDiffer(check.source, check.target)) {
+    const words = translatableWords(input);
+    if (needsTranslation(input, words) && !recognised(words, check.unknownWords)) {
+      if (comparable(output) === comparable(input)) return UNCHANGED;
+    }
   }
   return undefined;
+}
+
+/**
+ * The engine read the text as its source language: it says how many words it did not know, and
+ * that is fewer than half of them. An answer identical to such a text is its translation: close
+ * languages share sentences (Apertium leaves es "Inutiliza salvar limas a disco" as it is in pt,
+ * knowing every word but "limas"), while an engine that echoes text it cannot read marks most of it
+ * unknown. Engines that give no count (DeepL, Google...) are not taken at their word.
+ */
+function recognised(words: number, unknownWords: number | undefined): boolean {
+  return unknownWords !== undefined && unknownWords * 2 < words;
 }
 
 const primary = (code: string): string => code.toLowerCase().split(/[-_]/)[0] ?? '';
@@ -75,9 +91,14 @@ function languagesDiffer(source: string, target: string): boolean {
   return source !== 'auto' && primary(source) !== primary(target);
 }
 
-function needsTranslation(text: string): boolean {
+/** Words with at least one letter. */
+function translatableWords(text: string): number {
   let words = 0;
   for (const word of wordsOf(text)) if (countLetters(word) > 0) words += 1;
+  return words;
+}
+
+function needsTranslation(text: string, words: number): boolean {
   const unspaced = text.match(UNSPACED_SCRIPT)?.length ?? 0;
   return words >= MIN_WORDS || unspaced >= MIN_UNSPACED_LETTERS;
 }

@@ -21,6 +21,27 @@ describe('checkOutput', () => {
       expect(check('The weather is nice today.', '  the  weather is NICE today. ')).toBe(UNCHANGED);
     });
 
+    it('accepts an answer identical to a text the engine knew every word of (close languages agree)', () => {
+      const usar = {
+        input: 'Usar página completa',
+        output: 'Usar página completa',
+        source: 'es',
+        target: 'pt',
+      };
+      expect(checkOutput({ ...usar, unknownWords: 0 })).toBeUndefined();
+      expect(checkOutput({ ...usar, unknownWords: 1 })).toBeUndefined();
+    });
+
+    it('still rejects it when the engine did not know half of the words or more, or gave no count', () => {
+      const text = 'valor incomprensible para --palette';
+      const unchanged = { input: text, output: text, source: 'es', target: 'pt' };
+      expect(checkOutput({ ...unchanged, unknownWords: 2 })).toBe(UNCHANGED);
+      expect(
+        checkOutput({ ...unchanged, input: 'Xyzzy plugh frob', output: 'Xyzzy plugh frob', unknownWords: 3 }),
+      ).toBe(UNCHANGED);
+      expect(checkOutput(unchanged)).toBe(UNCHANGED);
+    });
+
     it('rejects unchanged CJK text of five or more characters', () => {
       expect(check('今天天气很好', '今天天气很好', 'zh-CN', 'en')).toBe(UNCHANGED);
     });

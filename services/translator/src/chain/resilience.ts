@@ -16,15 +16,17 @@ import {
 
 import {
   EngineError,
+  type EngineItem,
   type EngineRequest,
-  type EngineResult,
   type TranslationEngine,
 } from '../engines/engine.js';
 
 /**
  * Timeout, retry and circuit breaker around one engine, built from cockatiel policies:
- * retry( breaker( timeout( engine.translate ) ) ). Each attempt has its own timeout and counts for the
- * breaker; retries happen outside the breaker, so an opened breaker stops them at once.
+ * retry( breaker( timeout( engine.translate ) ) ). Each attempt (one call, however many texts it
+ * carries) has its own timeout and counts for the breaker; retries happen outside the breaker, so an
+ * opened breaker stops them at once. A failure the engine answers for one text of a call is that
+ * text's: it is neither retried nor counted against the engine.
  */
 export interface ResilienceOptions {
   /** Per attempt; the engine's AbortSignal fires and the attempt counts as a transient failure. */
@@ -95,6 +97,7 @@ export function withResilience(
   return {
     name: engine.name,
     maxChars: engine.maxChars,
+    ...(engine.batch ? { batch: engine.batch } : {}),
     ...(engine.appliesGlossaries ? { appliesGlossaries: true } : {}),
     // Reading the pairs is not a translation: no breaker, retries or timeout of the chain's.
     languagePairs: (signal) => engine.languagePairs(signal),
@@ -170,7 +173,7 @@ function retryPolicy(options: ResilienceOptions) {
  * was a visible part of the translator's CPU per translation in bench:pipeline's profiles.
  */
 function timedAttempt(engine: TranslationEngine, timeoutMs: number) {
-  return async (request: EngineRequest, caller: AbortSignal): Promise<EngineResult> => {
+  return async (request: EngineRequest, caller: AbortSignal): Promise<readonly EngineItem[]> => {
     // cockatiel may still start a retry after an abort during its backoff sleep.
     if (caller.aborted) throw new CallerAborted(caller.reason);
     const attempt = new AbortController();

@@ -2,29 +2,32 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { describe, expect, it } from '@jest/globals';
 
+import { translateOne } from '@tp/test/doubles/engine-test-kit';
+
 import {
   EngineError,
-  type EngineRequest,
+  oneTextPerCall,
   type EngineResult,
+  type TextRequest,
   type TranslationEngine,
 } from '../engines/engine.js';
 import { EVERY_PAIR } from '../engines/pair-coverage.js';
 import { BreakerOpenError, withResilience, type ResilienceOptions } from './resilience.js';
 
-type Step = (request: EngineRequest, signal: AbortSignal) => Promise<EngineResult>;
+type Step = (request: TextRequest, signal: AbortSignal) => Promise<EngineResult>;
 
 /** Stands in for the engine port: answers with the given steps in turn (the last one repeats). */
 function fakeEngine(...steps: Step[]) {
-  const calls: { request: EngineRequest; signal: AbortSignal }[] = [];
+  const calls: { request: TextRequest; signal: AbortSignal }[] = [];
   const engine: TranslationEngine = {
     name: 'deepl',
     maxChars: 5000,
     languagePairs: async () => EVERY_PAIR,
-    translate(request, signal) {
+    translate: oneTextPerCall((request, signal) => {
       calls.push({ request, signal });
       const step = steps[Math.min(calls.length, steps.length) - 1] as Step;
       return step(request, signal);
-    },
+    }),
   };
   return { engine, calls };
 }
@@ -57,7 +60,7 @@ describe('withResilience', () => {
   it('passes a successful answer through and keeps the engine name and limit', async () => {
     const { engine, calls } = fakeEngine(ok);
     const resilient = withResilience(engine, fast);
-    await expect(resilient.translate(request, live())).resolves.toEqual({
+    await expect(translateOne(resilient, request, live())).resolves.toEqual({
       text: '[de] Hello',
       truncated: false,
     });
@@ -68,7 +71,7 @@ describe('withResilience', () => {
   describe('retries', () => {
     it('retries transient failures and returns the first success', async () => {
       const { engine, calls } = fakeEngine(fail('transient'), fail('transient'), ok);
-      await expect(withResilience(engine, fast).translate(request, live())).resolves.toMatchObject({
+      await expect(translateOne(withResilience(engine, fast), request, live())).resolves.toMatchObject({
         text: '[de] Hello',
       });
       expect(calls).toHaveLength(3);
@@ -76,7 +79,7 @@ describe('withResilience', () => {
 
     it('gives up after maxRetries and throws the last failure', async () => {
       const { engine, calls } = fakeEngine(fail('transient'));
-      await expect(withResilience(engine, fast).translate(request, live())).rejects.toMatchObject({
+      await expect(translateOne(withResilience(engine, fast), request, live())).rejects.toMatchObject({
         kind: 'transient',
       });
       expect(calls).toHaveLength(3);
@@ -84,14 +87,16 @@ describe('withResilience', () => {
 
     it.each(['quota', 'unsupported', 'rejected'] as const)('does not retry a %s failure', async (kind) => {
       const { engine, calls } = fakeEngine(fail(kind), ok);
-      await expect(withResilience(engine, fast).translate(request, live())).rejects.toMatchObject({ kind });
+      await expect(translateOne(withResilience(engine, fast), request, live())).rejects.toMatchObject({
+        kind,
+      });
       expect(calls).toHaveLength(1);
     });
 
     it('waits at least the Retry-After the engine asked for', async () => {
       const { engine, calls } = fakeEngine(fail('transient', 40), ok);
       const started = performance.now();
-      await withResilience(engine, fast).translate(request, live());
+      await translateOne(withResilience(engine, fast), request, live());
       expect(performance.now() - started).toBeGreaterThanOrEqual(38);
       expect(calls).toHaveLength(2);
     });
@@ -100,7 +105,7 @@ describe('withResilience', () => {
       const { engine, calls } = fakeEngine(fail('transient', 60_000), ok);
       const resilient = withResilience(engine, fast);
       const started = performance.now();
-      await expect(resilient.translate(request, live())).rejects.toMatchObject({ retryAfterMs: 60_000 });
+      await expect(translateOne(resilient, request, live())).rejects.toMatchObject({ retryAfterMs: 60_000 });
       // Far below the 60 s asked for, and below even the cap of 100 ms: it did not wait.
       expect(performance.now() - started).toBeLessThan(90);
       expect(calls).toHaveLength(1);
@@ -112,7 +117,7 @@ describe('withResilience', () => {
     it('aborts a slow attempt, retries it, then fails as transient', async () => {
       const { engine, calls } = fakeEngine(hang);
       const resilient = withResilience(engine, { ...fast, timeoutMs: 10, maxRetries: 1 });
-      await expect(resilient.translate(request, live())).rejects.toThrow(/deepl: timed out after 10 ms/);
+      await expect(translateOne(resilient, request, live())).rejects.toThrow(/deepl: timed out after 10 ms/);
       expect(calls).toHaveLength(2);
       expect(calls.every(({ signal }) => signal.aborted)).toBe(true);
     });
@@ -120,13 +125,13 @@ describe('withResilience', () => {
     it('times out an engine that ignores its abort signal', async () => {
       const { engine } = fakeEngine(() => new Promise<EngineResult>(() => undefined));
       const resilient = withResilience(engine, { ...fast, timeoutMs: 10, maxRetries: 0 });
-      await expect(resilient.translate(request, live())).rejects.toMatchObject({ kind: 'transient' });
+      await expect(translateOne(resilient, request, live())).rejects.toMatchObject({ kind: 'transient' });
     });
 
     it('lets a retry succeed after a timed-out attempt', async () => {
       const { engine } = fakeEngine(hang, ok);
       const resilient = withResilience(engine, { ...fast, timeoutMs: 10 });
-      await expect(resilient.translate(request, live())).resolves.toMatchObject({ text: '[de] Hello' });
+      await expect(translateOne(resilient, request, live())).resolves.toMatchObject({ text: '[de] Hello' });
     });
   });
 
@@ -140,28 +145,28 @@ describe('withResilience', () => {
       const resilient = withResilience(engine, staysOpen);
       for (let i = 0; i < 3; i += 1) {
         expect(resilient.breakerState()).toBe('closed');
-        await expect(resilient.translate(request, live())).rejects.toBeInstanceOf(EngineError);
+        await expect(translateOne(resilient, request, live())).rejects.toBeInstanceOf(EngineError);
       }
       expect(resilient.breakerState()).toBe('open');
-      await expect(resilient.translate(request, live())).rejects.toBeInstanceOf(BreakerOpenError);
+      await expect(translateOne(resilient, request, live())).rejects.toBeInstanceOf(BreakerOpenError);
       expect(calls).toHaveLength(3);
     });
 
     it('a success resets the count of consecutive failures', async () => {
       const { engine } = fakeEngine(fail('transient'), fail('transient'), ok, fail('transient'));
       const resilient = withResilience(engine, noRetries);
-      for (let i = 0; i < 4; i += 1) await resilient.translate(request, live()).catch(() => undefined);
+      for (let i = 0; i < 4; i += 1) await translateOne(resilient, request, live()).catch(() => undefined);
       expect(resilient.breakerState()).toBe('closed');
     });
 
     it('goes half-open after the cooldown and closes on a successful trial call', async () => {
       const { engine, calls } = fakeEngine(fail('transient'), fail('transient'), fail('transient'), ok);
       const resilient = withResilience(engine, noRetries);
-      for (let i = 0; i < 3; i += 1) await resilient.translate(request, live()).catch(() => undefined);
+      for (let i = 0; i < 3; i += 1) await translateOne(resilient, request, live()).catch(() => undefined);
       expect(resilient.breakerState()).toBe('open');
       await sleep(40);
       expect(resilient.breakerState()).toBe('half-open');
-      await expect(resilient.translate(request, live())).resolves.toMatchObject({ text: '[de] Hello' });
+      await expect(translateOne(resilient, request, live())).resolves.toMatchObject({ text: '[de] Hello' });
       expect(resilient.breakerState()).toBe('closed');
       expect(calls).toHaveLength(4);
     });
@@ -169,20 +174,20 @@ describe('withResilience', () => {
     it('opens again when the half-open trial fails', async () => {
       const { engine } = fakeEngine(fail('transient'));
       const resilient = withResilience(engine, noRetries);
-      for (let i = 0; i < 3; i += 1) await resilient.translate(request, live()).catch(() => undefined);
+      for (let i = 0; i < 3; i += 1) await translateOne(resilient, request, live()).catch(() => undefined);
       await sleep(40);
-      await expect(resilient.translate(request, live())).rejects.toBeInstanceOf(EngineError);
+      await expect(translateOne(resilient, request, live())).rejects.toBeInstanceOf(EngineError);
       expect(resilient.breakerState()).toBe('open');
     });
 
     it('opens at once on a quota failure and stays open past the normal cooldown', async () => {
       const { engine, calls } = fakeEngine(fail('quota'), ok);
       const resilient = withResilience(engine, noRetries);
-      await expect(resilient.translate(request, live())).rejects.toMatchObject({ kind: 'quota' });
+      await expect(translateOne(resilient, request, live())).rejects.toMatchObject({ kind: 'quota' });
       expect(resilient.breakerState()).toBe('open');
       await sleep(40);
       expect(resilient.breakerState()).toBe('open');
-      await expect(resilient.translate(request, live())).rejects.toBeInstanceOf(BreakerOpenError);
+      await expect(translateOne(resilient, request, live())).rejects.toBeInstanceOf(BreakerOpenError);
       expect(calls).toHaveLength(1);
     });
 
@@ -191,8 +196,8 @@ describe('withResilience', () => {
       async (kind) => {
         const { engine } = fakeEngine(fail(kind));
         const resilient = withResilience(engine, { ...noRetries, breakerThreshold: 1 });
-        await resilient.translate(request, live()).catch(() => undefined);
-        await resilient.translate(request, live()).catch(() => undefined);
+        await translateOne(resilient, request, live()).catch(() => undefined);
+        await translateOne(resilient, request, live()).catch(() => undefined);
         expect(resilient.breakerState()).toBe('closed');
       },
     );
@@ -202,7 +207,7 @@ describe('withResilience', () => {
         throw new TypeError('adapter bug');
       });
       const resilient = withResilience(engine, { ...staysOpen, breakerThreshold: 1 });
-      await expect(resilient.translate(request, live())).rejects.toThrow('adapter bug');
+      await expect(translateOne(resilient, request, live())).rejects.toThrow('adapter bug');
       expect(resilient.breakerState()).toBe('open');
     });
   });
@@ -212,7 +217,7 @@ describe('withResilience', () => {
       const { engine, calls } = fakeEngine(hang);
       const resilient = withResilience(engine, { ...fast, timeoutMs: 1000, breakerThreshold: 1 });
       const controller = new AbortController();
-      const pending = resilient.translate(request, controller.signal);
+      const pending = translateOne(resilient, request, controller.signal);
       await sleep(5);
       controller.abort(new Error('client went away'));
       await expect(pending).rejects.toThrow('client went away');
@@ -225,7 +230,7 @@ describe('withResilience', () => {
       const resilient = withResilience(engine, fast);
       const controller = new AbortController();
       const started = performance.now();
-      const pending = resilient.translate(request, controller.signal);
+      const pending = translateOne(resilient, request, controller.signal);
       await sleep(5);
       controller.abort(new Error('stop'));
       await expect(pending).rejects.toThrow('stop');
@@ -238,7 +243,7 @@ describe('withResilience', () => {
       const { engine, calls } = fakeEngine(ok);
       const controller = new AbortController();
       controller.abort(new Error('too late'));
-      await expect(withResilience(engine, fast).translate(request, controller.signal)).rejects.toThrow(
+      await expect(translateOne(withResilience(engine, fast), request, controller.signal)).rejects.toThrow(
         'too late',
       );
       expect(calls).toHaveLength(0);

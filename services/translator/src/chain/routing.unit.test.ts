@@ -3,6 +3,7 @@ import { TermScanner } from '@tp/translation';
 
 import {
   EngineError,
+  oneTextPerCall,
   type EngineName,
   type EngineResult,
   type TranslationEngine,
@@ -30,11 +31,11 @@ function engine(name: EngineName, pairs: string[], fails = false) {
     name,
     maxChars: 5000,
     languagePairs: async () => serving(...pairs),
-    async translate({ text, source, target }) {
+    translate: oneTextPerCall(async ({ text, source, target }) => {
       calls.push(`${source}>${target}`);
       if (fails) throw new EngineError(name, 'transient', 'HTTP 503');
       return { text: `[${source}>${target}] ${text}`, truncated: false, unknownWords: 1 };
-    },
+    }),
   };
   return { engine: translator, calls };
 }
@@ -204,10 +205,10 @@ describe('pivot routes in detail', () => {
       name,
       maxChars: 5000,
       languagePairs: async () => serving(...pairs()),
-      async translate({ text, source, target }) {
+      translate: oneTextPerCall(async ({ text, source, target }) => {
         sent.push(text);
         return answer(text, `${source}>${target}`);
-      },
+      }),
     };
     return { engine: translator, sent };
   }

@@ -1,18 +1,21 @@
 import type { TermScanner } from '@tp/translation';
 
 import {
+  batchLimits,
   EngineError,
   GlossaryNotAppliedError,
   type EngineGlossary,
+  type EngineItem,
   type TranslationEngine,
 } from '../engines/engine.js';
 import { UNCHANGED, checkOutput } from './output-checks.js';
-import { mask, restore, type MaskTerms } from './protected-spans.js';
+import { mask, restore, type MaskedText, type MaskTerms } from './protected-spans.js';
 import { BreakerOpenError } from './resilience.js';
 import { splitText } from './splitter.js';
 
+/** Texts of one language pair for one engine. */
 export interface EngineInput {
-  readonly text: string;
+  readonly texts: readonly string[];
   readonly source: string;
   readonly target: string;
   /** The pair's glossary: its terms masked and replaced, or passed to an engine that applies it. */
@@ -25,14 +28,15 @@ export interface ChainGlossary extends EngineGlossary {
   readonly scanner: TermScanner;
 }
 
+interface Translated {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly detectedSource?: string;
+  readonly unknownWords?: number;
+}
+
 export type EngineOutcome =
-  | {
-      readonly ok: true;
-      readonly text: string;
-      readonly truncated: boolean;
-      readonly detectedSource?: string;
-      readonly unknownWords?: number;
-    }
+  | ({ readonly ok: true } & Translated)
   | {
       readonly ok: false;
       readonly breakerOpen: boolean;
@@ -40,35 +44,53 @@ export type EngineOutcome =
       /** The engine said it does not serve the pair. */
       readonly unsupported?: boolean;
       /** Set when the only problem was an unchanged answer: the restored text, for the chain to weigh. */
-      readonly unchanged?: {
-        readonly text: string;
-        readonly truncated: boolean;
-        readonly detectedSource?: string;
-        readonly unknownWords?: number;
-      };
+      readonly unchanged?: Translated;
     };
 
+type Outcome = EngineOutcome & { readonly glossaryRefused?: boolean };
+
 /**
- * One engine's whole go at a text: mask protected spans, split into chunks of at most engine.maxChars
- * (or, with split off, send one piece and let the result say it was truncated), translate the chunks
- * in order, check each answer, join and restore. Any problem is this engine's failure; only an abort
- * of `signal` is thrown.
+ * One engine's whole go at several texts: mask each text's protected spans, split it into pieces of
+ * at most engine.maxChars (or, with split off, send one piece and let the result say it was
+ * truncated), send the pieces of every text in as few calls as the engine's batch limits allow,
+ * check each answer, then join and restore each text. Answers one outcome per text, in order: a
+ * failed call fails the texts it carried, a failure the engine answered for one piece fails that
+ * piece's text only. Only an abort of `signal` is thrown.
  */
 export async function translateWithEngine(
   engine: TranslationEngine,
   input: EngineInput,
   split: boolean,
   signal: AbortSignal,
-): Promise<EngineOutcome> {
+): Promise<EngineOutcome[]> {
   const { glossary } = input;
   if (!glossary) return translateMasked(engine, input, split, signal, undefined);
-  if (engine.appliesGlossaries) {
-    const native = await translateMasked(engine, input, split, signal, undefined, glossary);
-    // The engine could not take this glossary: its terms are masked instead, as for any engine.
-    if (native.ok || !native.glossaryRefused) return native;
-  }
   const targets = glossary.entries.map((entry) => entry.target);
-  return translateMasked(engine, input, split, signal, { scanner: glossary.scanner, targets });
+  const terms = { scanner: glossary.scanner, targets };
+  if (!engine.appliesGlossaries) return translateMasked(engine, input, split, signal, terms);
+  const native = await translateMasked(engine, input, split, signal, undefined, glossary);
+  // The engine could not take this glossary: its terms are masked instead, as for any engine.
+  const refused = native.flatMap((outcome, index) => (outcome.glossaryRefused ? [index] : []));
+  if (refused.length === 0) return native;
+  const texts = refused.map((index) => input.texts[index] as string);
+  const masked = await translateMasked(engine, { ...input, texts }, split, signal, terms);
+  refused.forEach((index, i) => (native[index] = masked[i] as Outcome));
+  return native;
+}
+
+/** One piece of one text, as sent to the engine: its text without the spacing around it. */
+interface Piece {
+  readonly item: number;
+  readonly lead: string;
+  readonly core: string;
+  readonly trail: string;
+}
+
+/** A text masked and cut into pieces. */
+interface Prepared {
+  readonly masked: MaskedText;
+  readonly pieces: readonly string[];
+  readonly cutShort: boolean;
 }
 
 async function translateMasked(
@@ -78,38 +100,116 @@ async function translateMasked(
   signal: AbortSignal,
   terms: MaskTerms | undefined,
   glossary?: EngineGlossary,
-): Promise<EngineOutcome & { glossaryRefused?: boolean }> {
-  const masked = mask(input.text, terms);
-  const { pieces, cutShort } = piecesFor(masked.text, engine.maxChars, split);
+): Promise<Outcome[]> {
+  const limits = batchLimits(engine);
+  const pieceChars = Math.min(engine.maxChars, limits.maxChars);
+  const prepared: Prepared[] = input.texts.map((text) => {
+    const masked = mask(text, terms);
+    return { masked, ...piecesFor(masked.text, pieceChars, split) };
+  });
+  const pieces = prepared.flatMap(({ pieces: texts }, item) => texts.map((piece) => trimmed(item, piece)));
+  const answers = await sendPieces(engine, pieces, input, signal, glossary);
+  const byText = prepared.map((): { piece: Piece; answer: Answer }[] => []);
+  pieces.forEach((piece, i) => byText[piece.item]?.push({ piece, answer: answers[i] }));
+  return prepared.map((text, item) => assemble(text, byText[item] ?? [], input));
+}
 
+/** What came back for one piece: the engine's item, or the failure of the call that carried it. */
+type Answer = EngineItem | { readonly callFailed: unknown } | undefined;
+
+/**
+ * Sends the non-blank pieces in calls within the engine's batch limits, one call after the other.
+ * A piece whose text already failed is not sent again.
+ */
+async function sendPieces(
+  engine: TranslationEngine,
+  pieces: readonly Piece[],
+  input: EngineInput,
+  signal: AbortSignal,
+  glossary: EngineGlossary | undefined,
+): Promise<Answer[]> {
+  const answers: Answer[] = new Array<Answer>(pieces.length);
+  const failed = new Set<number>();
+  const request = { source: input.source, target: input.target, ...(glossary ? { glossary } : {}) };
+  for (const call of packCalls(engine, pieces)) {
+    const sent = call.filter((index) => !failed.has((pieces[index] as Piece).item));
+    if (sent.length === 0) continue;
+    const texts = sent.map((index) => (pieces[index] as Piece).core);
+    let items: readonly EngineItem[] | { callFailed: unknown };
+    try {
+      items = await engine.translate({ ...request, texts }, signal);
+      if (items.length !== texts.length) {
+        const message = `answered ${items.length} texts for ${texts.length}`;
+        items = { callFailed: new EngineError(engine.name, 'rejected', message) };
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      items = { callFailed: error };
+    }
+    sent.forEach((index, i) => {
+      const answer = Array.isArray(items) ? (items[i] as EngineItem) : (items as { callFailed: unknown });
+      answers[index] = answer;
+      if (!('text' in answer)) failed.add((pieces[index] as Piece).item);
+    });
+  }
+  return answers;
+}
+
+/** Indexes of the non-blank pieces, grouped into calls of at most the engine's texts and characters. */
+function packCalls(engine: TranslationEngine, pieces: readonly Piece[]): number[][] {
+  const { maxTexts, maxChars } = batchLimits(engine);
+  const calls: number[][] = [];
+  let call: number[] = [];
+  let chars = 0;
+  pieces.forEach(({ core }, index) => {
+    if (core === '') return;
+    if (call.length > 0 && (call.length >= maxTexts || chars + core.length > maxChars)) {
+      calls.push(call);
+      call = [];
+      chars = 0;
+    }
+    call.push(index);
+    chars += core.length;
+  });
+  if (call.length > 0) calls.push(call);
+  return calls;
+}
+
+/** One text's outcome from its pieces' answers: checked, joined and restored. */
+function assemble(
+  { masked, pieces, cutShort }: Prepared,
+  answered: readonly { piece: Piece; answer: Answer }[],
+  input: EngineInput,
+): Outcome {
   const translated: string[] = [];
   let truncated = cutShort;
   let detectedSource: string | undefined;
   let unknownWords: number | undefined;
   let unchanged = false;
-  for (const piece of pieces) {
-    const { lead, core, trail } = trimmed(piece);
+  for (const { piece, answer } of answered) {
+    const { lead, core, trail } = piece;
     if (core === '') {
-      translated.push(piece);
+      translated.push(lead);
       continue;
     }
-    let result;
-    try {
-      const request = { text: core, source: input.source, target: input.target };
-      result = await engine.translate(glossary ? { ...request, glossary } : request, signal);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      return engineFailure(error);
+    if (answer === undefined || !('text' in answer)) {
+      return engineFailure(answer && 'callFailed' in answer ? answer.callFailed : answer);
     }
-    detectedSource ??= result.detectedSource;
-    if (result.unknownWords !== undefined) unknownWords = (unknownWords ?? 0) + result.unknownWords;
-    truncated ||= result.truncated;
-    const source = input.source === 'auto' ? (result.detectedSource ?? 'auto') : input.source;
-    const problem = checkOutput({ input: core, output: result.text, source, target: input.target });
+    detectedSource ??= answer.detectedSource;
+    if (answer.unknownWords !== undefined) unknownWords = (unknownWords ?? 0) + answer.unknownWords;
+    truncated ||= answer.truncated;
+    const source = input.source === 'auto' ? (answer.detectedSource ?? 'auto') : input.source;
+    const problem = checkOutput({
+      input: core,
+      output: answer.text,
+      source,
+      target: input.target,
+      ...(answer.unknownWords !== undefined ? { unknownWords: answer.unknownWords } : {}),
+    });
     if (problem === UNCHANGED) unchanged = true;
     else if (problem !== undefined) return { ok: false, breakerOpen: false, reason: problem };
     // Engines often trim; the original spacing between chunks is kept so the join reads as before.
-    translated.push(lead + result.text.trim() + trail);
+    translated.push(lead + answer.text.trim() + trail);
   }
 
   const restored = restore(translated.join(''), masked.spans);
@@ -127,7 +227,7 @@ async function translateMasked(
 }
 
 /** A failed engine call as an outcome: a refused glossary, an open breaker and a refused pair are told apart. */
-function engineFailure(error: unknown): EngineOutcome & { glossaryRefused?: boolean } {
+function engineFailure(error: unknown): Outcome {
   return {
     ...(error instanceof GlossaryNotAppliedError ? { glossaryRefused: true } : {}),
     ok: false,
@@ -167,11 +267,11 @@ function piecesFor(text: string, maxChars: number, split: boolean): { pieces: st
   return { pieces: splitText(text, maxChars).slice(0, 1), cutShort: true };
 }
 
-function trimmed(piece: string): { lead: string; core: string; trail: string } {
+function trimmed(item: number, piece: string): Piece {
   const core = piece.trim();
-  if (core === '') return { lead: piece, core, trail: '' };
+  if (core === '') return { item, lead: piece, core, trail: '' };
   const start = piece.indexOf(core);
-  return { lead: piece.slice(0, start), core, trail: piece.slice(start + core.length) };
+  return { item, lead: piece.slice(0, start), core, trail: piece.slice(start + core.length) };
 }
 
 function describe(error: unknown): string {

@@ -1,7 +1,9 @@
 /**
  * The port every translation engine implements. Adapters (DeepL, Google, MyMemory, LibreTranslate,
- * offline ONNX) are thin: they translate one piece of text or throw an EngineError. Timeouts, retries,
- * circuit breakers, splitting, output checks and protected spans are applied around them by the chain.
+ * Apertium, offline ONNX) are thin: one call translates the texts of a batch, as many as the engine's
+ * API takes at once (`batch`), and answers each text's translation or its own EngineError; a failure
+ * of the whole call is thrown. Timeouts, retries, circuit breakers, splitting, output checks and
+ * protected spans are applied around them by the chain, per call and per text.
  */
 
 import type { PairCoverage } from './pair-coverage.js';
@@ -13,8 +15,11 @@ import type { PairCoverage } from './pair-coverage.js';
 export type EngineName = 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'apertium' | 'offline';
 
 export interface EngineRequest {
-  /** Text to translate; protected spans are already masked by the chain. */
-  readonly text: string;
+  /**
+   * Texts to translate, answered in this order; protected spans are already masked by the chain.
+   * Each is at most `maxChars` long, and together they keep within `batch`.
+   */
+  readonly texts: readonly string[];
   /** Our language code (as in the language list, e.g. `zh-CN`, `en`), or `auto` to let the engine detect. */
   readonly source: string;
   /** Our language code. */
@@ -43,11 +48,29 @@ export interface EngineResult {
   readonly unknownWords?: number;
 }
 
+/**
+ * One text's answer within a call: its translation, or its own failure (the other texts of the call
+ * keep theirs).
+ */
+export type EngineItem = EngineResult | EngineError;
+
+/** What one call of an engine takes: how many texts, and how many characters (UTF-16 units) in all. */
+export interface BatchLimits {
+  readonly maxTexts: number;
+  readonly maxChars: number;
+}
+
 export interface TranslationEngine {
   readonly name: EngineName;
-  /** Most characters one call accepts; the chain splits longer text on sentence boundaries. */
+  /** Most characters one text may have; the chain splits longer text on sentence boundaries. */
   readonly maxChars: number;
-  translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult>;
+  /** How many texts one call takes; absent: one text per call (MyMemory's API). */
+  readonly batch?: BatchLimits;
+  /**
+   * Translates the request's texts and answers one item per text, in order. Throws an EngineError
+   * when the whole call failed (an HTTP error, a refused pair), and the signal's reason when aborted.
+   */
+  translate(request: EngineRequest, signal: AbortSignal): Promise<readonly EngineItem[]>;
   /**
    * The engine applies glossaries itself (DeepL's glossary API): the chain passes the glossary
    * instead of masking its terms. It throws GlossaryNotAppliedError when it cannot for a pair.
@@ -96,6 +119,28 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The limits of an engine's calls: its `batch`, or one text of `maxChars`. */
+export const batchLimits = (engine: Pick<TranslationEngine, 'batch' | 'maxChars'>): BatchLimits =>
+  engine.batch ?? { maxTexts: 1, maxChars: engine.maxChars };
+
+/** One text of a request, as the single-text engine functions take it. */
+export type TextRequest = Omit<EngineRequest, 'texts'> & { readonly text: string };
+
+/**
+ * The port's `translate` for an engine whose API takes one text per request (MyMemory): the texts
+ * one after the other, the first failure thrown for the whole call. The chain sends such an engine
+ * one text per call (no `batch`), so a failure is that text's and its retries are that text's.
+ */
+export function oneTextPerCall(
+  translateOne: (request: TextRequest, signal: AbortSignal) => Promise<EngineResult>,
+): TranslationEngine['translate'] {
+  return async ({ texts, ...rest }, signal) => {
+    const items: EngineResult[] = [];
+    for (const text of texts) items.push(await translateOne({ ...rest, text }, signal));
+    return items;
+  };
 }
 
 /** The engine cannot apply this glossary itself (e.g. DeepL has no glossaries for the pair): mask its terms instead. */

@@ -25,8 +25,9 @@ interface ErrorBody {
 }
 
 /** The texts DeepL received, in order, from the recorded requests. */
+/** Every text DeepL was sent, in order (the chunks of a long text travel in one request). */
 const deeplTexts = (deepl: DeepLDouble): string[] =>
-  deepl.requests.map((request) => (field(request.body, 'text') as string[])[0] as string);
+  deepl.requests.flatMap((request) => field(request.body, 'text') as string[]);
 
 describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTranslate, offline)', () => {
   let deepl: DeepLDouble;

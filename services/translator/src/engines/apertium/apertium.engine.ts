@@ -1,15 +1,16 @@
 import { z } from 'zod';
 
-import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
+import { EngineError, type EngineItem, type TranslationEngine } from '../engine.js';
 import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { fromApertiumCode, splitApertiumCode } from './apertium.languages.js';
-import { formValue, fromApertiumText, toApertiumText } from './apertium.text.js';
+import { apertiumRequests } from './apertium.batch.js';
+import { formValue } from './apertium.text.js';
 
 export interface ApertiumOptions {
   /** The APy instance, e.g. `http://127.0.0.1:2737`. */
   readonly baseUrl: string;
-  /** Characters per call; longer text is split on sentence boundaries by the chain (default 5000). */
+  /** Characters per text; longer text is split on sentence boundaries by the chain (default 2000). */
   readonly maxChars?: number;
   /** Failed calls in a row after which a direction is withdrawn (default 3). */
   readonly withdrawAfter?: number;
@@ -32,22 +33,30 @@ interface DirectionHealth {
 }
 
 /**
+ * Texts per call, and their characters in all: about one APy request (a request grows with the
+ * character references of escaped characters and the separators; see MAX_REQUEST_CHARS).
+ */
+const BATCH = { maxTexts: 100, maxChars: 4000 };
+
+/**
  * Apertium's HTTP server (APy): `GET /listPairs` says which directions are installed, `POST /translate`
- * translates one text with `langpair=eng|spa`. APy runs one pipeline per direction, and a broken
- * pipeline (a package whose tagger crashes) fails every call of that direction only: such a direction
- * is withdrawn for a while after `withdrawAfter` failures in a row, so it neither keeps failing
- * requests nor counts against the other directions.
+ * translates the texts of a call with `langpair=eng|spa`, in as few requests as MAX_REQUEST_CHARS
+ * allows (apertium.batch.ts). APy runs one pipeline per direction, and a broken pipeline (a package
+ * whose tagger crashes) fails every call of that direction only: such a direction is withdrawn for a
+ * while after `withdrawAfter` failures in a row, so it neither keeps failing requests nor counts
+ * against the other directions.
  */
 export function createApertiumEngine(options: ApertiumOptions): TranslationEngine {
   const listUrl = endpoint(options.baseUrl, '/listPairs');
   const translateUrl = endpoint(options.baseUrl, '/translate');
   const withdrawAfter = options.withdrawAfter ?? 3;
-  const withdrawForMs = options.withdrawForMs ?? 10 * 60_000;
-  const now = options.now ?? Date.now;
+  const health = directionHealth(
+    withdrawAfter,
+    options.withdrawForMs ?? 10 * 60_000,
+    options.now ?? Date.now,
+  );
+  const { withdrawn } = health;
   let table: PairTable | undefined;
-  const health = new Map<string, DirectionHealth>();
-
-  const withdrawn = (langpair: string) => (health.get(langpair)?.withdrawnUntil ?? 0) > now();
 
   const learn = async (signal: AbortSignal): Promise<PairTable> => {
     const reply = await send('apertium', listUrl, { method: 'GET' }, signal);
@@ -58,18 +67,19 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
     return table;
   };
 
-  const failed = (langpair: string, error: EngineError): EngineError => {
-    if (error.kind !== 'transient') return error;
-    const entry = health.get(langpair) ?? { failures: 0, withdrawnUntil: 0 };
-    entry.failures += 1;
-    if (entry.failures >= withdrawAfter) entry.withdrawnUntil = now() + withdrawForMs;
-    health.set(langpair, entry);
+  /** The failure of a refused request; the installed pairs or the direction's health learn from it. */
+  const failed = (langpair: string, reply: HttpReply): EngineError => {
+    const error = apertiumFailure(reply);
+    // The installed pairs changed since /listPairs: read it again next time.
+    if (error.kind === 'unsupported') table = undefined;
+    if (error.kind === 'transient') health.failed(langpair);
     return error;
   };
 
   return {
     name: 'apertium',
-    maxChars: options.maxChars ?? 5000,
+    maxChars: options.maxChars ?? 2000,
+    batch: BATCH,
 
     async languagePairs(signal): Promise<PairCoverage> {
       const pairs = await learn(signal);
@@ -79,7 +89,7 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
       });
     },
 
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
+    async translate({ texts, source, target }, signal) {
       if (source === 'auto') {
         throw new EngineError('apertium', 'unsupported', 'Apertium needs a known source language, not auto');
       }
@@ -88,16 +98,34 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
         throw new EngineError('apertium', 'unsupported', `no Apertium pair for ${source} -> ${target}`);
       }
       if (withdrawn(langpair)) throw withdrawnError(langpair, withdrawAfter);
-      const reply = await postTranslate(translateUrl, langpair, text, signal);
-      if (reply.status !== 200) {
-        const failure = apertiumFailure(reply);
-        // The installed pairs changed since /listPairs: read it again next time.
-        if (failure.kind === 'unsupported') table = undefined;
-        throw failed(langpair, failure);
+      const items: EngineItem[] = [];
+      for (const request of apertiumRequests(texts)) {
+        if (request instanceof EngineError) {
+          items.push(request);
+          continue;
+        }
+        const reply = await postTranslate(translateUrl, langpair, request.q, signal);
+        if (reply.status !== 200) throw failed(langpair, reply);
+        health.succeeded(langpair);
+        items.push(...request.answers(translatedText(reply)));
       }
-      health.delete(langpair);
-      return translatedResult(reply);
+      return items;
     },
+  };
+}
+
+/** Each direction's failures in a row; a direction is withdrawn for a while after `withdrawAfter`. */
+function directionHealth(withdrawAfter: number, withdrawForMs: number, now: () => number) {
+  const health = new Map<string, DirectionHealth>();
+  return {
+    withdrawn: (langpair: string) => (health.get(langpair)?.withdrawnUntil ?? 0) > now(),
+    failed(langpair: string) {
+      const entry = health.get(langpair) ?? { failures: 0, withdrawnUntil: 0 };
+      entry.failures += 1;
+      if (entry.failures >= withdrawAfter) entry.withdrawnUntil = now() + withdrawForMs;
+      health.set(langpair, entry);
+    },
+    succeeded: (langpair: string) => health.delete(langpair),
   };
 }
 
@@ -110,13 +138,13 @@ function withdrawnError(langpair: string, withdrawAfter: number): EngineError {
 }
 
 /**
- * POST /translate of one text as HTML (markup passes through), unknown words marked. The form is
- * written by hand: byte for byte what URLSearchParams writes (a unit test compares them), without
- * building its list of pairs on every call.
+ * POST /translate of `q` as HTML (markup passes through), unknown words marked. The form is written
+ * by hand: byte for byte what URLSearchParams writes (a unit test compares them), without building
+ * its list of pairs on every call.
  */
-function postTranslate(url: string, langpair: string, text: string, signal: AbortSignal): Promise<HttpReply> {
+function postTranslate(url: string, langpair: string, q: string, signal: AbortSignal): Promise<HttpReply> {
   const body =
-    `langpair=${formValue(langpair)}&q=${formValue(toApertiumText(text))}` +
+    `langpair=${formValue(langpair)}&q=${formValue(q)}` +
     '&markUnknown=yes&deformat=html&reformat=html-noent';
   return send(
     'apertium',
@@ -127,17 +155,16 @@ function postTranslate(url: string, langpair: string, text: string, signal: Abor
 }
 
 /**
- * The translation of a 200 reply (`{"responseData": {"translatedText": "..."}}`), with the words APy
- * did not know. Checked by hand, without a zod parse per reply.
+ * The translated text of a 200 reply (`{"responseData": {"translatedText": "..."}}`). Checked by
+ * hand, without a zod parse per reply.
  */
-function translatedResult(reply: HttpReply): EngineResult {
+function translatedText(reply: HttpReply): string {
   const data = isRecord(reply.json) ? reply.json['responseData'] : undefined;
   const translated = isRecord(data) ? data['translatedText'] : undefined;
   if (typeof translated !== 'string') {
     throw new EngineError('apertium', 'rejected', 'unexpected response body');
   }
-  const { text, unknownWords } = fromApertiumText(translated);
-  return { text, truncated: false, unknownWords };
+  return translated;
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 
 import { TermScanner } from '@tp/translation';
 import { startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
-import { never } from '@tp/test/doubles/engine-test-kit';
+import { never, translateOne } from '@tp/test/doubles/engine-test-kit';
 import { waitFor } from '@tp/test/harness/wait';
 import { translateWithEngine } from '../../chain/translate-with-engine.js';
 import { GlossaryNotAppliedError, type EngineGlossary, type TranslationEngine } from '../engine.js';
@@ -40,8 +40,8 @@ describe('DeepL engine with DeepL glossaries', () => {
   it('creates the glossary at DeepL once per version and sends its id with source_lang', async () => {
     const request = { text: 'Acme Cloud is fast', source: 'en', target: 'de', glossary: glossary('g1:1') };
 
-    const first = await engine.translate(request, never);
-    const second = await engine.translate(request, never);
+    const first = await translateOne(engine, request, never);
+    const second = await translateOne(engine, request, never);
 
     expect(engine.appliesGlossaries).toBe(true);
     expect(first.text).toBe('[DE] Acme Wolke is fast');
@@ -64,10 +64,11 @@ describe('DeepL engine with DeepL glossaries', () => {
 
   it('creates a new glossary for a new version and deletes the superseded one at DeepL', async () => {
     const text = 'Acme Cloud';
-    await engine.translate({ text, source: 'en', target: 'de', glossary: glossary('g2:1') }, never);
+    await translateOne(engine, { text, source: 'en', target: 'de', glossary: glossary('g2:1') }, never);
     const [old] = double.glossaries().slice(-1);
 
-    const result = await engine.translate(
+    const result = await translateOne(
+      engine,
       { text, source: 'en', target: 'de', glossary: glossary('g2:2', 'Acme Himmel') },
       never,
     );
@@ -83,11 +84,11 @@ describe('DeepL engine with DeepL glossaries', () => {
 
   it('uses the glossary of the same version an earlier run left at DeepL instead of creating another', async () => {
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g10:1') };
-    await engine.translate(request, never);
+    await translateOne(engine, request, never);
     // A restart, or another replica: a process that holds no glossary ids yet.
     const restarted = createDeepLEngine({ authKey: KEY, baseUrl: double.url });
 
-    const result = await restarted.translate(request, never);
+    const result = await translateOne(restarted, request, never);
 
     expect(result.text).toBe('[DE] Acme Wolke');
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
@@ -101,11 +102,12 @@ describe('DeepL engine with DeepL glossaries', () => {
 
   it('deletes the older versions an earlier run left at DeepL when it first uses a newer one', async () => {
     const text = 'Acme Cloud';
-    await engine.translate({ text, source: 'en', target: 'de', glossary: glossary('g11:1') }, never);
-    await engine.translate({ text, source: 'en', target: 'de', glossary: glossary('g12:1') }, never);
+    await translateOne(engine, { text, source: 'en', target: 'de', glossary: glossary('g11:1') }, never);
+    await translateOne(engine, { text, source: 'en', target: 'de', glossary: glossary('g12:1') }, never);
     const restarted = createDeepLEngine({ authKey: KEY, baseUrl: double.url });
 
-    await restarted.translate(
+    await translateOne(
+      restarted,
       { text, source: 'en', target: 'de', glossary: glossary('g11:3', 'Acme Himmel') },
       never,
     );
@@ -131,7 +133,7 @@ describe('DeepL engine with DeepL glossaries', () => {
       },
     };
 
-    const result = await engine.translate(request, never);
+    const result = await translateOne(engine, request, never);
 
     expect(result.text).toBe('[EN-US] Acme Cloud');
     expect(requestsTo(double, 'POST', '/v2/glossaries')[0]?.body).toMatchObject({ target_lang: 'EN' });
@@ -144,8 +146,8 @@ describe('DeepL engine with DeepL glossaries', () => {
     );
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g4:1') };
 
-    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
-    const result = await engine.translate(request, never);
+    await expect(translateOne(engine, request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    const result = await translateOne(engine, request, never);
 
     expect(result.text).toBe('[DE] Acme Wolke');
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(2);
@@ -156,10 +158,10 @@ describe('DeepL engine with DeepL glossaries', () => {
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g9:1') };
     const gaveUp = new AbortController();
 
-    const first = engine.translate(request, gaveUp.signal);
+    const first = translateOne(engine, request, gaveUp.signal);
     gaveUp.abort(new Error('caller timed out'));
     await expect(first).rejects.toThrow('caller timed out');
-    const second = await engine.translate(request, never);
+    const second = await translateOne(engine, request, never);
 
     expect(second.text).toBe('[DE] Acme Wolke');
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
@@ -167,15 +169,15 @@ describe('DeepL engine with DeepL glossaries', () => {
 
   it('refuses and forgets a glossary DeepL no longer knows, then creates it again', async () => {
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g5:1') };
-    await engine.translate(request, never);
+    await translateOne(engine, request, never);
     const [created] = double.glossaries().slice(-1);
     await fetch(`${double.url}/v2/glossaries/${created?.id}`, {
       method: 'DELETE',
       headers: { authorization: `DeepL-Auth-Key ${KEY}` },
     });
 
-    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
-    const again = await engine.translate(request, never);
+    await expect(translateOne(engine, request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    const again = await translateOne(engine, request, never);
 
     expect(again.text).toBe('[DE] Acme Wolke');
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(2);
@@ -184,7 +186,7 @@ describe('DeepL engine with DeepL glossaries', () => {
   it('refuses a glossary for an auto-detected source without calling DeepL', async () => {
     const request = { text: 'Acme Cloud', source: 'auto', target: 'de', glossary: glossary('g6:1') };
 
-    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    await expect(translateOne(engine, request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
     expect(double.requests).toHaveLength(0);
   });
 
@@ -199,8 +201,8 @@ describe('DeepL engine with DeepL glossaries', () => {
     );
     const request = { text: 'Acme Cloud', source: 'en', target: 'de', glossary: glossary('g8:1') };
 
-    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
-    await expect(engine.translate(request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    await expect(translateOne(engine, request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
+    await expect(translateOne(engine, request, never)).rejects.toBeInstanceOf(GlossaryNotAppliedError);
 
     expect(requestsTo(double, 'POST', '/v2/glossaries')).toHaveLength(1);
     expect(requestsTo(double, 'POST', '/v2/translate')).toHaveLength(0);
@@ -217,9 +219,14 @@ describe('DeepL engine with DeepL glossaries', () => {
     );
     const scanner = new TermScanner(['Acme Cloud', 'Widget']);
 
-    const outcome = await translateWithEngine(
+    const [outcome] = await translateWithEngine(
       engine,
-      { text: 'Acme Cloud is fast', source: 'en', target: 'de', glossary: { ...glossary('g7:1'), scanner } },
+      {
+        texts: ['Acme Cloud is fast'],
+        source: 'en',
+        target: 'de',
+        glossary: { ...glossary('g7:1'), scanner },
+      },
       true,
       never,
     );

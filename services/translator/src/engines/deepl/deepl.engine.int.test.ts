@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
 import { deeplFaults, startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
-import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
+import {
+  AUTO_BATCH,
+  AUTO_BATCH_ITEMS,
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+  translateOne,
+} from '@tp/test/doubles/engine-test-kit';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createDeepLEngine, deeplBaseUrl } from './deepl.engine.js';
 
@@ -42,8 +50,15 @@ describe('DeepL engine', () => {
   });
 
   describe('success', () => {
+    it('sends the texts of a call as one text array and answers each in order, with the language found', async () => {
+      expect(await engine.translate(AUTO_BATCH, never)).toEqual(AUTO_BATCH_ITEMS);
+      expect(double.requests).toHaveLength(1);
+      expect(double.requests[0]?.body).toEqual({ text: AUTO_BATCH.texts, target_lang: 'FR' });
+      expect(engine.batch).toEqual({ maxTexts: 50, maxChars: 20_000 });
+    });
+
     it('posts the text as JSON with the DeepL-Auth-Key header and returns the translation', async () => {
-      const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
+      const result = await translateOne(engine, { text: 'Good morning', source: 'en', target: 'de' }, never);
 
       expect(result).toEqual({ text: 'Guten Morgen', detectedSource: 'en', truncated: false });
       const [request] = double.requests;
@@ -54,7 +69,7 @@ describe('DeepL engine', () => {
     });
 
     it('sends a bare source code and a variant target code (zh-CN -> ZH, en -> EN-US)', async () => {
-      const result = await engine.translate({ text: '早上好', source: 'zh-CN', target: 'en' }, never);
+      const result = await translateOne(engine, { text: '早上好', source: 'zh-CN', target: 'en' }, never);
 
       expect(result.text).toBe('Good morning');
       expect(double.requests[0]?.body).toMatchObject({ source_lang: 'ZH', target_lang: 'EN-US' });
@@ -68,14 +83,14 @@ describe('DeepL engine', () => {
       ['en-GB', 'EN-GB'],
       ['de-AT', 'DE'],
     ])('maps target %s to %s', async (target, code) => {
-      const result = await engine.translate({ text: 'Unknown phrase', source: 'en', target }, never);
+      const result = await translateOne(engine, { text: 'Unknown phrase', source: 'en', target }, never);
 
       expect(result.text).toBe(`[${code}] Unknown phrase`);
       expect(double.requests[0]?.body).toMatchObject({ target_lang: code });
     });
 
     it('omits source_lang for auto and reports the detected source as our code', async () => {
-      const result = await engine.translate({ text: '谢谢', source: 'auto', target: 'en-US' }, never);
+      const result = await translateOne(engine, { text: '谢谢', source: 'auto', target: 'en-US' }, never);
 
       expect(result).toEqual({ text: 'Thank you', detectedSource: 'zh-CN', truncated: false });
       expect(double.requests[0]?.body).not.toHaveProperty('source_lang');
@@ -97,7 +112,7 @@ describe('DeepL engine', () => {
       ['sw', 'en'],
       ['en', 'auto'],
     ])('refuses %s -> %s without calling DeepL', async (source, target) => {
-      await failure(engine.translate({ text: 'Hello', source, target }, never), 'unsupported');
+      await failure(translateOne(engine, { text: 'Hello', source, target }, never), 'unsupported');
       expect(double.requests).toHaveLength(0);
     });
 
@@ -108,7 +123,7 @@ describe('DeepL engine', () => {
         body: { message: "Value for 'target_lang' not supported." },
       });
 
-      const err = await failure(engine.translate(HI, never), 'unsupported');
+      const err = await failure(translateOne(engine, HI, never), 'unsupported');
       expect(err.message).toContain("'target_lang' not supported");
     });
   });
@@ -117,25 +132,25 @@ describe('DeepL engine', () => {
     it('rejects other 400 bad requests, keeping the message', async () => {
       double.fail({ type: 'respond', status: 400, body: { message: "Parameter 'text' not specified." } });
 
-      const err = await failure(engine.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(engine, HI, never), 'rejected');
       expect(err.message).toContain("Parameter 'text' not specified.");
     });
 
     it('rejects a bad key (403 with an empty body)', async () => {
       const badKey = createDeepLEngine({ authKey: 'wrong', baseUrl: double.url });
 
-      const err = await failure(badKey.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(badKey, HI, never), 'rejected');
       expect(err.message).toContain('403');
     });
 
     it('rejects a 404', async () => {
       double.fail(deeplFaults.notFound());
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
 
     it('rejects a body over 128 KiB (413)', async () => {
       const err = await failure(
-        engine.translate({ text: 'a'.repeat(130 * 1024), source: 'en', target: 'de' }, never),
+        translateOne(engine, { text: 'a'.repeat(130 * 1024), source: 'en', target: 'de' }, never),
         'rejected',
       );
       expect(err.message).toContain('413');
@@ -144,7 +159,7 @@ describe('DeepL engine', () => {
     it('reports 456 as quota', async () => {
       double.exhaustQuota();
 
-      const err = await failure(engine.translate(HI, never), 'quota');
+      const err = await failure(translateOne(engine, HI, never), 'quota');
       expect(err.message).toContain('Quota for this billing period has been exceeded.');
     });
 
@@ -152,8 +167,11 @@ describe('DeepL engine', () => {
       const small = await startDeepLDouble({ authKey: KEY, characterLimit: 10 });
       try {
         const limited = createDeepLEngine({ authKey: KEY, baseUrl: small.url });
-        await limited.translate({ text: 'Thank you', source: 'en', target: 'de' }, never);
-        await failure(limited.translate({ text: 'Thank you', source: 'en', target: 'de' }, never), 'quota');
+        await translateOne(limited, { text: 'Thank you', source: 'en', target: 'de' }, never);
+        await failure(
+          translateOne(limited, { text: 'Thank you', source: 'en', target: 'de' }, never),
+          'quota',
+        );
       } finally {
         await small.close();
       }
@@ -162,14 +180,14 @@ describe('DeepL engine', () => {
     it('reports 429 as transient with Retry-After in milliseconds', async () => {
       double.fail(deeplFaults.tooManyRequests(7));
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(7000);
     });
 
     it('reports 529 as transient with Retry-After', async () => {
       double.fail(deeplFaults.overloaded(2));
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(2000);
     });
 
@@ -179,13 +197,13 @@ describe('DeepL engine', () => {
     ])('reports %s as transient without a retry hint', async (_status, fault) => {
       double.fail(fault);
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBeUndefined();
     });
 
     it('rejects a 200 whose body is not a DeepL translation', async () => {
       double.fail({ type: 'respond', status: 200, body: '<html>captive portal</html>' });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
   });
 

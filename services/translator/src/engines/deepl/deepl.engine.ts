@@ -26,8 +26,14 @@ const translateReply = z.object({
 const languagesReply = z.array(z.object({ language: z.string() }));
 
 /**
- * DeepL API v2 `POST /v2/translate`, one text per call; `GET /v2/languages` for the pairs; a pair's
- * glossary through DeepL's glossary API (deepl-glossaries.ts).
+ * DeepL takes up to 50 `text` values per request and at most 128 KiB of body: 20,000 characters stay
+ * within it even when JSON escapes every one of them as `\uXXXX`.
+ */
+const BATCH = { maxTexts: 50, maxChars: 20_000 };
+
+/**
+ * DeepL API v2 `POST /v2/translate`, up to 50 texts per call; `GET /v2/languages` for the pairs; a
+ * pair's glossary through DeepL's glossary API (deepl-glossaries.ts).
  */
 export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
   const base = options.baseUrl ?? deeplBaseUrl(options.authKey);
@@ -48,6 +54,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
   return {
     name: 'deepl',
     maxChars: 5000,
+    batch: BATCH,
     appliesGlossaries: true,
     removeDeletedGlossaries: (glossaryIds) => glossaries.removeDeleted(glossaryIds),
     async languagePairs(signal): Promise<PairCoverage> {
@@ -61,7 +68,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         writes,
       );
     },
-    async translate({ text, source, target, glossary }, signal): Promise<EngineResult> {
+    async translate({ texts, source, target, glossary }, signal) {
       const auto = source.toLowerCase() === 'auto';
       const sourceLang = auto ? undefined : toDeepLSource(source);
       const targetLang = toDeepLTarget(target);
@@ -69,7 +76,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         throw new EngineError('deepl', 'unsupported', `no DeepL pair for ${source} -> ${target}`);
       }
       const body = {
-        text: [text],
+        text: texts,
         target_lang: targetLang,
         ...(sourceLang ? { source_lang: sourceLang } : {}),
         ...(await glossaryParams(glossaries, glossary, sourceLang, targetLang, signal)),
@@ -87,22 +94,23 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
       const refused = glossary && glossaryRefusal(reply);
       if (glossary && refused) glossaries.forget(glossary.key);
       if (reply.status !== 200) throw refused ?? deeplFailure(reply);
-      return translatedResult(reply);
+      return translatedResults(reply);
     },
   };
 }
 
-/** The translation of a 200 reply, with the language DeepL found. */
-function translatedResult(reply: HttpReply): EngineResult {
+/**
+ * The translations of a 200 reply, in the order of the texts, each with the language DeepL found
+ * (the chain refuses an answer of another length than the texts sent).
+ */
+function translatedResults(reply: HttpReply): EngineResult[] {
   const parsed = translateReply.safeParse(reply.json);
   if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected response body');
-  const [first] = parsed.data.translations;
-  const detected = first?.detected_source_language;
-  return {
-    text: first?.text ?? '',
+  return parsed.data.translations.map(({ text, detected_source_language }) => ({
+    text,
     truncated: false,
-    ...(detected ? { detectedSource: fromDeepLCode(detected) } : {}),
-  };
+    ...(detected_source_language ? { detectedSource: fromDeepLCode(detected_source_language) } : {}),
+  }));
 }
 
 function deeplFailure(reply: HttpReply): EngineError {

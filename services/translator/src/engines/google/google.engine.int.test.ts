@@ -6,7 +6,15 @@ import {
   startGoogleDouble,
   type GoogleDouble,
 } from '@tp/test/doubles/google.double';
-import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
+import {
+  AUTO_BATCH,
+  AUTO_BATCH_ITEMS,
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+  translateOne,
+} from '@tp/test/doubles/engine-test-kit';
 import type { EngineFailureKind, TranslationEngine } from '../engine.js';
 import { createGoogleEngine } from './google.engine.js';
 
@@ -41,8 +49,15 @@ describe('Google engine', () => {
   });
 
   describe('success', () => {
+    it('sends the texts of a call as one q array and answers each in order, with the language found', async () => {
+      expect(await engine.translate(AUTO_BATCH, never)).toEqual(AUTO_BATCH_ITEMS);
+      expect(double.requests).toHaveLength(1);
+      expect(double.requests[0]?.body).toEqual({ q: AUTO_BATCH.texts, target: 'fr', format: 'text' });
+      expect(engine.batch).toEqual({ maxTexts: 128, maxChars: 5000 });
+    });
+
     it('posts q, target, source and format text with the key in the X-goog-api-key header, never the URL', async () => {
-      const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
+      const result = await translateOne(engine, { text: 'Good morning', source: 'en', target: 'de' }, never);
 
       expect(result).toEqual({ text: 'Guten Morgen', truncated: false });
       const [request] = double.requests;
@@ -52,15 +67,24 @@ describe('Google engine', () => {
     });
 
     it('keeps zh-CN and zh-TW as Google codes', async () => {
-      const simplified = await engine.translate({ text: 'Thank you', source: 'en', target: 'zh-CN' }, never);
-      const traditional = await engine.translate({ text: 'Thank you', source: 'en', target: 'zh-TW' }, never);
+      const simplified = await translateOne(
+        engine,
+        { text: 'Thank you', source: 'en', target: 'zh-CN' },
+        never,
+      );
+      const traditional = await translateOne(
+        engine,
+        { text: 'Thank you', source: 'en', target: 'zh-TW' },
+        never,
+      );
 
       expect([simplified.text, traditional.text]).toEqual(['谢谢', '謝謝']);
       expect(double.requests.map((r) => (r.body as { target: string }).target)).toEqual(['zh-CN', 'zh-TW']);
     });
 
     it('maps pt-BR to pt and en-GB to en', async () => {
-      const result = await engine.translate(
+      const result = await translateOne(
+        engine,
         { text: 'Unknown phrase', source: 'en-GB', target: 'pt-BR' },
         never,
       );
@@ -70,7 +94,7 @@ describe('Google engine', () => {
     });
 
     it('omits source for auto and reports the detected source as our code', async () => {
-      const result = await engine.translate({ text: '謝謝', source: 'auto', target: 'en' }, never);
+      const result = await translateOne(engine, { text: '謝謝', source: 'auto', target: 'en' }, never);
 
       expect(result).toEqual({ text: 'Thank you', detectedSource: 'zh-TW', truncated: false });
       expect(double.requests[0]?.body).not.toHaveProperty('source');
@@ -83,12 +107,16 @@ describe('Google engine', () => {
         body: { data: { translations: [{ translatedText: 'Shalom', detectedSourceLanguage: 'iw' }] } },
       });
 
-      const result = await engine.translate({ text: 'שלום', source: 'auto', target: 'en' }, never);
+      const result = await translateOne(engine, { text: 'שלום', source: 'auto', target: 'en' }, never);
       expect(result.detectedSource).toBe('he');
     });
 
     it('asks for format text, so an apostrophe comes back unescaped', async () => {
-      const result = await engine.translate({ text: 'The bus is late', source: 'en', target: 'fr' }, never);
+      const result = await translateOne(
+        engine,
+        { text: 'The bus is late', source: 'en', target: 'fr' },
+        never,
+      );
 
       expect(result.text).toBe("L'autobus est en retard");
     });
@@ -102,7 +130,7 @@ describe('Google engine', () => {
         },
       });
 
-      const result = await engine.translate({ text: 'The bus', source: 'en', target: 'fr' }, never);
+      const result = await translateOne(engine, { text: 'The bus', source: 'en', target: 'fr' }, never);
       expect(result.text).toBe('L\'autobus & le "train" <3');
     });
 
@@ -117,7 +145,7 @@ describe('Google engine', () => {
       ['tlh', 'en'],
       ['en', 'auto'],
     ])('refuses %s -> %s without calling Google', async (source, target) => {
-      await failure(engine.translate({ text: 'Hello', source, target }, never), 'unsupported');
+      await failure(translateOne(engine, { text: 'Hello', source, target }, never), 'unsupported');
       expect(double.requests).toHaveLength(0);
     });
   });
@@ -126,14 +154,14 @@ describe('Google engine', () => {
     it('rejects a request without a key (403 PERMISSION_DENIED), keeping the message', async () => {
       const keyless = createGoogleEngine({ apiKey: '', baseUrl: double.url });
 
-      const err = await failure(keyless.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(keyless, HI, never), 'rejected');
       expect(err.message).toContain('The request is missing a valid API key.');
     });
 
     it('rejects a wrong key (400)', async () => {
       const wrong = createGoogleEngine({ apiKey: 'nope', baseUrl: double.url });
 
-      const err = await failure(wrong.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(wrong, HI, never), 'rejected');
       expect(err.message).toContain('API key not valid');
     });
 
@@ -141,7 +169,7 @@ describe('Google engine', () => {
       'reports a 403 with reason %s as quota',
       async (reason) => {
         double.exhaustQuota(reason);
-        await failure(engine.translate(HI, never), 'quota');
+        await failure(translateOne(engine, HI, never), 'quota');
       },
     );
 
@@ -151,7 +179,7 @@ describe('Google engine', () => {
         status: 403,
         body: { error: { code: 403, message: 'Daily Limit Exceeded', errors: [] } },
       });
-      await failure(engine.translate(HI, never), 'quota');
+      await failure(translateOne(engine, HI, never), 'quota');
     });
 
     it('rejects other 403s (API not enabled)', async () => {
@@ -165,7 +193,7 @@ describe('Google engine', () => {
           'PERMISSION_DENIED',
         ),
       });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
 
     it.each([
@@ -179,14 +207,14 @@ describe('Google engine', () => {
         body: googleError(status, message, 'invalid', 'INVALID_ARGUMENT'),
       });
 
-      const err = await failure(engine.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(engine, HI, never), 'rejected');
       expect(err.message).toContain(message);
     });
 
     it('reports 429 as transient with Retry-After in milliseconds', async () => {
       double.fail(googleFaults.rateLimited(3));
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(3000);
     });
 
@@ -194,14 +222,14 @@ describe('Google engine', () => {
       double.fail(googleFaults.backendError());
       double.fail(googleFaults.unavailable(1));
 
-      await failure(engine.translate(HI, never), 'transient');
-      const err = await failure(engine.translate(HI, never), 'transient');
+      await failure(translateOne(engine, HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(1000);
     });
 
     it('rejects a 200 without translations', async () => {
       double.fail({ type: 'respond', status: 200, body: { data: { translations: [] } } });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
   });
 

@@ -37,8 +37,11 @@ const languagesReply = z.object({
   data: z.object({ languages: z.array(z.object({ language: z.string() })) }),
 });
 
+/** Google answers at most 128 `q` values per request, and recommends at most 5,000 characters in all. */
+const BATCH = { maxTexts: 128, maxChars: 5000 };
+
 /**
- * Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, one text per call;
+ * Google Cloud Translation v2 (Basic), `POST /language/translate/v2`, up to 128 texts per call;
  * `GET /language/translate/v2/languages` for the pairs (every listed language into every other).
  */
 export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
@@ -49,6 +52,7 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
   return {
     name: 'google',
     maxChars: 5000,
+    batch: BATCH,
     async languagePairs(signal): Promise<PairCoverage> {
       const reply = await send('google', `${base}/languages`, { method: 'GET', headers: keyHeader }, signal);
       if (reply.status !== 200) throw googleFailure(reply);
@@ -58,7 +62,7 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
       const lists = (code: string) => listed.has(toGoogleCode(code) ?? '');
       return coverageOf((source, target) => lists(source) && lists(target), lists);
     },
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
+    async translate({ texts, source, target }, signal) {
       const auto = source.toLowerCase() === 'auto';
       const sourceCode = auto ? undefined : toGoogleCode(source);
       const targetCode = toGoogleCode(target);
@@ -66,7 +70,7 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
         throw new EngineError('google', 'unsupported', `no Google pair for ${source} -> ${target}`);
       }
       const body = {
-        q: [text],
+        q: texts,
         target: targetCode,
         format: 'text',
         ...(sourceCode ? { source: sourceCode } : {}),
@@ -83,17 +87,20 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
       );
       if (reply.status !== 200) throw googleFailure(reply);
 
-      const parsed = translateReply.safeParse(reply.json);
-      if (!parsed.success) throw new EngineError('google', 'rejected', 'unexpected response body');
-      const [first] = parsed.data.data.translations;
-      const detected = first?.detectedSourceLanguage;
-      return {
-        text: decodeHtmlEntities(first?.translatedText ?? ''),
-        truncated: false,
-        ...(detected ? { detectedSource: fromGoogleCode(detected) } : {}),
-      };
+      return translatedResults(reply);
     },
   };
+}
+
+/** The translations of a 200 reply, in the order of the texts, each with the language Google found. */
+function translatedResults(reply: HttpReply): EngineResult[] {
+  const parsed = translateReply.safeParse(reply.json);
+  if (!parsed.success) throw new EngineError('google', 'rejected', 'unexpected response body');
+  return parsed.data.data.translations.map(({ translatedText, detectedSourceLanguage }) => ({
+    text: decodeHtmlEntities(translatedText),
+    truncated: false,
+    ...(detectedSourceLanguage ? { detectedSource: fromGoogleCode(detectedSourceLanguage) } : {}),
+  }));
 }
 
 function googleFailure(reply: HttpReply): EngineError {

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
+import {
+  AUTO_BATCH,
+  AUTO_BATCH_ITEMS,
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+  translateOne,
+} from '@tp/test/doubles/engine-test-kit';
 import {
   libreTranslateFaults,
   startLibreTranslateDouble,
@@ -43,9 +51,20 @@ describe('LibreTranslate engine', () => {
   });
 
   describe('success', () => {
+    it('sends the texts of a call as one q array and answers each in order, with the language found', async () => {
+      expect(await engine.translate(AUTO_BATCH, never)).toEqual(AUTO_BATCH_ITEMS);
+      expect(translations()).toHaveLength(1);
+      expect(translations()[0]?.body).toMatchObject({ q: AUTO_BATCH.texts, source: 'auto' });
+      const limited = createLibreTranslateEngine({ baseUrl: double.url, maxChars: 2000, maxTexts: 8 });
+      expect([engine.batch, limited.batch]).toEqual([
+        { maxTexts: 50, maxChars: 5000 },
+        { maxTexts: 8, maxChars: 2000 },
+      ]);
+    });
+
     it('reads /languages once, then posts q, source, target and format text', async () => {
-      const first = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
-      await engine.translate({ text: 'Thank you', source: 'en', target: 'fr' }, never);
+      const first = await translateOne(engine, { text: 'Good morning', source: 'en', target: 'de' }, never);
+      await translateOne(engine, { text: 'Thank you', source: 'en', target: 'fr' }, never);
 
       expect(first).toEqual({ text: 'Guten Morgen', truncated: false });
       expect(double.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -54,7 +73,7 @@ describe('LibreTranslate engine', () => {
         'POST /translate',
       ]);
       expect(translations()[0]?.body).toEqual({
-        q: 'Good morning',
+        q: ['Good morning'],
         source: 'en',
         target: 'de',
         format: 'text',
@@ -65,7 +84,7 @@ describe('LibreTranslate engine', () => {
       ['zh-CN', 'zh-Hans', '谢谢'],
       ['zh-TW', 'zh-Hant', '謝謝'],
     ])('sends %s as %s to an instance with current codes', async (target, code, text) => {
-      const result = await engine.translate({ text: 'Thank you', source: 'en', target }, never);
+      const result = await translateOne(engine, { text: 'Thank you', source: 'en', target }, never);
 
       expect(result.text).toBe(text);
       expect(translations()[0]?.body).toMatchObject({ target: code });
@@ -73,11 +92,13 @@ describe('LibreTranslate engine', () => {
 
     it('sends zh-CN as zh and zh-TW as zt to an instance with legacy codes', async () => {
       await withDouble({ codes: 'legacy' }, {}, async (legacy, legacyDouble) => {
-        const simplified = await legacy.translate(
+        const simplified = await translateOne(
+          legacy,
           { text: 'Thank you', source: 'en', target: 'zh-CN' },
           never,
         );
-        const traditional = await legacy.translate(
+        const traditional = await translateOne(
+          legacy,
           { text: 'Thank you', source: 'en', target: 'zh-TW' },
           never,
         );
@@ -89,7 +110,8 @@ describe('LibreTranslate engine', () => {
     });
 
     it('sends pt-BR as pb', async () => {
-      const result = await engine.translate(
+      const result = await translateOne(
+        engine,
         { text: 'The bus is late', source: 'en', target: 'pt-BR' },
         never,
       );
@@ -99,7 +121,7 @@ describe('LibreTranslate engine', () => {
     });
 
     it('sends source auto and reports the detected language as our code', async () => {
-      const result = await engine.translate({ text: '謝謝', source: 'auto', target: 'en' }, never);
+      const result = await translateOne(engine, { text: '謝謝', source: 'auto', target: 'en' }, never);
 
       expect(result).toEqual({ text: 'Thank you', detectedSource: 'zh-TW', truncated: false });
       expect(translations()[0]?.body).toMatchObject({ source: 'auto' });
@@ -107,7 +129,7 @@ describe('LibreTranslate engine', () => {
 
     it('maps a legacy detected code (zh) back to zh-CN', async () => {
       await withDouble({ codes: 'legacy' }, {}, async (legacy) => {
-        const result = await legacy.translate({ text: '谢谢', source: 'auto', target: 'en' }, never);
+        const result = await translateOne(legacy, { text: '谢谢', source: 'auto', target: 'en' }, never);
         expect(result.detectedSource).toBe('zh-CN');
       });
     });
@@ -117,7 +139,7 @@ describe('LibreTranslate engine', () => {
         { apiKeys: ['k-1'], requireApiKey: true },
         { apiKey: 'k-1' },
         async (keyed, keyedDouble) => {
-          await keyed.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
+          await translateOne(keyed, { text: 'Good morning', source: 'en', target: 'de' }, never);
           expect(keyedDouble.requests.at(-1)?.body).toMatchObject({ api_key: 'k-1' });
         },
       );
@@ -131,13 +153,16 @@ describe('LibreTranslate engine', () => {
 
   describe('unsupported pairs', () => {
     it('refuses a language the instance does not list, without posting /translate', async () => {
-      await failure(engine.translate({ text: 'Hello', source: 'en', target: 'ko' }, never), 'unsupported');
+      await failure(
+        translateOne(engine, { text: 'Hello', source: 'en', target: 'ko' }, never),
+        'unsupported',
+      );
       expect(translations()).toHaveLength(0);
     });
 
     it("refuses a target missing from the source's targets in /languages (ja -> de)", async () => {
       await failure(
-        engine.translate({ text: 'ありがとう', source: 'ja', target: 'de' }, never),
+        translateOne(engine, { text: 'ありがとう', source: 'ja', target: 'de' }, never),
         'unsupported',
       );
       expect(translations()).toHaveLength(0);
@@ -149,14 +174,14 @@ describe('LibreTranslate engine', () => {
         { path: '/translate' },
       );
 
-      await failure(engine.translate(HI, never), 'unsupported');
-      await engine.translate(HI, never);
+      await failure(translateOne(engine, HI, never), 'unsupported');
+      await translateOne(engine, HI, never);
       expect(double.requests.filter((r) => r.path === '/languages')).toHaveLength(2);
     });
 
     it('reports the auto-detected source LibreTranslate cannot translate from as unsupported', async () => {
       const err = await failure(
-        engine.translate({ text: 'ありがとう', source: 'auto', target: 'de' }, never),
+        translateOne(engine, { text: 'ありがとう', source: 'auto', target: 'de' }, never),
         'unsupported',
       );
       expect(err.message).toContain('is not available as a target language from');
@@ -166,7 +191,7 @@ describe('LibreTranslate engine', () => {
   describe('errors', () => {
     it('rejects a request without text (400 missing q)', async () => {
       const err = await failure(
-        engine.translate({ text: '', source: 'en', target: 'de' }, never),
+        engine.translate({ texts: [], source: 'en', target: 'de' }, never),
         'rejected',
       );
       expect(err.message).toContain('Invalid request: missing q parameter');
@@ -175,7 +200,7 @@ describe('LibreTranslate engine', () => {
     it('rejects text over the instance char limit (400)', async () => {
       await withDouble({ charLimit: 10 }, {}, async (limited) => {
         const err = await failure(
-          limited.translate({ text: 'Hello there, world', source: 'en', target: 'de' }, never),
+          translateOne(limited, { text: 'Hello there, world', source: 'en', target: 'de' }, never),
           'rejected',
         );
         expect(err.message).toContain('exceeds text limit (10)');
@@ -184,7 +209,7 @@ describe('LibreTranslate engine', () => {
 
     it('rejects a missing API key the instance requires (400)', async () => {
       await withDouble({ apiKeys: ['k-1'], requireApiKey: true }, {}, async (keyless) => {
-        const err = await failure(keyless.translate(HI, never), 'rejected');
+        const err = await failure(translateOne(keyless, HI, never), 'rejected');
         expect(err.message).toContain('HTTP 400');
         expect(err.message).toContain('API key');
       });
@@ -192,21 +217,21 @@ describe('LibreTranslate engine', () => {
 
     it('rejects an invalid API key (403)', async () => {
       await withDouble({ apiKeys: ['k-1'] }, { apiKey: 'stolen' }, async (wrong) => {
-        const err = await failure(wrong.translate(HI, never), 'rejected');
+        const err = await failure(translateOne(wrong, HI, never), 'rejected');
         expect(err.message).toContain('Invalid API key');
       });
     });
 
     it('reports a flood ban (403 Too many request limits violations) as quota', async () => {
       double.ban();
-      await failure(engine.translate(HI, never), 'quota');
+      await failure(translateOne(engine, HI, never), 'quota');
     });
 
     it('reports 429 Slowdown as transient', async () => {
       await withDouble({ requestsPerMinute: 1 }, {}, async (limited) => {
-        await limited.translate(HI, never);
+        await translateOne(limited, HI, never);
 
-        const err = await failure(limited.translate(HI, never), 'transient');
+        const err = await failure(translateOne(limited, HI, never), 'transient');
         expect(err.message).toContain('Slowdown: 1 per 1 minute');
         expect(err.retryAfterMs).toBeUndefined();
       });
@@ -215,26 +240,26 @@ describe('LibreTranslate engine', () => {
     it('takes retryAfterMs from a Retry-After header on 429', async () => {
       double.fail(libreTranslateFaults.slowDown(30, 12), { path: '/translate' });
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(12_000);
     });
 
     it('reports 500 Cannot translate text as transient', async () => {
       double.fail(libreTranslateFaults.cannotTranslate(), { path: '/translate' });
-      await failure(engine.translate(HI, never), 'transient');
+      await failure(translateOne(engine, HI, never), 'transient');
     });
 
     it('classifies a failing /languages like any other call (503 transient, 404 rejected)', async () => {
       double.fail({ type: 'respond', status: 503, body: 'Service Unavailable' }, { path: '/languages' });
-      await failure(engine.translate(HI, never), 'transient');
+      await failure(translateOne(engine, HI, never), 'transient');
 
       const misrouted = createLibreTranslateEngine({ baseUrl: `${double.url}/wrong-prefix` });
-      await failure(misrouted.translate(HI, never), 'rejected');
+      await failure(translateOne(misrouted, HI, never), 'rejected');
     });
 
     it('rejects a 200 without translatedText', async () => {
       double.fail({ type: 'respond', status: 200, body: { result: 'Hallo' } }, { path: '/translate' });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
   });
 

@@ -10,21 +10,27 @@ export interface LibreTranslateOptions {
   readonly baseUrl: string;
   /** Sent as `api_key` in the body when the instance requires one. */
   readonly apiKey?: string;
-  /** The instance's `--char-limit` (default 5000). */
+  /** The instance's `--char-limit` (default 5000), which counts every text of a request together. */
   readonly maxChars?: number;
+  /** Texts per request: the instance's `--batch-limit` when it sets one (default 50). */
+  readonly maxTexts?: number;
 }
 
 const languagesReply = z.array(z.object({ code: z.string(), targets: z.array(z.string()).optional() }));
 
+/** The answer to an array `q`: one translation, and with source `auto` one detection, per text. */
 const translateReply = z.object({
-  translatedText: z.string(),
-  detectedLanguage: z.object({ language: z.string() }).optional(),
+  translatedText: z.array(z.string()),
+  detectedLanguage: z.array(z.object({ language: z.string() })).optional(),
 });
 
 /** Source code -> the targets it can go to (undefined: the instance does not say, so any). */
 type LanguageTable = ReadonlyMap<string, ReadonlySet<string> | undefined>;
 
-/** A LibreTranslate instance, `POST /translate`; its `/languages` decides codes and supported pairs. */
+/**
+ * A LibreTranslate instance, `POST /translate` with `q` an array of texts; its `/languages` decides
+ * codes and supported pairs.
+ */
 export function createLibreTranslateEngine(options: LibreTranslateOptions): TranslationEngine {
   const translateUrl = endpoint(options.baseUrl, '/translate');
   const languagesUrl = endpoint(options.baseUrl, '/languages');
@@ -42,6 +48,7 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
   return {
     name: 'libretranslate',
     maxChars: options.maxChars ?? 5000,
+    batch: { maxTexts: options.maxTexts ?? 50, maxChars: options.maxChars ?? 5000 },
     async languagePairs(signal): Promise<PairCoverage> {
       const known = await readLanguages(signal);
       return coverageOf(
@@ -49,7 +56,7 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
         (target) => librePair(known, 'auto', target) !== undefined,
       );
     },
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
+    async translate({ texts, source, target }, signal) {
       const known = table ?? (await readLanguages(signal));
       const auto = source.toLowerCase() === 'auto';
       const pair = librePair(known, source, target);
@@ -60,7 +67,7 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
           `no LibreTranslate pair for ${source} -> ${target}`,
         );
       }
-      const reply = await postTranslate(translateUrl, text, pair, options.apiKey, signal);
+      const reply = await postTranslate(translateUrl, texts, pair, options.apiKey, signal);
       if (reply.status !== 200) {
         const failure = libreFailure(reply);
         // The instance's models changed since we read /languages: read it again next time.
@@ -68,21 +75,21 @@ export function createLibreTranslateEngine(options: LibreTranslateOptions): Tran
         throw failure;
       }
 
-      return translatedResult(reply, auto);
+      return translatedResults(reply, auto);
     },
   };
 }
 
-/** POST /translate of one plain text in the instance's codes. */
+/** POST /translate of plain texts in the instance's codes. */
 function postTranslate(
   url: string,
-  text: string,
+  texts: readonly string[],
   pair: { source: string; target: string },
   apiKey: string | undefined,
   signal: AbortSignal,
 ): Promise<HttpReply> {
   const body = {
-    q: text,
+    q: texts,
     source: pair.source,
     target: pair.target,
     format: 'text',
@@ -96,16 +103,22 @@ function postTranslate(
   );
 }
 
-/** The translation of a 200 reply, with the language the instance found when asked for `auto`. */
-function translatedResult(reply: HttpReply, auto: boolean): EngineResult {
+/**
+ * The translations of a 200 reply in the order of the texts, each with the language the instance
+ * found when asked for `auto`.
+ */
+function translatedResults(reply: HttpReply, auto: boolean): EngineResult[] {
   const parsed = translateReply.safeParse(reply.json);
   if (!parsed.success) throw new EngineError('libretranslate', 'rejected', 'unexpected response body');
-  const detected = parsed.data.detectedLanguage?.language;
-  return {
-    text: parsed.data.translatedText,
-    truncated: false,
-    ...(auto && detected ? { detectedSource: fromLibreCode(detected) } : {}),
-  };
+  const { translatedText, detectedLanguage } = parsed.data;
+  return translatedText.map((text, index) => {
+    const detected = detectedLanguage?.[index]?.language;
+    return {
+      text,
+      truncated: false,
+      ...(auto && detected ? { detectedSource: fromLibreCode(detected) } : {}),
+    };
+  });
 }
 
 /** The instance's codes for our pair, or undefined when its /languages does not offer it. */

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { describeTransportFaults, expectEngineFailure, HI, never } from '@tp/test/doubles/engine-test-kit';
+import {
+  describeTransportFaults,
+  expectEngineFailure,
+  HI,
+  never,
+  translateOne,
+} from '@tp/test/doubles/engine-test-kit';
 import {
   QUERY_TOO_LONG,
   QUOTA_WARNING,
@@ -33,8 +39,22 @@ describe('MyMemory engine', () => {
   });
 
   describe('success', () => {
+    it('takes one text per request: the texts of a call are asked one after the other, in order', async () => {
+      const items = await engine.translate(
+        { texts: ['Good morning', 'Thank you'], source: 'en', target: 'de' },
+        never,
+      );
+
+      expect(items).toEqual([
+        { text: 'Guten Morgen', truncated: false },
+        { text: 'Danke', truncated: false },
+      ]);
+      expect(double.requests.map((request) => request.query.q)).toEqual(['Good morning', 'Thank you']);
+      expect(engine.batch).toBeUndefined();
+    });
+
     it('gets /get with q and langpair=src|tgt and returns the translation untruncated', async () => {
-      const result = await engine.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
+      const result = await translateOne(engine, { text: 'Good morning', source: 'en', target: 'de' }, never);
 
       expect(result).toEqual({ text: 'Guten Morgen', truncated: false });
       expect(double.requests[0]).toMatchObject({
@@ -46,8 +66,16 @@ describe('MyMemory engine', () => {
     });
 
     it('sends zh-CN and zh-TW as RFC 3066 codes, also when given as zh_TW', async () => {
-      const simplified = await engine.translate({ text: 'Thank you', source: 'en', target: 'zh-CN' }, never);
-      const traditional = await engine.translate({ text: 'Thank you', source: 'en', target: 'zh_TW' }, never);
+      const simplified = await translateOne(
+        engine,
+        { text: 'Thank you', source: 'en', target: 'zh-CN' },
+        never,
+      );
+      const traditional = await translateOne(
+        engine,
+        { text: 'Thank you', source: 'en', target: 'zh_TW' },
+        never,
+      );
 
       expect([simplified.text, traditional.text]).toEqual(['谢谢', '謝謝']);
       expect(double.requests.map((r) => r.query.langpair)).toEqual(['en|zh-CN', 'en|zh-TW']);
@@ -56,7 +84,7 @@ describe('MyMemory engine', () => {
     it('sends the configured email as de', async () => {
       const withEmail = createMyMemoryEngine({ baseUrl: double.url, email: 'ops@example.org' });
 
-      await withEmail.translate({ text: 'Good morning', source: 'en', target: 'fr' }, never);
+      await translateOne(withEmail, { text: 'Good morning', source: 'en', target: 'fr' }, never);
       expect(double.requests[0]?.query.de).toBe('ops@example.org');
     });
 
@@ -69,7 +97,7 @@ describe('MyMemory engine', () => {
     it('cuts ASCII text to 500 characters at a word boundary and flags it', async () => {
       const text = 'lorem ipsum dolor '.repeat(40); // 720 characters
 
-      const result = await engine.translate({ text, source: 'en', target: 'de' }, never);
+      const result = await translateOne(engine, { text, source: 'en', target: 'de' }, never);
 
       const sent = sentQuery();
       expect(sent.length).toBeLessThanOrEqual(500);
@@ -82,14 +110,14 @@ describe('MyMemory engine', () => {
     it('prefers the end of the last sentence when it is close to the limit', async () => {
       const text = `${'a'.repeat(460)}. ${'b '.repeat(50)}`; // 562 characters
 
-      await engine.translate({ text, source: 'en', target: 'de' }, never);
+      await translateOne(engine, { text, source: 'en', target: 'de' }, never);
       expect(sentQuery()).toBe(`${'a'.repeat(460)}.`);
     });
 
     it('cuts multi-byte text to 500 UTF-8 bytes on a character boundary', async () => {
       const text = '雨'.repeat(200); // 200 characters, 600 bytes, no break to prefer
 
-      const result = await engine.translate({ text, source: 'zh-CN', target: 'en' }, never);
+      const result = await translateOne(engine, { text, source: 'zh-CN', target: 'en' }, never);
 
       const sent = sentQuery();
       expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(500);
@@ -101,7 +129,7 @@ describe('MyMemory engine', () => {
       const family = '👩‍👩‍👧'; // 3 emoji joined by 2 ZWJs: 5 code points, 18 bytes
       const text = family.repeat(30); // 540 bytes
 
-      await engine.translate({ text, source: 'en', target: 'de' }, never);
+      await translateOne(engine, { text, source: 'en', target: 'de' }, never);
 
       const sent = sentQuery();
       expect(sent).toBe(family.repeat(27));
@@ -111,7 +139,7 @@ describe('MyMemory engine', () => {
     it('does not flag text of exactly 500 bytes', async () => {
       const text = `${'é'.repeat(200)}${'x'.repeat(100)}`; // 400 + 100 bytes
 
-      const result = await engine.translate({ text, source: 'fr', target: 'en' }, never);
+      const result = await translateOne(engine, { text, source: 'fr', target: 'en' }, never);
 
       expect(sentQuery()).toBe(text);
       expect(result.truncated).toBe(false);
@@ -123,13 +151,13 @@ describe('MyMemory engine', () => {
       ['auto', 'en'],
       ['en', 'english'],
     ])('refuses %s -> %s without calling MyMemory', async (source, target) => {
-      await failure(engine.translate({ text: 'Hello', source, target }, never), 'unsupported');
+      await failure(translateOne(engine, { text: 'Hello', source, target }, never), 'unsupported');
       expect(double.requests).toHaveLength(0);
     });
 
     it('reports `\'XX\' IS AN INVALID TARGET LANGUAGE` (responseStatus "403") as unsupported', async () => {
       const err = await failure(
-        engine.translate({ text: 'Hi', source: 'en', target: 'xx' }, never),
+        translateOne(engine, { text: 'Hi', source: 'en', target: 'xx' }, never),
         'unsupported',
       );
       expect(err.message).toContain("'XX' IS AN INVALID TARGET LANGUAGE");
@@ -139,11 +167,14 @@ describe('MyMemory engine', () => {
       double.fail(
         mymemoryFaults.inBandStatus('403', "'ZH_TW' IS AN INVALID TARGET LANGUAGE . EXAMPLE: LANGPAIR=EN|IT"),
       );
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'zh-TW' }, never), 'unsupported');
+      await failure(
+        translateOne(engine, { text: 'Hi', source: 'en', target: 'zh-TW' }, never),
+        'unsupported',
+      );
     });
 
     it('reports PLEASE SELECT TWO DISTINCT LANGUAGES as unsupported', async () => {
-      await failure(engine.translate({ text: 'Hi', source: 'en', target: 'en' }, never), 'unsupported');
+      await failure(translateOne(engine, { text: 'Hi', source: 'en', target: 'en' }, never), 'unsupported');
     });
   });
 
@@ -151,7 +182,7 @@ describe('MyMemory engine', () => {
     it('reports the daily quota warning as quota, with the time until it resets', async () => {
       double.exhaustQuota();
 
-      const err = await failure(engine.translate(HI, never), 'quota');
+      const err = await failure(translateOne(engine, HI, never), 'quota');
       expect(err.message).toContain('MYMEMORY WARNING');
       expect(err.retryAfterMs).toBe(QUOTA_RESET_MS);
     });
@@ -160,8 +191,11 @@ describe('MyMemory engine', () => {
       const small = await startMyMemoryDouble({ dailyBytes: 12 });
       try {
         const limited = createMyMemoryEngine({ baseUrl: small.url });
-        await limited.translate({ text: 'Good morning', source: 'en', target: 'de' }, never);
-        await failure(limited.translate({ text: 'Thank you', source: 'en', target: 'de' }, never), 'quota');
+        await translateOne(limited, { text: 'Good morning', source: 'en', target: 'de' }, never);
+        await failure(
+          translateOne(limited, { text: 'Thank you', source: 'en', target: 'de' }, never),
+          'quota',
+        );
       } finally {
         await small.close();
       }
@@ -169,7 +203,7 @@ describe('MyMemory engine', () => {
 
     it('reports the quota warning sent with HTTP 429 as quota', async () => {
       double.fail(mymemoryFaults.quotaOverHttp429());
-      await failure(engine.translate(HI, never), 'quota');
+      await failure(translateOne(engine, HI, never), 'quota');
     });
 
     it('reports the quota warning text as quota even without quotaFinished or a failure status', async () => {
@@ -179,7 +213,7 @@ describe('MyMemory engine', () => {
         body: mymemoryBody({ translatedText: QUOTA_WARNING, quotaFinished: false }),
       });
 
-      const err = await failure(engine.translate(HI, never), 'quota');
+      const err = await failure(translateOne(engine, HI, never), 'quota');
       expect(err.retryAfterMs).toBe(QUOTA_RESET_MS);
     });
 
@@ -189,13 +223,13 @@ describe('MyMemory engine', () => {
         status: 200,
         body: mymemoryBody({ translatedText: 'Hallo', quotaFinished: true }),
       });
-      await failure(engine.translate(HI, never), 'quota');
+      await failure(translateOne(engine, HI, never), 'quota');
     });
 
     it('rejects QUERY LENGTH LIMIT EXCEEDED', async () => {
       double.fail(mymemoryFaults.inBandStatus(403, QUERY_TOO_LONG));
 
-      const err = await failure(engine.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(engine, HI, never), 'rejected');
       expect(err.message).toContain('QUERY LENGTH LIMIT EXCEEDED');
     });
 
@@ -206,13 +240,13 @@ describe('MyMemory engine', () => {
       [503, 'transient'],
     ] as const)('classifies responseStatus %p with HTTP 200 as %s', async (responseStatus, kind) => {
       double.fail(mymemoryFaults.inBandStatus(responseStatus, 'Hallo'));
-      await failure(engine.translate(HI, never), kind);
+      await failure(translateOne(engine, HI, never), kind);
     });
 
     it('rejects an empty translation', async () => {
       double.fail(mymemoryFaults.emptyOutput());
 
-      const err = await failure(engine.translate(HI, never), 'rejected');
+      const err = await failure(translateOne(engine, HI, never), 'rejected');
       expect(err.message).toContain('empty');
     });
 
@@ -220,7 +254,7 @@ describe('MyMemory engine', () => {
       double.fail(mymemoryFaults.echo());
 
       const err = await failure(
-        engine.translate({ text: 'Hi there', source: 'en', target: 'de' }, never),
+        translateOne(engine, { text: 'Hi there', source: 'en', target: 'de' }, never),
         'rejected',
       );
       expect(err.message).toContain('equals the input');
@@ -228,7 +262,7 @@ describe('MyMemory engine', () => {
 
     it('rejects a 200 that is not a MyMemory body', async () => {
       double.fail({ type: 'respond', status: 200, body: '<html>captive portal</html>' });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
   });
 
@@ -236,18 +270,18 @@ describe('MyMemory engine', () => {
     it('reports a plain HTTP 429 as transient with Retry-After', async () => {
       double.fail(mymemoryFaults.tooManyRequests(30));
 
-      const err = await failure(engine.translate(HI, never), 'transient');
+      const err = await failure(translateOne(engine, HI, never), 'transient');
       expect(err.retryAfterMs).toBe(30_000);
     });
 
     it('reports HTTP 5xx as transient', async () => {
       double.fail(mymemoryFaults.serverError(502));
-      await failure(engine.translate(HI, never), 'transient');
+      await failure(translateOne(engine, HI, never), 'transient');
     });
 
     it('rejects an HTTP 404', async () => {
       double.fail({ type: 'respond', status: 404, body: 'Not Found' });
-      await failure(engine.translate(HI, never), 'rejected');
+      await failure(translateOne(engine, HI, never), 'rejected');
     });
   });
 

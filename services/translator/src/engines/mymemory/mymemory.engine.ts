@@ -1,4 +1,10 @@
-import { EngineError, parseRetryAfter, type EngineResult, type TranslationEngine } from '../engine.js';
+import {
+  EngineError,
+  oneTextPerCall,
+  parseRetryAfter,
+  type EngineResult,
+  type TranslationEngine,
+} from '../engine.js';
 import {
   endpoint,
   failureForStatus,
@@ -26,7 +32,10 @@ const LANGUAGE_TEXT =
   /IS AN INVALID (SOURCE|TARGET) LANGUAGE|INVALID LANGUAGE PAIR|SELECT TWO DISTINCT LANGUAGES/;
 const OTHER_ERROR_TEXT = /QUERY LENGTH LIMIT EXCEEDED|NO QUERY SPECIFIED|INVALID EMAIL/;
 
-/** MyMemory `GET /get?q=...&langpair=src|tgt`; input over its 500-byte limit is cut and flagged. */
+/**
+ * MyMemory `GET /get?q=...&langpair=src|tgt`, one text per request; input over its 500-byte limit is
+ * cut and flagged.
+ */
 export function createMyMemoryEngine(options: MyMemoryOptions = {}): TranslationEngine {
   const url = endpoint(options.baseUrl ?? 'https://api.mymemory.translated.net', '/get');
 
@@ -35,7 +44,8 @@ export function createMyMemoryEngine(options: MyMemoryOptions = {}): Translation
     maxChars: MYMEMORY_MAX_CHARS,
     // MyMemory publishes no language list and reads any ISO 639 / RFC 3066 code; it cannot detect.
     languagePairs: async () => MYMEMORY_PAIRS,
-    async translate({ text, source, target }, signal): Promise<EngineResult> {
+    // The API takes one text per request: no `batch`, so the chain sends one text per call.
+    translate: oneTextPerCall(async ({ text, source, target }, signal): Promise<EngineResult> => {
       const sourceCode = toMyMemoryCode(source);
       const targetCode = toMyMemoryCode(target);
       if (!sourceCode || !targetCode) {
@@ -46,7 +56,7 @@ export function createMyMemoryEngine(options: MyMemoryOptions = {}): Translation
       if (options.email) query.set('de', options.email);
       const reply = await send('mymemory', `${url}?${query}`, { method: 'GET' }, signal);
       return { text: translatedText(reply, input.text), truncated: input.truncated };
-    },
+    }),
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildTinyModel, EN_DE_LEXICON, ZH_EN_LEXICON } from '@tp/models';
+import { translateOne } from '@tp/test/doubles/engine-test-kit';
 
 import { capturingLogger } from '@tp/test/harness/logger';
 
@@ -61,19 +62,23 @@ describe('OfflineEngine with the tiny test models', () => {
   });
 
   it('translates 你好，世界 to hello, world with the plain decoder', async () => {
-    const result = await engine.translate({ text: '你好，世界', source: 'zh-CN', target: 'en' }, never);
+    const result = await translateOne(engine, { text: '你好，世界', source: 'zh-CN', target: 'en' }, never);
     expect(result.text).toContain('hello');
     expect(result.text).toContain('world');
     expect(result).toEqual({ text: 'hello, world', truncated: false });
   });
 
   it('translates a longer sentence word by word, punctuation included', async () => {
-    const result = await engine.translate({ text: '我们喜欢猫和狗！', source: 'zh-CN', target: 'en' }, never);
+    const result = await translateOne(
+      engine,
+      { text: '我们喜欢猫和狗！', source: 'zh-CN', target: 'en' },
+      never,
+    );
     expect(result.text).toBe('we like cat and dog!');
   });
 
   it('translates with the merged (cached) decoder', async () => {
-    const result = await engine.translate({ text: 'Hello, world!', source: 'en', target: 'de' }, never);
+    const result = await translateOne(engine, { text: 'Hello, world!', source: 'en', target: 'de' }, never);
     expect(result.text).toBe('hallo, Welt!');
   });
 
@@ -82,14 +87,26 @@ describe('OfflineEngine with the tiny test models', () => {
   });
 
   it('pivots zh-CN -> de through English when no direct model exists', async () => {
-    const result = await engine.translate({ text: '你好，世界。', source: 'zh-CN', target: 'de' }, never);
+    const result = await translateOne(engine, { text: '你好，世界。', source: 'zh-CN', target: 'de' }, never);
     expect(result.text).toBe('hallo, Welt.');
     expect(engine.supports('zh-CN', 'de')).toBe(true);
   });
 
+  it('translates the texts of a call together, failing only the one with words outside the lexicon', async () => {
+    const items = await engine.translate(
+      { texts: ['你好，世界', '你好，火星人', '我们喜欢猫和狗！'], source: 'zh-CN', target: 'en' },
+      never,
+    );
+
+    expect(items[0]).toEqual({ text: 'hello, world', truncated: false });
+    expect(items[1]).toBeInstanceOf(EngineError);
+    expect(items[1]).toMatchObject({ engine: 'offline', kind: 'rejected' });
+    expect(items[2]).toEqual({ text: 'we like cat and dog!', truncated: false });
+  });
+
   it('rejects text with words outside the lexicon instead of inventing output', async () => {
     const err = await failure(
-      engine.translate({ text: '你好，火星人', source: 'zh-CN', target: 'en' }, never),
+      translateOne(engine, { text: '你好，火星人', source: 'zh-CN', target: 'en' }, never),
     );
     expect(err).toBeInstanceOf(EngineError);
     expect(err).toMatchObject({ engine: 'offline', kind: 'rejected' });
@@ -98,25 +115,25 @@ describe('OfflineEngine with the tiny test models', () => {
 
   it('rejects a pivot when the second model does not know a word', async () => {
     const err = await failure(
-      engine.translate({ text: 'goodbye, dragon', source: 'en', target: 'de' }, never),
+      translateOne(engine, { text: 'goodbye, dragon', source: 'en', target: 'de' }, never),
     );
     expect(err).toMatchObject({ kind: 'rejected' });
   });
 
   it('says unsupported for a pair with no route', async () => {
-    const err = await failure(engine.translate({ text: 'hallo', source: 'de', target: 'fr' }, never));
+    const err = await failure(translateOne(engine, { text: 'hallo', source: 'de', target: 'fr' }, never));
     expect(err).toMatchObject({ engine: 'offline', kind: 'unsupported' });
     expect(engine.supports('de', 'fr')).toBe(false);
   });
 
   it('says unsupported for an auto-detect request', async () => {
-    const err = await failure(engine.translate({ text: '你好', source: 'auto', target: 'en' }, never));
+    const err = await failure(translateOne(engine, { text: '你好', source: 'auto', target: 'en' }, never));
     expect(err).toMatchObject({ kind: 'unsupported' });
   });
 
   it('rejects text longer than the model reads', async () => {
     const err = await failure(
-      engine.translate({ text: '你好'.repeat(200), source: 'zh-CN', target: 'en' }, never),
+      translateOne(engine, { text: '你好'.repeat(200), source: 'zh-CN', target: 'en' }, never),
     );
     expect(err).toMatchObject({ kind: 'rejected' });
     expect((err as Error).message).toMatch(/at most 128/);
@@ -126,7 +143,7 @@ describe('OfflineEngine with the tiny test models', () => {
     const controller = new AbortController();
     controller.abort();
     const err = await failure(
-      engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, controller.signal),
+      translateOne(engine, { text: '你好', source: 'zh-CN', target: 'en' }, controller.signal),
     );
     expect(err).toMatchObject({ name: 'AbortError' });
   });
@@ -136,11 +153,11 @@ describe('OfflineEngine with the tiny test models', () => {
     const settled: string[] = [];
     const long = Array.from({ length: 20 }, () => '你好').join('，');
     const aborted = failure(
-      engine.translate({ text: long, source: 'zh-CN', target: 'en' }, controller.signal),
+      translateOne(engine, { text: long, source: 'zh-CN', target: 'en' }, controller.signal),
     ).finally(() => settled.push('aborted'));
-    const other = engine
-      .translate({ text: '我喜欢猫', source: 'zh-CN', target: 'en' }, never)
-      .finally(() => settled.push('other'));
+    const other = translateOne(engine, { text: '我喜欢猫', source: 'zh-CN', target: 'en' }, never).finally(
+      () => settled.push('other'),
+    );
     // The long sentence takes 40 decoding steps, each a turn of the event loop: this lands mid-batch.
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
@@ -152,7 +169,7 @@ describe('OfflineEngine with the tiny test models', () => {
   it('translates concurrent sentences of different lengths in one batch, each to its own text', async () => {
     const texts = ['你好', '我们喜欢猫和狗！', '今天很好。', '他们是学生，她是老师。'];
     const results = await Promise.all(
-      texts.map((text) => engine.translate({ text, source: 'zh-CN', target: 'en' }, never)),
+      texts.map((text) => translateOne(engine, { text, source: 'zh-CN', target: 'en' }, never)),
     );
     expect(results.map((r) => r.text)).toEqual([
       'hello',
@@ -164,15 +181,15 @@ describe('OfflineEngine with the tiny test models', () => {
 
   it('fails only the sentence with an unknown word when it shares a batch with known ones', async () => {
     const [known, unknown] = await Promise.allSettled([
-      engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never),
-      engine.translate({ text: '你好龙', source: 'zh-CN', target: 'en' }, never),
+      translateOne(engine, { text: '你好', source: 'zh-CN', target: 'en' }, never),
+      translateOne(engine, { text: '你好龙', source: 'zh-CN', target: 'en' }, never),
     ]);
     expect(known).toEqual({ status: 'fulfilled', value: { text: 'hello', truncated: false } });
     expect(unknown).toMatchObject({ status: 'rejected', reason: { kind: 'rejected' } });
   });
 
   it('returns whitespace unchanged without running a model', async () => {
-    const result = await engine.translate({ text: '  ', source: 'zh-CN', target: 'en' }, never);
+    const result = await translateOne(engine, { text: '  ', source: 'zh-CN', target: 'en' }, never);
     expect(result).toEqual({ text: '  ', truncated: false });
   });
 });
@@ -181,7 +198,7 @@ describe('OfflineEngine model discovery', () => {
   it('gives an engine with no pairs for a missing models directory', async () => {
     const engine = await OfflineEngine.open({ modelsDir: join(tmpdir(), 'tp-no-such-models-dir') });
     expect(engine.installedPairs()).toEqual([]);
-    const err = await failure(engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never));
+    const err = await failure(translateOne(engine, { text: '你好', source: 'zh-CN', target: 'en' }, never));
     expect(err).toMatchObject({ kind: 'unsupported' });
   });
 
@@ -222,7 +239,7 @@ describe('OfflineEngine model discovery', () => {
       const { skipped } = await discoverModels(modelsDir);
       expect(skipped).toEqual([{ name: 'opus-mt-zh-en-tiny', reason: TEST_MODEL_REFUSED }]);
       expect(TEST_MODEL_REFUSED).toContain('OFFLINE_ALLOW_TEST_MODELS=true');
-      const err = await failure(engine.translate({ text: '你好', source: 'zh-CN', target: 'en' }, never));
+      const err = await failure(engine.translate({ texts: ['你好'], source: 'zh-CN', target: 'en' }, never));
       expect(err).toMatchObject({ kind: 'unsupported' });
     } finally {
       await rm(modelsDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import type { Logger } from '@tp/runtime';
 import type { InferenceSession } from 'onnxruntime-node';
 
-import { EngineError, type EngineRequest, type EngineResult, type TranslationEngine } from '../engine.js';
+import { EngineError, type EngineItem, type EngineRequest, type TranslationEngine } from '../engine.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { discoverModels, type InstalledModel } from './discover-models.js';
 import { sameLanguage } from './languages.js';
@@ -54,6 +54,8 @@ export class OfflineEngine implements TranslationEngine {
   readonly name = 'offline' as const;
   /** Opus-MT reads at most 512 tokens; 1000 characters of prose stay well below that. */
   readonly maxChars = 1000;
+  /** The texts of a call are decoded together, as one batch of the model (MarianModel's 16 rows). */
+  readonly batch = { maxTexts: 16, maxChars: 8000 };
 
   private constructor(
     private readonly models: readonly MarianModel[],
@@ -111,7 +113,7 @@ export class OfflineEngine implements TranslationEngine {
     return coverageOf((source, target) => this.supports(source, target));
   }
 
-  async translate(request: EngineRequest, signal: AbortSignal): Promise<EngineResult> {
+  async translate(request: EngineRequest, signal: AbortSignal): Promise<EngineItem[]> {
     signal.throwIfAborted();
     if (request.source === 'auto') {
       throw new EngineError(
@@ -128,9 +130,22 @@ export class OfflineEngine implements TranslationEngine {
         `no offline model for ${request.source} -> ${request.target}`,
       );
     }
+    // Asked at once, the texts join the same decoding batches; a text the model fails is that text's.
+    return Promise.all(
+      request.texts.map((text) =>
+        this.translateText(route, text, signal).catch((err: unknown) => {
+          signal.throwIfAborted();
+          if (err instanceof EngineError) return err;
+          throw err;
+        }),
+      ),
+    );
+  }
+
+  private async translateText(route: readonly InstalledModel[], input: string, signal: AbortSignal) {
     // Whitespace has nothing to translate; the models would answer with nothing and look broken.
-    if (request.text.trim() === '') return { text: request.text, truncated: false };
-    let text = request.text;
+    if (input.trim() === '') return { text: input, truncated: false };
+    let text = input;
     for (const step of route) {
       const model = this.servingModels().find(({ info }) => info === step) as MarianModel;
       text = await this.translateStep(model, text, step.target, signal);
