@@ -2,7 +2,8 @@
 # npm start: the whole stack on this machine. Installs node modules, builds, starts Kafka natively when
 # KAFKA_BROKERS is not set, installs and starts Apertium APy (with the default pairs) when APERTIUM_URL is
 # not set, creates the database and applies migrations, creates the topics, then runs gateway (3000),
-# translator (3004), nli (3005) and worker (3006). Ctrl-C stops all of it, Kafka and APy included.
+# translator (3004), nli (3005) and worker (3006), and prints one `[start] ready` line once every
+# service's /ready passes (with what is degraded and why). Ctrl-C stops all of it, Kafka and APy included.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -14,11 +15,13 @@ build
 started_kafka=""
 started_apertium=""
 pids=()
+ready_pid=""
 stopping=""
 stop_all() {
   [[ -n "$stopping" ]] && return
   stopping=1
   say "stopping services..."
+  if [[ -n "$ready_pid" ]]; then kill -TERM "$ready_pid" 2>/dev/null || true; fi
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [[ -n "$started_kafka" ]]; then bash infra/kafka/kafka.sh stop; fi
@@ -51,12 +54,17 @@ node --disable-warning=TimeoutNegativeWarning libs/kafka/dist/create-topics.cli.
 declare -A ports=([gateway]="${GATEWAY_PORT:-3000}" [translator]="${TRANSLATOR_PORT:-3004}" [nli]="${NLI_PORT:-3005}" [worker]="${WORKER_PORT:-3006}")
 export TRANSLATOR_URL="${TRANSLATOR_URL:-http://127.0.0.1:${ports[translator]}}"
 export NLI_URL="${NLI_URL:-http://127.0.0.1:${ports[nli]}}"
+export WORKER_URL="${WORKER_URL:-http://127.0.0.1:${ports[worker]}}"
 for service in gateway translator nli worker; do
   PORT="${ports[$service]}" node --import @tp/runtime/instrument --enable-source-maps --disable-warning=TimeoutNegativeWarning \
     "services/$service/dist/main.js" &
   pids+=("$!")
 done
-say "gateway http://127.0.0.1:${ports[gateway]} (translator ${ports[translator]}, nli ${ports[nli]}, worker ${ports[worker]}); Ctrl-C stops everything"
+say "starting gateway :${ports[gateway]}, translator :${ports[translator]}, nli :${ports[nli]}, worker :${ports[worker]}; a [start] ready line follows once every /ready passes (Ctrl-C stops everything)"
+# The ready line (libs/platform/src/stack-ready.cli.ts): not part of the services, so its end stops nothing.
+node libs/platform/dist/stack-ready.cli.js "gateway=http://127.0.0.1:${ports[gateway]}" \
+  "translator=$TRANSLATOR_URL" "nli=$NLI_URL" "worker=$WORKER_URL" &
+ready_pid=$!
 # Runs until Ctrl-C, or until one service exits (then the others are stopped too).
 set +e
 wait -n "${pids[@]}"
