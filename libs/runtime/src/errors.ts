@@ -93,7 +93,8 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,
-    summary: 'The path exists but not for this method; the `Allow` header lists the methods.',
+    summary:
+      'The path exists but not for this method; the `Allow` header lists the methods, and the message and `details` say what each does there and where the method asked is taken.',
   },
   NLI_DISABLED: {
     code: 40901,
