@@ -5,13 +5,6 @@ import { bounded, type RedisClient } from '@tp/redis';
 /** The spec's lifetime of a hot cache entry. */
 export const HOT_CACHE_TTL_SECONDS = 24 * 60 * 60;
 
-/**
- * The header a caller of the translator's POST /translate sends when it has just read the hot cache
- * for the request's text and pair (the key without a glossary version) and found nothing: the
- * translator then does not read that key again.
- */
-export const HOT_CACHE_MISSED = { name: 'x-hot-cache', value: 'miss' } as const;
-
 export interface CachedTranslation {
   readonly translatedText: string;
   /** Source language actually used (detected when the request said `auto`). */

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
+import { z } from 'zod';
+
 import { ServiceClient } from './service-client.js';
 
 // An internal service answering whatever error envelope the test puts in the path.
@@ -24,7 +26,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('ServiceClient errors', () => {
   it("passes one of our error codes through with the service's message", async () => {
-    await expect(client.call('/NOT_FOUND')).rejects.toMatchObject({
+    await expect(client.call('/NOT_FOUND', z.unknown())).rejects.toMatchObject({
       code: 'NOT_FOUND',
       httpStatus: 404,
       message: 'answered NOT_FOUND',
@@ -34,7 +36,7 @@ describe('ServiceClient errors', () => {
   it.each(['constructor', 'toString', '__proto__', 'INTERNAL'])(
     'takes an error named %s, which is not one of our codes, as the service unavailable (503)',
     async (name) => {
-      await expect(client.call(`/${name}`)).rejects.toMatchObject({
+      await expect(client.call(`/${name}`, z.unknown())).rejects.toMatchObject({
         code: 'TRANSLATION_UNAVAILABLE',
         httpStatus: 503,
       });

@@ -1,5 +1,6 @@
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '@tp/runtime';
 import { request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
 
 export interface ServiceCall {
   readonly method?: 'GET' | 'POST' | 'PUT';
@@ -7,14 +8,13 @@ export interface ServiceCall {
   readonly requestId?: string;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
-  /** Headers of the call besides the content type and request id. */
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
- * JSON over HTTP to one of our internal services. Their error envelopes come back as the same
- * AppError (same code, message and details); no answer, a timeout or a non-envelope failure become
- * `unavailable` (a 503 code naming the service). undici's `request` rather than the global fetch: the
+ * JSON over HTTP to one of our internal services. A 2xx answer is parsed with the call's answer
+ * schema (@tp/service-contracts); one outside it is `unavailable`, naming the path and the first
+ * problem. Their error envelopes come back as the same AppError (same code, message and details); no
+ * answer, a timeout or a non-envelope failure become `unavailable` (a 503 code naming the service). undici's `request` rather than the global fetch: the
  * same keep-alive pool and trace propagation at about a third of the CPU per call (every translation
  * cache miss makes one: bench:apertium).
  */
@@ -26,10 +26,11 @@ export class ServiceClient {
     private readonly unavailable: ErrorCode,
   ) {}
 
-  async call<T>(
+  async call<S extends z.ZodType>(
     path: string,
-    { method = 'GET', body, requestId, signal, timeoutMs, headers }: ServiceCall = {},
-  ): Promise<T> {
+    answer: S,
+    { method = 'GET', body, requestId, signal, timeoutMs }: ServiceCall = {},
+  ): Promise<z.output<S>> {
     // One controller with a cleared timer, not AbortSignal.timeout/any: those leave a timer that
     // fires (and allocates) after every call, which showed in bench:nli.
     const controller = new AbortController();
@@ -45,7 +46,6 @@ export class ServiceClient {
           headers: {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(requestId ? { 'x-request-id': requestId } : {}),
-            ...headers,
           },
           body: body === undefined ? undefined : JSON.stringify(body),
           // undici's request follows no redirect (our services never send one), so unlike fetch it
@@ -57,12 +57,26 @@ export class ServiceClient {
         throw new AppError(this.unavailable, `the ${this.name} service did not answer: ${reason(err)}`);
       }
       const parsed = (await res.body.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-      if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined) return parsed as T;
+      if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined) {
+        return this.checked(path, answer, parsed);
+      }
       throw this.failure(res.statusCode, parsed);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+
+  /** The answer as its schema reads it, or `unavailable`: the service broke its contract. */
+  private checked<S extends z.ZodType>(path: string, answer: S, body: unknown): z.output<S> {
+    const result = answer.safeParse(body);
+    if (result.success) return result.data;
+    const [issue] = result.error.issues;
+    const where = issue?.path.join('.') || '(the answer)';
+    throw new AppError(
+      this.unavailable,
+      `the ${this.name} service answered ${path.split('?')[0]} outside its contract: ${where}: ${issue?.message}`,
+    );
   }
 
   /** Passes the service's own error code through when it is one of ours; anything else is `unavailable`. */

@@ -1,6 +1,16 @@
+import {
+  classification,
+  detection,
+  nliConfig,
+  nliStatus,
+  type classifyRequest,
+  type configUpdate,
+} from '@tp/service-contracts';
+import type { z } from 'zod';
+
 import { ServiceClient } from '../http/service-client.js';
 
-/** HTTP client of the internal nli service; its answers are typed by the schemas in nli.schemas.ts. */
+/** HTTP client of the internal nli service; each answer is checked against its contract. */
 export class NliClient {
   private readonly client: ServiceClient;
 
@@ -8,23 +18,23 @@ export class NliClient {
     this.client = new ServiceClient('nli', baseUrl, timeoutMs, 'NLI_UNAVAILABLE');
   }
 
-  detect<T>(text: string, requestId: string, signal?: AbortSignal): Promise<T> {
-    return this.client.call<T>('/detect', { method: 'POST', body: { text }, requestId, signal });
+  detect(text: string, requestId: string, signal?: AbortSignal) {
+    return this.client.call('/detect', detection, { method: 'POST', body: { text }, requestId, signal });
   }
 
-  classify<T>(body: unknown, requestId: string, signal?: AbortSignal): Promise<T> {
-    return this.client.call<T>('/classify', { method: 'POST', body, requestId, signal });
+  classify(body: z.input<ReturnType<typeof classifyRequest>>, requestId: string, signal?: AbortSignal) {
+    return this.client.call('/classify', classification, { method: 'POST', body, requestId, signal });
   }
 
-  status<T>(requestId: string): Promise<T> {
-    return this.client.call<T>('/status', { requestId });
+  status(requestId: string) {
+    return this.client.call('/status', nliStatus, { requestId });
   }
 
-  config<T>(requestId: string): Promise<T> {
-    return this.client.call<T>('/config', { requestId });
+  config(requestId: string) {
+    return this.client.call('/config', nliConfig, { requestId });
   }
 
-  updateConfig<T>(body: unknown, requestId: string): Promise<T> {
-    return this.client.call<T>('/config', { method: 'PUT', body, requestId });
+  updateConfig(body: z.input<ReturnType<typeof configUpdate>>, requestId: string) {
+    return this.client.call('/config', nliConfig, { method: 'PUT', body, requestId });
   }
 }

@@ -1,4 +1,12 @@
 import { AppError, codePointString, requestId } from '@tp/runtime';
+import {
+  classification,
+  detection,
+  MAX_LABEL_CHARS,
+  MAX_TEMPLATE_CHARS,
+  nliConfig,
+  nliStatus,
+} from '@tp/service-contracts';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
@@ -8,67 +16,20 @@ import type { NliClient } from './nli-client.js';
 // with details, passed through as is; the gateway checks the shape of requests. The document states
 // the length limits (code points, as the nli service counts them: services/nli/src/http/fields.ts).
 
-/** The nli service's limits on a label and a template (MAX_LABEL_CHARS, MAX_TEMPLATE_CHARS there). */
-const NLI_MAX_LABEL_CHARS = 100;
-const NLI_MAX_TEMPLATE_CHARS = 200;
-
 export interface NliRouteLimits {
   /** NLI_MAX_TEXT_CHARS, as the nli service is configured. */
   readonly maxTextChars: number;
 }
 
 const nliText = (limits: NliRouteLimits) => codePointString(limits.maxTextChars, { check: false }).min(1);
-const nliLabel = () => codePointString(NLI_MAX_LABEL_CHARS, { check: false });
-const nliTemplate = () => codePointString(NLI_MAX_TEMPLATE_CHARS, { check: false });
+const nliLabel = () => codePointString(MAX_LABEL_CHARS, { check: false });
+const nliTemplate = () => codePointString(MAX_TEMPLATE_CHARS, { check: false });
 
-export const detectionSchema = z
-  .object({
-    is_safe: z.boolean(),
-    risk_level: z.enum(['none', 'low', 'medium', 'high']).meta({
-      description:
-        'none/low: no violation (low = the top unsafe score is at least half the threshold); medium/high: violation.',
-    }),
-    label: z.string().meta({ description: 'Top label.' }),
-    score: z.number(),
-    labels: z.array(z.string()),
-    scores: z.array(z.number()),
-    threshold: z.number(),
-    model: z.string(),
-    cached: z.boolean(),
-  })
-  .meta({ id: 'NliDetection' });
-
-export const classificationSchema = z
-  .object({
-    sequence: z.string(),
-    labels: z.array(z.string()),
-    scores: z.array(z.number()),
-    model: z.string(),
-    cached: z.boolean(),
-  })
-  .meta({ id: 'NliClassification' });
-
-export const nliConfigSchema = z
-  .object({
-    candidate_labels: z.array(z.string()),
-    safe_labels: z.array(z.string()),
-    threshold: z.number().meta({ description: 'nli.violation_threshold' }),
-    hypothesis_template: z.string(),
-    enabled: z.boolean(),
-    revision: z.int(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'NliConfig' });
-
+/** The nli service's status, or `online: false` (then the figures it would give are null). */
 const nliStatusSchema = z
-  .object({
+  .strictObject({
     online: z.boolean().meta({ description: 'The nli service answered.' }),
-    model_ready: z.boolean(),
-    model_id: z.string().nullable(),
-    test_model: z.boolean(),
-    model_error: z.string().optional(),
-    candidate_labels: z.array(z.string()),
-    safe_labels: z.array(z.string()),
+    ...nliStatus.shape,
     threshold: z.number().nullable(),
     enabled: z.boolean().nullable(),
     cache: z.object({ hits: z.number(), misses: z.number() }).nullable(),
@@ -102,10 +63,9 @@ const moderateNliRoute = (nli: NliClient, limits: NliRouteLimits) =>
     tags: ['moderation'],
     access: 'client',
     request: { body: moderateNliBody.extend({ text: nliText(limits) }) },
-    response: { status: 200, description: 'The verdict.', schema: detectionSchema },
+    response: { status: 200, description: 'The verdict.', schema: detection },
     errors: [...NLI_ERRORS, 'NLI_DISABLED'],
-    handler: ({ body, req, signal }) =>
-      nli.detect<z.input<typeof detectionSchema>>(body.text, requestId(req), signal),
+    handler: ({ body, req, signal }) => nli.detect(body.text, requestId(req), signal),
   });
 
 const testNliRoute = (nli: NliClient, limits: NliRouteLimits) =>
@@ -123,10 +83,9 @@ const testNliRoute = (nli: NliClient, limits: NliRouteLimits) =>
         hypothesis_template: nliTemplate().optional(),
       }),
     },
-    response: { status: 200, description: 'Labels sorted by score.', schema: classificationSchema },
+    response: { status: 200, description: 'Labels sorted by score.', schema: classification },
     errors: [...NLI_ERRORS],
-    handler: ({ body, req, signal }) =>
-      nli.classify<z.input<typeof classificationSchema>>(body, requestId(req), signal),
+    handler: ({ body, req, signal }) => nli.classify(body, requestId(req), signal),
   });
 
 const nliStatusRoute = (nli: NliClient) =>
@@ -141,7 +100,7 @@ const nliStatusRoute = (nli: NliClient) =>
     response: { status: 200, description: 'The status.', schema: nliStatusSchema },
     handler: async ({ req }) => {
       try {
-        const status = await nli.status<Omit<z.input<typeof nliStatusSchema>, 'online'>>(requestId(req));
+        const status = await nli.status(requestId(req));
         return { online: true, ...status };
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -168,9 +127,9 @@ const readNliConfigRoute = (nli: NliClient) =>
     summary: 'Read the NLI configuration',
     tags: ['admin: nli'],
     access: 'admin',
-    response: { status: 200, description: 'The configuration.', schema: nliConfigSchema },
+    response: { status: 200, description: 'The configuration.', schema: nliConfig },
     errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
-    handler: ({ req }) => nli.config<z.input<typeof nliConfigSchema>>(requestId(req)),
+    handler: ({ req }) => nli.config(requestId(req)),
   });
 
 const writeNliConfigRoute = (nli: NliClient) =>
@@ -191,7 +150,7 @@ const writeNliConfigRoute = (nli: NliClient) =>
         enabled: z.boolean().optional(),
       }),
     },
-    response: { status: 200, description: 'The configuration after the update.', schema: nliConfigSchema },
+    response: { status: 200, description: 'The configuration after the update.', schema: nliConfig },
     errors: ['NLI_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE'],
-    handler: ({ body, req }) => nli.updateConfig<z.input<typeof nliConfigSchema>>(body, requestId(req)),
+    handler: ({ body, req }) => nli.updateConfig(body, requestId(req)),
   });

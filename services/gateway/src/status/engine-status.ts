@@ -1,9 +1,9 @@
+import { SLOTS } from '@tp/service-contracts';
 import { z } from 'zod';
 
 import type { TranslatorClient } from '../translate/translator-client.js';
 
-/** The translator's chain slots, in order (services/translator/src/chain/chain.ts). */
-const slotSchema = z.enum(['primary', 'fallback', 'local', 'apertium', 'offline']);
+const slotSchema = z.enum(SLOTS);
 const breakerSchema = z.enum(['closed', 'open', 'half-open']);
 
 export const enginesSchema = z
@@ -44,27 +44,6 @@ export const enginesSchema = z
 
 export type EngineStatus = z.input<typeof enginesSchema>;
 
-/** What the translator's GET /engines answers (services/translator/src/translate/translate.routes.ts). */
-interface TranslatorEngines {
-  readonly engines: readonly {
-    readonly slot: z.infer<typeof slotSchema>;
-    readonly engine?: string;
-    readonly configured: boolean;
-    readonly breaker?: z.infer<typeof breakerSchema>;
-    readonly lastError?: { readonly reason: string; readonly at: string };
-    readonly successes: number;
-    readonly failures: number;
-  }[];
-  readonly offlineModels: readonly {
-    readonly name: string;
-    readonly source: string;
-    readonly target: string;
-    readonly testModel: boolean;
-    readonly loaded: boolean;
-    readonly shadowed: boolean;
-  }[];
-}
-
 const HEALTH = { closed: 'up', 'half-open': 'recovering', open: 'down' } as const;
 
 /** Each slot of the translator's chain with its breaker; empty with the reason when it cannot be asked. */
@@ -75,11 +54,7 @@ export async function engineStatus(
   timeoutMs: number,
 ): Promise<EngineStatus> {
   try {
-    const { engines, offlineModels } = await translator.engines<TranslatorEngines>(
-      requestId,
-      signal,
-      timeoutMs,
-    );
+    const { engines, offlineModels } = await translator.engines(requestId, signal, timeoutMs);
     return {
       slots: engines.map((slot) => ({
         slot: slot.slot,

@@ -3,19 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import { assertTextLength, codePointString, requestId } from '@tp/runtime';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, languageCode } from '@tp/translation';
+import { DEFAULT_SOURCE, language, servedPair, type TranslationResult } from '@tp/service-contracts';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
-import type { TranslatorClient, TranslatorResult } from './translator-client.js';
-
-const languageSchema = z
-  .object({
-    code: z.string(),
-    name: z.string(),
-    native_name: z.string(),
-    dir: z.enum(['ltr', 'rtl']),
-  })
-  .meta({ id: 'Language' });
+import type { TranslatorClient } from './translator-client.js';
 
 export const translationSchema = z
   .object({
@@ -45,26 +37,6 @@ export const translationSchema = z
   })
   .meta({ id: 'Translation' });
 
-const engineList = z.array(z.string()).meta({ description: 'In chain order: the first is tried first.' });
-
-export const servedPairSchema = z
-  .object({
-    source: z.string(),
-    target: z.string(),
-    engines: engineList.meta({
-      description: 'Engines serving the pair directly; empty when only a pivot route does.',
-    }),
-    via: z
-      .string()
-      .optional()
-      .meta({ description: 'The pivot language, when no engine serves the pair directly.' }),
-    route: z
-      .array(z.object({ source: z.string(), target: z.string(), engines: engineList }))
-      .optional()
-      .meta({ description: 'The two hops through `via`, each with its engines.' }),
-  })
-  .meta({ id: 'LanguagePair' });
-
 const tag = z.string().min(1).max(35);
 const tagOf = (field: string) => tag.meta({ description: `Only pairs with this ${field} language.` });
 
@@ -76,7 +48,7 @@ const pairsQuery = z.strictObject({
 /** The body of POST /api/v1/translate. */
 export const translateBody = z.strictObject({
   text: z.string().min(1, { message: 'text must not be empty' }),
-  source: tag.default('zh-CN').meta({ description: 'Language code, or `auto`; default zh-CN.' }),
+  source: tag.default(DEFAULT_SOURCE).meta({ description: 'Language code, or `auto`; default zh-CN.' }),
   target: tag,
 });
 
@@ -116,7 +88,7 @@ export function cachedTranslation(hit: CachedTranslation, target: string, second
 }
 
 /** The answer for a translation the translator made (or found in its own read of the cache). */
-export function translatedAnswer(result: TranslatorResult, seconds: number): Translation {
+export function translatedAnswer(result: TranslationResult, seconds: number): Translation {
   return {
     translatedText: result.translatedText,
     source: result.source,
@@ -171,7 +143,7 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
       // The translator also stores `auto` requests under `auto`, so those can hit here too.
       const hit = await cache.read(body);
       if (hit) return cachedTranslation(hit, body.target, seconds());
-      const result = await translator.translateMissed(body, requestId(req), context.signal);
+      const result = await translator.translate(body, requestId(req), context.signal);
       return translatedAnswer(result, seconds());
     },
   });
@@ -190,7 +162,7 @@ const languagesRoute = (translator: TranslatorClient) =>
       description: 'The language list.',
       schema: z.object({
         online: z.boolean().meta({ description: 'Whether the translation backend answered.' }),
-        languages: z.array(languageSchema),
+        languages: z.array(language),
       }),
     },
     handler: async () => {
@@ -212,7 +184,7 @@ const pairsRoute = (translator: TranslatorClient) =>
     response: {
       status: 200,
       description: 'The pairs.',
-      schema: z.object({ pairs: z.array(servedPairSchema) }),
+      schema: z.object({ pairs: z.array(servedPair) }),
     },
     errors: ['TRANSLATOR_UNAVAILABLE', 'UNSUPPORTED_LANGUAGE'],
     handler: async ({ query, req, signal }) => {
@@ -220,6 +192,6 @@ const pairsRoute = (translator: TranslatorClient) =>
         ...(query.source ? { source: languageCode('source', query.source) } : {}),
         ...(query.target ? { target: languageCode('target', query.target) } : {}),
       };
-      return { pairs: [...(await translator.pairs(filter, requestId(req), signal))] };
+      return { pairs: await translator.pairs(filter, requestId(req), signal) };
     },
   });

@@ -1,3 +1,6 @@
+import type { nliConfig } from '@tp/service-contracts';
+import type { z } from 'zod';
+
 import type { ValidationIssue } from '../http/parse-body.js';
 
 /** The nli_config row as the service uses it. */
@@ -48,10 +51,10 @@ export function configProblems(
 }
 
 /** The JSON shape of GET and PUT /config. */
-export function configView(config: ModerationConfig) {
+export function configView(config: ModerationConfig): z.input<typeof nliConfig> {
   return {
-    candidate_labels: config.candidateLabels,
-    safe_labels: config.safeLabels,
+    candidate_labels: [...config.candidateLabels],
+    safe_labels: [...config.safeLabels],
     threshold: config.threshold,
     hypothesis_template: config.hypothesisTemplate,
     enabled: config.enabled,

@@ -1,24 +1,12 @@
 import { AppError } from '@tp/runtime';
+import type { Detection } from '@tp/service-contracts';
 
 import type { ClassifyText } from '../classify/classify-text.js';
 import type { NliConfigStore } from '../config/nli-config.store.js';
-import { judge, type RiskLevel } from './verdict.js';
+import { judge } from './verdict.js';
 
-/** The answer of POST /detect. */
-export interface Detection {
-  readonly is_safe: boolean;
-  readonly risk_level: RiskLevel;
-  /** The top label and its probability. */
-  readonly label: string;
-  readonly score: number;
-  /** Every candidate label, best first, with its probability. */
-  readonly labels: string[];
-  readonly scores: number[];
-  /** The threshold the verdict used. */
-  readonly threshold: number;
-  readonly model: string;
-  readonly cached: boolean;
-}
+/** The answer of POST /detect (its contract: @tp/service-contracts). */
+export type { Detection };
 
 /**
  * The comprehensive check: classify against the configured labels (single-label, so the scores are

@@ -1,11 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { tinyNliModelFiles } from '@tp/models';
+import { classifyRequest, detectRequest } from '@tp/service-contracts';
 
 import { adversarialTexts, callsOverLimit } from '@tp/test/harness/event-loop-block';
-import { classifyBody } from '../classify/classify.routes.js';
 import { loadNliConfig } from '../config.js';
-import { detectBody } from '../detect/detect.routes.js';
 import { PairEncoder } from '../model/pair-encoder.js';
 import { bodyLimit } from './fields.js';
 import { parseBody } from './parse-body.js';
@@ -38,8 +37,8 @@ function issuesOf(run: () => unknown): unknown {
 describe('nli text handling on adversarial input', () => {
   it('body validation (/classify and /detect) blocks at most 50 ms up to the body limit', async () => {
     const texts = adversarialTexts(BODY_TEXT, pieces.prefixes, pieces.delimiters);
-    const classify = classifyBody(limits);
-    const detect = detectBody(limits);
+    const classify = classifyRequest(limits);
+    const detect = detectRequest(limits);
     const validate = (text: string) => {
       issuesOf(() => parseBody(classify, { text, candidate_labels: ['spam', text.slice(0, 100)] }));
       issuesOf(() => parseBody(detect, { text }));

@@ -1,4 +1,6 @@
+import type { nliStatus } from '@tp/service-contracts';
 import type { Express } from 'express';
+import type { z } from 'zod';
 
 import type { ResultCache } from '../classify/result-cache.js';
 import type { NliConfigStore } from '../config/nli-config.store.js';
@@ -24,13 +26,14 @@ export function statusRoutes(app: Express, { slot, store, cache }: StatusRoutesO
             test_model: state.testModel,
             model_error: state.reason,
           };
-    res.json({
+    const answer: z.input<typeof nliStatus> = {
       ...model,
-      candidate_labels: config.candidateLabels,
-      safe_labels: config.safeLabels,
+      candidate_labels: [...config.candidateLabels],
+      safe_labels: [...config.safeLabels],
       threshold: config.threshold,
       enabled: config.enabled,
       cache: cache.stats,
-    });
+    };
+    res.json(answer);
   });
 }

@@ -1,14 +1,9 @@
+import type { AttemptOutcome, SlotName } from '@tp/service-contracts';
+
 import type { EngineName } from '../engines/engine.js';
 
-/**
- * The spec's order (primary online, free fallback, local instance, offline), with Apertium as a
- * second local instance after LibreTranslate (docs/decisions.md, "Which engines run, and in which order").
- */
-export const SLOTS = ['primary', 'fallback', 'local', 'apertium', 'offline'] as const;
-export type SlotName = (typeof SLOTS)[number];
-
-/** `unsupported`: the engine does not serve the pair (by its list, not called, or by its own answer). */
-export type AttemptOutcome = 'ok' | 'failed' | 'skipped' | 'breaker-open' | 'unsupported';
+// The chain's slots and attempt outcomes are words of the translator's contract.
+export { SLOTS, type AttemptOutcome, type SlotName } from '@tp/service-contracts';
 
 export interface Attempt {
   readonly slot: SlotName;

@@ -1,17 +1,11 @@
+import type { ServedPair } from '@tp/service-contracts';
+
 import type { EngineName } from '../engines/engine.js';
 import type { PairCoverage } from '../engines/pair-coverage.js';
 import { pivotLanguages } from './pivot-routes.js';
 
 /** A pair translatable now, for GET /pairs: the engines or the pivot route that serve it. */
-export interface ServedPair {
-  readonly source: string;
-  readonly target: string;
-  /** The engines that serve the pair directly, in chain order; empty when only a pivot route does. */
-  readonly engines: readonly EngineName[];
-  /** When no engine serves it directly: the language in between, and the two hops with their engines. */
-  readonly via?: string;
-  readonly route?: readonly { source: string; target: string; engines: readonly EngineName[] }[];
-}
+export type { ServedPair };
 
 export interface KnownCoverage {
   readonly name: EngineName;

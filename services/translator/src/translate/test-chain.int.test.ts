@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import { waitFor } from '@tp/test/harness/wait';
 import { startTestTranslator, tinyModelsDir, type TestTranslator } from '../../test/translator-fixture.js';
-import type { ChainTestResult } from './test-chain.routes.js';
+import type { ChainTestResult } from '@tp/service-contracts';
 
 interface ErrorBody {
   readonly code: number;

@@ -1,49 +1,13 @@
 import { performance } from 'node:perf_hooks';
 
 import { AppError, assertTextLength, requireJson } from '@tp/runtime';
+import type { ChainTestResult } from '@tp/service-contracts';
 import { languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
 
-import {
-  AllEnginesFailedError,
-  type Attempt,
-  type RouteStep,
-  type TranslationChain,
-} from '../chain/index.js';
+import { AllEnginesFailedError, type Attempt, type TranslationChain } from '../chain/index.js';
 import type { LanguageDetector } from './detect-language.js';
 import { parseBody, type TranslateBody } from './translate.routes.js';
-
-/** One engine's part in a test translation, with its time in ms. */
-export interface TestAttempt {
-  readonly slot: Attempt['slot'];
-  /** null when the slot has no engine configured. */
-  readonly engine: string | null;
-  readonly outcome: Attempt['outcome'];
-  readonly reason?: string;
-  readonly duration_ms: number;
-  /** On a pivot route: the hop this attempt was for. */
-  readonly source?: string;
-  readonly target?: string;
-}
-
-/** The answer of POST /translate/test. */
-export interface ChainTestResult {
-  readonly translatedText: string;
-  /** Source language actually used: the requested one, or the detected one for `auto`. */
-  readonly source: string;
-  readonly target: string;
-  /** Only for `auto`: the language found (by us, or by the engine). */
-  readonly detectedSource?: string;
-  /** The engine that answered, or `none` when no engine was needed (blank text, source = target). */
-  readonly engine: string;
-  readonly truncated: boolean;
-  /** Seconds spent on the whole chain. */
-  readonly duration: number;
-  /** Every slot of the chain in order, tried or skipped, then the hops of a pivot route. */
-  readonly attempts: readonly TestAttempt[];
-  readonly route?: readonly RouteStep[];
-  readonly unknownWords?: number;
-}
 
 export interface TestChainRouteOptions {
   readonly chain: TranslationChain;
@@ -115,7 +79,7 @@ export async function testChain(
       truncated: result.truncated,
       duration: seconds(),
       attempts: result.attempts.map(timed),
-      route: result.route,
+      route: [...result.route],
       ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
     };
   } catch (err) {
@@ -127,7 +91,7 @@ export async function testChain(
   }
 }
 
-const timed = ({ slot, engine, outcome, reason, ms, source, target }: Attempt): TestAttempt => ({
+const timed = ({ slot, engine, outcome, reason, ms, source, target }: Attempt) => ({
   slot,
   engine: engine ?? null,
   outcome,

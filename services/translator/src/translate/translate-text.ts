@@ -2,14 +2,13 @@ import { performance } from 'node:perf_hooks';
 
 import { AppError, assertTextLength } from '@tp/runtime';
 import { hotCacheHash, languageCode, type HotCache } from '@tp/translation';
+import type { TranslationResult } from '@tp/service-contracts';
 import { Counter, type Registry } from 'prom-client';
 
 import {
   AllEnginesFailedError,
   UnsupportedPairError,
-  type Attempt,
   type ChainResult,
-  type RouteStep,
   type TranslationChain,
 } from '../chain/index.js';
 import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
@@ -24,33 +23,8 @@ export interface TranslateTextInput {
   readonly target: string;
 }
 
-/** The answer of POST /translate. */
-export interface TranslationResult {
-  readonly translatedText: string;
-  /** Source language actually used: the requested one, or the detected one for `auto`. */
-  readonly source: string;
-  readonly target: string;
-  /** Only when the request said `auto`: the language found (by us, or by the engine). */
-  readonly detectedSource?: string;
-  /**
-   * The engine that translated (`deepl`, `google`, `mymemory`, `libretranslate`, `apertium`,
-   * `offline`; two joined by `+` on a pivot route that used both), or `none`.
-   */
-  readonly engine: string;
-  readonly cached: boolean;
-  /** Only the start of the text was translated (the free fallback's 500-character limit). */
-  readonly truncated: boolean;
-  /** A weaker engine answered: a stronger one that serves the pair failed (issue #19). */
-  readonly fallback: boolean;
-  /** Seconds spent on this request; close to 0 on a cache hit. */
-  readonly duration: number;
-  /** What each engine of the chain did, in order; empty when no engine was needed. */
-  readonly attempts: readonly Attempt[];
-  /** The steps that translated: one for the pair, two through a pivot language; absent without engine. */
-  readonly route?: readonly RouteStep[];
-  /** Words the engine left untranslated, when it says (Apertium). */
-  readonly unknownWords?: number;
-}
+/** The answer of POST /translate (its contract: @tp/service-contracts). */
+export type { TranslationResult };
 
 export interface TranslateTextDeps {
   /** Without `strongerEngineHealthy`, a cached fallback result is served like any other. */
@@ -72,12 +46,6 @@ export interface TranslateTextDeps {
 export interface RequestOrigin extends EventOrigin {
   /** Fires when the caller went away: the chain stops. */
   readonly signal?: AbortSignal;
-  /**
-   * The caller read the hot cache for this text and pair a moment ago, without a glossary version, and
-   * found nothing (the gateway does before it calls): the run does not read it again when that is
-   * the key it would read.
-   */
-  readonly cacheMissed?: boolean;
   /**
    * `false` when the caller publishes the result itself (the engine consumer), so it is not also
    * kept as a free-text (`text`) translation. Default true.
@@ -153,9 +121,7 @@ export class TranslateText {
     // Identical requests in flight at the same time share one run of the chain (one engine call).
     const request = { text, source: used, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) };
     const joinKey = hotCacheHash({ text, source: used, target, glossaryVersion: pair.version });
-    // The caller's own read was of this key: the run need not read it again.
-    const read = !(origin.cacheMissed === true && !auto && keyVersion === 0);
-    const run = { key, request, appliedVersion: pair.version, read };
+    const run = { key, request, appliedVersion: pair.version, read: true };
     const {
       value: outcome,
       shared,
@@ -357,8 +323,8 @@ function chainAnswer(
     truncated: result.truncated,
     fallback: result.fallback,
     duration,
-    attempts: result.attempts,
-    route: result.route,
+    attempts: [...result.attempts],
+    route: [...result.route],
     ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
   };
 }

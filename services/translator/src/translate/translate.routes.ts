@@ -1,28 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 
 import { AppError, clientGone, requireJson } from '@tp/runtime';
-import { HOT_CACHE_MISSED, LANGUAGES, languageCode } from '@tp/translation';
+import {
+  pairsQuery,
+  translateRequest,
+  type EnginesAnswer,
+  type pairsAnswer,
+  type languagesAnswer,
+  type TranslationResult,
+} from '@tp/service-contracts';
+import { LANGUAGES, languageCode } from '@tp/translation';
 import express, { type Express } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import type { TranslationChain } from '../chain/index.js';
 import type { OfflineModelStatus } from '../engines/offline/index.js';
 import type { RequestOrigin, TranslateText } from './translate-text.js';
 
-/** The spec's default source language. */
-export const DEFAULT_SOURCE = 'zh-CN';
-
-/** Body of POST /translate; unknown fields are refused so that a typo (`targt`) is not silently ignored. */
-export const translateBody = z.strictObject({
-  text: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
-  source: z
-    .string({ error: 'must be a string' })
-    .min(1, { error: 'must not be empty' })
-    .default(DEFAULT_SOURCE),
-  target: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
-});
-
-export type TranslateBody = z.infer<typeof translateBody>;
+export type TranslateBody = z.output<typeof translateRequest>;
 
 /** Room for the longest accepted text even if every character arrives as a 6-byte \uXXXX escape. */
 const translateBodyLimit = (maxTextChars: number): number => maxTextChars * 6 + 16 * 1024;
@@ -46,7 +41,8 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
     const body = parseBody(req.body);
     const signal = clientGone(res);
     try {
-      res.json(await options.translateText.execute(body, requestOrigin(req, signal)));
+      const answer: TranslationResult = await options.translateText.execute(body, requestOrigin(req, signal));
+      res.json(answer);
     } catch (err) {
       // The caller is gone: nobody to answer, and an abort is not a fault worth a 500 in the logs.
       if (signal.aborted) return;
@@ -55,16 +51,18 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
   });
 
   app.get('/languages', (_req, res) => {
-    res.json({ languages: LANGUAGES });
+    const answer: z.input<typeof languagesAnswer> = { languages: [...LANGUAGES] };
+    res.json(answer);
   });
 
   // The pairs translatable now; `source` and `target` (our codes) narrow the list.
   app.get('/pairs', (req, res) => {
-    const { source, target } = pairsQuery(req.query);
+    const { source, target } = pairsFilter(req.query);
     const pairs = options.chain
       .servedPairs()
       .filter((pair) => (!source || pair.source === source) && (!target || pair.target === target));
-    res.json({ pairs });
+    const answer: z.input<typeof pairsAnswer> = { pairs };
+    res.json(answer);
   });
 
   app.get('/engines', (_req, res) => {
@@ -76,18 +74,16 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
       loaded: model.loaded,
       shadowed: model.shadowed,
     }));
-    res.json({
+    const answer: EnginesAnswer = {
       engines: options.chain.status(),
       pairs: options.chain.directory.status(),
       offlineModels: models,
-    });
+    };
+    res.json(answer);
   });
 }
 
-/**
- * Who asked: the request's correlation and id, the signal of the caller going away, and whether the
- * caller has just missed the hot cache (`x-hot-cache: miss`, HOT_CACHE_MISSED).
- */
+/** Who asked: the request's correlation and id, and the signal of the caller going away. */
 function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin {
   // The platform sets x-correlation-id to the request id when the caller sent none.
   const correlation = req.headers['x-correlation-id'];
@@ -95,28 +91,28 @@ function requestOrigin(req: IncomingMessage, signal: AbortSignal): RequestOrigin
     correlationId: typeof correlation === 'string' ? correlation : req.id,
     causationId: req.id,
     signal,
-    cacheMissed: req.headers[HOT_CACHE_MISSED.name] === HOT_CACHE_MISSED.value,
   };
 }
 
 /** The optional language filters of GET /pairs, normalised like any other code. */
-function pairsQuery(query: unknown): { source?: string; target?: string } {
-  const read = (field: 'source' | 'target') => {
-    const value =
-      typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[field] : undefined;
-    return typeof value === 'string' && value !== '' ? languageCode(field, value) : undefined;
+function pairsFilter(query: unknown): { source?: string; target?: string } {
+  const { source, target } = parseRequest(pairsQuery, query, 'query');
+  return {
+    ...(source ? { source: languageCode('source', source) } : {}),
+    ...(target ? { target: languageCode('target', target) } : {}),
   };
-  const source = read('source');
-  const target = read('target');
-  return { ...(source ? { source } : {}), ...(target ? { target } : {}) };
 }
 
 /** Every problem at once, in the gateway's issue shape (`body.text`), so a client fixes all in one go. */
 export function parseBody(body: unknown): TranslateBody {
-  const result = translateBody.safeParse(body);
+  return parseRequest(translateRequest, body, 'body');
+}
+
+function parseRequest<S extends z.ZodType>(schema: S, value: unknown, part: 'body' | 'query'): z.output<S> {
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
-    path: ['body', ...issue.path.map(String)].join('.'),
+    path: [part, ...issue.path.map(String)].join('.'),
     message: issue.message,
     code: issue.code,
   }));

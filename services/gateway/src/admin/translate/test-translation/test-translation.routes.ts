@@ -1,46 +1,9 @@
 import { requestId } from '@tp/runtime';
-import { z } from 'zod';
+import { chainTestResult } from '@tp/service-contracts';
 
 import { defineRoute } from '../../../http/route.js';
 import { documentedTranslateBody, translationRequest } from '../../../translate/translate.routes.js';
 import type { TranslatorClient } from '../../../translate/translator-client.js';
-
-const attemptSchema = z
-  .object({
-    slot: z.enum(['primary', 'fallback', 'local', 'apertium', 'offline']),
-    engine: z.string().nullable().meta({ description: 'null when the slot has no engine configured.' }),
-    outcome: z.enum(['ok', 'failed', 'skipped', 'breaker-open', 'unsupported']).meta({
-      description:
-        '`unsupported`: the engine does not serve the pair (by its own language list; not called).',
-    }),
-    reason: z.string().optional(),
-    source: z.string().optional().meta({ description: 'On a pivot route: the hop this attempt was for.' }),
-    target: z.string().optional(),
-    duration_ms: z.number().meta({ description: 'Time spent on this engine, chunks and retries included.' }),
-  })
-  .meta({ id: 'TranslationAttempt' });
-
-export const translationTestSchema = z
-  .object({
-    translatedText: z.string(),
-    source: z.string().meta({ description: 'Source language actually used (the detected one for `auto`).' }),
-    target: z.string(),
-    detectedSource: z.string().optional().meta({ description: 'Only for `auto`.' }),
-    engine: z.string().meta({
-      description: 'The engine that answered; `none` when no engine was needed (source = target).',
-    }),
-    truncated: z.boolean(),
-    duration: z.number().meta({ description: 'Seconds spent in the chain.' }),
-    attempts: z
-      .array(attemptSchema)
-      .meta({ description: 'Every slot of the chain, in order, then the hops of a pivot route.' }),
-    route: z
-      .array(z.object({ source: z.string(), target: z.string(), engine: z.string() }))
-      .optional()
-      .meta({ description: 'One step for the pair itself, two through a pivot language.' }),
-    unknownWords: z.int().optional(),
-  })
-  .meta({ id: 'TranslationTest' });
 
 /** POST /api/admin/translate/test: the engine chain alone, through the translator's POST /translate/test. */
 export function testTranslationRoute(translator: TranslatorClient, maxTextChars: number) {
@@ -56,7 +19,7 @@ export function testTranslationRoute(translator: TranslatorClient, maxTextChars:
     response: {
       status: 200,
       description: 'The translation and the attempts.',
-      schema: translationTestSchema,
+      schema: chainTestResult,
     },
     errors: [
       'TEXT_TOO_LONG',
@@ -66,10 +29,6 @@ export function testTranslationRoute(translator: TranslatorClient, maxTextChars:
       'UNSUPPORTED_LANGUAGE_PAIR',
     ],
     handler: ({ body, req, signal }) =>
-      translator.testChain<z.input<typeof translationTestSchema>>(
-        translationRequest(body, maxTextChars),
-        requestId(req),
-        signal,
-      ),
+      translator.testChain(translationRequest(body, maxTextChars), requestId(req), signal),
   });
 }

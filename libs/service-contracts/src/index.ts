@@ -1,0 +1,2 @@
+export * from './nli.js';
+export * from './translator.js';
