@@ -95,6 +95,12 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
     source: 'not in the spec: issue #19, tracking, for the key that made the report (others get 404)',
   },
   { method: 'get', path: '/api/v1/content/{type}/{id}', access: 'api key', source: BUSINESS },
+  {
+    method: 'get',
+    path: '/api/v1/content/{module}/{type}/{id}',
+    access: 'api key',
+    source: 'not in the spec: issue #38, the read route on the write path (module checked)',
+  },
   { method: 'get', path: '/api/v1/content/{type}', access: 'api key', source: BUSINESS },
   {
     method: 'get',
