@@ -45,19 +45,16 @@ export const PARTS = {
     ],
   },
   vocabulary: {
-    // content-reports.ts is SQL through the ORM, tested at the int tier.
-    mutate: [
-      'libs/pipeline/src/content/*.ts',
-      '!libs/pipeline/src/content/index.ts',
-      '!libs/pipeline/src/content/content-reports.ts',
-      '!**/*.test.ts',
+    mutate: ['libs/pipeline/src/content/*.ts', '!libs/pipeline/src/content/index.ts', '!**/*.test.ts'],
+    tests: [
+      'libs/pipeline/src/content/content-vocabulary.unit.test.ts',
+      'libs/pipeline/src/content/content-rules.unit.test.ts',
     ],
-    tests: ['libs/pipeline/src/content/content-vocabulary.unit.test.ts'],
   },
   projection: {
     mutate: [
       'services/worker/src/project-translations/translation-writer.ts',
-      'services/worker/src/project-translations/machine-may-replace.ts',
+      'libs/pipeline/src/content-store/translation-upsert.ts',
       'services/worker/src/project-translations/translation-row.ts',
     ],
     tests: [

@@ -5,3 +5,4 @@ export * from './permanent-error.js';
 export * from './read-cache-key.js';
 export * from './guarded-consumer.js';
 export * from './content/index.js';
+export * from './content-store/index.js';

@@ -3,4 +3,3 @@ export * from './content-rules.js';
 export * from './message-keys.js';
 export * from './source-hash.js';
 export * from './stored-field.js';
-export * from './content-reports.js';

@@ -5,7 +5,7 @@ import { HEADERS } from '@tp/contracts';
 import { DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
 import { AppError, codePoints } from '@tp/runtime';
 
-import { countDeadLetterOnReport } from '../content/content-reports.js';
+import { countDeadLetterOnReport } from '../content-store/content-reports.js';
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import type {
   DeadLetterFilter,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase } from '@tp/db';
+import { connectDatabase, SourceContent } from '@tp/db';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
@@ -93,11 +93,17 @@ let vendorSeeded: Promise<void> | undefined;
 const seededVendor = async (url: string) => {
   vendorSeeded ??= (async () => {
     const orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 1 });
-    await orm.em
-      .getConnection()
-      .execute(
-        "insert into source_contents (module, entity_type, entity_id, field, source_lang, text, source_hash, source_version, updated_at) values ('catalog', 'vendor', 'contract-v1', 'name', 'zh-CN', '华为', 'h', 1, now())",
-      );
+    await orm.em.fork().insert(SourceContent, {
+      module: 'catalog',
+      entityType: 'vendor',
+      entityId: 'contract-v1',
+      field: 'name',
+      sourceLang: 'zh-CN',
+      text: '华为',
+      sourceHash: 'h',
+      sourceVersion: 1,
+      updatedAt: new Date(),
+    });
     await orm.close(true);
   })();
   await vendorSeeded;

@@ -1,5 +1,5 @@
 import type { Orm } from '@tp/db';
-import { reservedTypeReason } from '@tp/pipeline';
+import { reservedTypeReason, typeOwner } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
 
 import type { Principal } from '../auth/api-key.store.js';
@@ -17,15 +17,15 @@ export function assertTypeNotReserved(type: string): void {
  * again, for reports produced to Kafka directly and for two modules racing here.
  */
 export async function assertTypeOwner(em: Orm['em'], module: string, entityType: string): Promise<void> {
-  const [owner] = await em.execute<{ module: string }[]>(
-    'select module from source_contents where entity_type = ? limit 1',
-    [entityType],
-  );
-  if (owner && owner.module !== module) {
+  const owner = await typeOwner(em, entityType);
+  if (owner !== undefined && owner !== module) {
     throw new AppError(
       'MODULE_CONFLICT',
-      `entity type ${entityType} belongs to module ${owner.module}, not ${module}`,
-      { type: entityType, module: owner.module },
+      `entity type ${entityType} belongs to module ${owner}, not ${module}`,
+      {
+        type: entityType,
+        module: owner,
+      },
     );
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
 import { createLogger } from '@tp/runtime';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
@@ -21,12 +21,21 @@ afterAll(async () => {
 });
 
 async function insert(entityType: string, entityId: string, updatedAt: Date): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute(
-      `insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at) values (?, ?, 'text', 'en', 'zh-CN', 'hello', ?, 1, 'offline', false, ?, ?, ?)`,
-      [entityType, entityId, 'a'.repeat(64), randomUUID(), updatedAt, updatedAt],
-    );
+  await orm.em.fork().insert(ContentTranslation, {
+    entityType,
+    entityId,
+    field: 'text',
+    targetLang: 'en',
+    sourceLang: 'zh-CN',
+    translatedText: 'hello',
+    sourceHash: 'a'.repeat(64),
+    sourceVersion: 1,
+    engine: 'offline',
+    truncated: false,
+    lastEventId: randomUUID(),
+    createdAt: updatedAt,
+    updatedAt,
+  });
 }
 
 describe('TextTranslationExpiry', () => {
@@ -44,9 +53,7 @@ describe('TextTranslationExpiry', () => {
       intervalMs: 3_600_000,
     });
     expect(await expiry.runOnce(now)).toBe(1);
-    const left = await orm.em
-      .getConnection()
-      .execute<{ entity_id: string }[]>('select entity_id from content_translations order by entity_id');
-    expect(left.map((row) => row.entity_id)).toEqual(['old-vendor', 'recent-text']);
+    const left = await orm.em.fork().find(ContentTranslation, {}, { orderBy: { entityId: 'asc' } });
+    expect(left.map((row) => row.entityId)).toEqual(['old-vendor', 'recent-text']);
   });
 });

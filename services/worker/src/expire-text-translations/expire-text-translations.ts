@@ -1,5 +1,5 @@
-import { FREE_TEXT_ENTITY_TYPE } from '@tp/contracts';
 import type { Orm } from '@tp/db';
+import { expireFreeTextTranslations } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 
@@ -27,15 +27,10 @@ export class TextTranslationExpiry {
   /** Deletes expired rows in batches; returns how many went. */
   async runOnce(now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - this.options.retentionDays * 86_400_000);
-    const connection = this.options.orm.em.getConnection();
+    const em = this.options.orm.em.fork();
     let deleted = 0;
     for (;;) {
-      const result = await connection.execute<{ affectedRows?: number }>(
-        `delete from content_translations where id in (select id from content_translations where entity_type = ? and updated_at < ? limit ${BATCH})`,
-        [FREE_TEXT_ENTITY_TYPE, cutoff],
-        'run',
-      );
-      const count = Number(result.affectedRows ?? 0);
+      const count = await expireFreeTextTranslations(em, cutoff, BATCH);
       deleted += count;
       if (count < BATCH) return deleted;
     }

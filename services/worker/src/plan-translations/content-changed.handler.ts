@@ -1,12 +1,7 @@
 import type { ContentChanged, ContentChangedData, ContentDeleted } from '@tp/contracts';
-import { insertIntoOutbox, type Orm } from '@tp/db';
+import type { Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
-import {
-  dataErrorAsPermanent,
-  markContentReportPlanned,
-  PermanentError,
-  translationRequestedEntry,
-} from '@tp/pipeline';
+import { dataErrorAsPermanent, PermanentError } from '@tp/pipeline';
 import { perRegistry, withSpan } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
@@ -15,18 +10,8 @@ import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { checkContentChange } from './check-content-change.js';
 import { applyDeletion } from './content-deleted.js';
-import { planTranslations, type TranslationPlan } from './plan-translations.js';
+import type { TranslationPlan } from './plan-translations.js';
 import { storeChanges, type PlannedChange } from './store-changes.js';
-import {
-  humanTranslationsOf,
-  lockEntity,
-  lockTypeOwner,
-  markHumanTranslationsStale,
-  readDeletedVersion,
-  readSettings,
-  removeFields,
-  writeSources,
-} from './source-store.js';
 
 export interface ContentChangedHandlerOptions {
   readonly orm: Orm;
@@ -136,32 +121,13 @@ export class ContentChangedHandler {
     );
   }
 
+  /** One change in a transaction of its own (it may remove fields), through the batch's statements. */
   private store(event: ContentChanged, change: ContentChangedData): Promise<TranslationPlan> {
+    const { codec, topicPrefix } = this.options;
     return this.options.orm.em.fork().transactional(async (em) => {
-      const settings = await readSettings(em);
-      const stored = await lockEntity(em, change);
-      // Rows of the entity name its type's owner; only a new entity needs the type looked up.
-      const typeOwner = stored.length > 0 ? undefined : await lockTypeOwner(em, change.entityType);
-      const deletedVersion = await readDeletedVersion(em, change);
-      const humanTranslations = await humanTranslationsOf(em, change, settings);
-      const plan = planTranslations({
-        change,
-        typeOwner,
-        stored,
-        settings,
-        deletedVersion,
-        humanTranslations,
-      });
-      if (plan.removed.length > 0) await removeFields(em, change, plan.removed);
-      await writeSources(em, change, plan.writes);
-      await markHumanTranslationsStale(em, change, plan.writes);
-      const context = { correlationId: event.correlationId, causationId: event.eventId };
-      const entries = plan.requests.map((request) =>
-        translationRequestedEntry(request, this.options.topicPrefix, context),
-      );
-      await insertIntoOutbox(em, this.options.codec, entries);
-      await markContentReportPlanned(em, event.eventId, plan.requests);
-      return plan;
+      const [outcome] = await storeChanges(em, [{ event, change }], { codec, topicPrefix });
+      if (!outcome?.ok) throw outcome?.error ?? new Error('no outcome');
+      return outcome.value;
     });
   }
 }

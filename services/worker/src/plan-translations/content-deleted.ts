@@ -1,8 +1,16 @@
 import type { ContentDeleted } from '@tp/contracts';
-import { markContentReportPlanned, PermanentError } from '@tp/pipeline';
+import {
+  entityKey,
+  lockSources,
+  lockTypeOwners,
+  markContentReportPlanned,
+  PermanentError,
+  recordDeletion,
+  removeFields,
+  type Em,
+} from '@tp/pipeline';
 
 import { checkContentDeletion } from './check-content-change.js';
-import { lockEntity, lockTypeOwner, removeFields, type Em } from './source-store.js';
 
 /**
  * ContentDeleted, in the planner's transaction: the entity's tombstone is written with the version of
@@ -14,8 +22,9 @@ import { lockEntity, lockTypeOwner, removeFields, type Em } from './source-store
  */
 export async function applyDeletion(em: Em, event: ContentDeleted): Promise<boolean> {
   const deletion = checkContentDeletion(event.data);
-  const stored = await lockEntity(em, deletion);
-  const owner = stored[0]?.module ?? (await lockTypeOwner(em, deletion.entityType));
+  const stored = (await lockSources(em, [deletion])).get(entityKey(deletion)) ?? [];
+  const owner =
+    stored[0]?.module ?? (await lockTypeOwners(em, [deletion.entityType])).get(deletion.entityType);
   if (owner !== undefined && owner !== deletion.module) {
     throw new PermanentError(
       'MODULE_CONFLICT',
@@ -28,14 +37,7 @@ export async function applyDeletion(em: Em, event: ContentDeleted): Promise<bool
   const moot = stored.length === 0 && deletion.sourceVersion === null;
   const applies = !stale && !moot;
   if (applies) {
-    await em.execute(
-      'insert into content_deletions as d (entity_type, entity_id, module, deleted_version, deleted_at) ' +
-        'values (?, ?, ?, ?, now()) on conflict (entity_type, entity_id) do update set ' +
-        'module = excluded.module, deleted_at = excluded.deleted_at, ' +
-        'deleted_version = greatest(d.deleted_version, excluded.deleted_version)',
-      [deletion.entityType, deletion.entityId, deletion.module, deletion.sourceVersion ?? highest],
-      'run',
-    );
+    await recordDeletion(em, { ...deletion, deletedVersion: deletion.sourceVersion ?? highest });
     await removeFields(em, deletion, undefined);
   }
   await markContentReportPlanned(em, event.eventId, []);

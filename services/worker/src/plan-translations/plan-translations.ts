@@ -1,20 +1,17 @@
 import type { ContentChangedData, TranslationRequestedData } from '@tp/contracts';
-import { PermanentError, sourceHash, translationRequestedData, type StoredField } from '@tp/pipeline';
+import {
+  PermanentError,
+  sourceHash,
+  translationRequestedData,
+  type StoredSource,
+  type TranslationSettings,
+} from '@tp/pipeline';
 import { normaliseLanguageTag } from '@tp/translation';
 
-/** What the planner knows of one stored field of the entity: its source_contents row without the text. */
-export type StoredFieldState = Pick<
-  StoredField,
-  'module' | 'field' | 'sourceLang' | 'sourceHash' | 'sourceVersion'
->;
+export type { TranslationSettings };
 
-/** The translation_config row, as far as planning needs it. */
-export interface TranslationSettings {
-  readonly targetLanguages: readonly string[];
-  readonly enabled: boolean;
-  /** Languages whose human translations are never replaced by a machine one (issue #19). */
-  readonly humanOnlyLanguages: readonly string[];
-}
+/** What the planner knows of one stored field of the entity: its source_contents row without the text. */
+export type StoredFieldState = StoredSource;
 
 /** A source_contents row to write: `insert` for a field seen for the first time, else `update`. */
 export interface SourceWrite {

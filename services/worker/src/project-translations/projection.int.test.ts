@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   consumerGroup,
@@ -8,9 +6,9 @@ import {
   type TranslationCompleted,
   type TranslationCompletedData,
 } from '@tp/contracts';
-import { ContentTranslation, type Orm } from '@tp/db';
+import { ContentTranslation, TranslationConfig, type Orm } from '@tp/db';
 import type { KafkaProducer } from '@tp/kafka';
-import { contentReadCacheKey, translationMessageKey } from '@tp/pipeline';
+import { contentReadCacheKey, translationMessageKey, upsertTranslations } from '@tp/pipeline';
 import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
@@ -19,6 +17,7 @@ import type { Registry } from 'prom-client';
 import { uniquePrefix } from '@tp/test/harness/kafka';
 import { silentLogger } from '@tp/test/harness/logger';
 import { startPipelineTask, type PipelineTaskFixture } from '@tp/test/harness/pipeline-task';
+import { editorTranslation } from '@tp/test/harness/translation-edits';
 import { waitFor } from '@tp/test/harness/wait';
 import { projectionTask } from './projection.task.js';
 import { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
@@ -113,22 +112,11 @@ const counter = async (name: string) =>
 
 /** A human translation of source version `sourceVersion`, as PUT .../translations/{lang} stores it. */
 async function human(entityId: string, sourceVersion: number, targetLang = 'en'): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute(
-      'insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, ' +
-        'source_hash, source_version, requested_at, engine, last_event_id, origin, written_by, stale, created_at, updated_at) ' +
-        "values ('vendor', ?, 'name', ?, 'zh-CN', 'By hand', ?, ?, ?, 'human', ?, 'human', ?, false, now(), now())",
-      [entityId, targetLang, 'a'.repeat(64), sourceVersion, Date.now(), randomUUID(), randomUUID()],
-    );
+  await upsertTranslations(orm.em.fork(), [editorTranslation(entityId, sourceVersion, { targetLang })]);
 }
 
 const setHumanOnly = (languages: string[]) =>
-  orm.em
-    .getConnection()
-    .execute('update translation_config set human_only_languages = ?::text[] where id = 1', [
-      `{${languages.join(',')}}`,
-    ]);
+  orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { humanOnlyLanguages: languages });
 
 describe('projection: human translations and weak results (issue #19)', () => {
   it('never replaces a human translation with a machine result of the same source version, replayed or retranslated', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { TranslationCompletedData } from '@tp/contracts';
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
 import { contentReadCacheKey } from '@tp/pipeline';
 import { createRedis, type RedisClient } from '@tp/redis';
@@ -79,14 +79,7 @@ function message(over: Partial<TranslationCompletedData>): IncomingMessage {
 }
 
 const storedText = async (entityId: string) =>
-  (
-    await orm.em
-      .getConnection()
-      .execute<{ translated_text: string }[]>(
-        'select translated_text from content_translations where entity_id = ?',
-        [entityId],
-      )
-  ).map((row) => row.translated_text);
+  (await orm.em.fork().find(ContentTranslation, { entityId })).map((row) => row.translatedText);
 
 describe('TranslationCompletedHandler: the read cache', () => {
   it("drops a reported entity's merged view after writing its result", async () => {

@@ -1,24 +1,13 @@
 import type { TranslationCompleted } from '@tp/contracts';
-import { CONTENT_COLUMN_CHARS, PermanentError } from '@tp/pipeline';
+import { CONTENT_COLUMN_CHARS, PermanentError, type TranslationWrite } from '@tp/pipeline';
 import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
 
-/** A content_translations row as the projection writes it. */
-export interface TranslationRow {
-  readonly entityType: string;
-  readonly entityId: string;
-  readonly field: string;
-  readonly targetLang: string;
-  readonly sourceLang: string;
-  readonly translatedText: string;
-  readonly sourceHash: string;
-  readonly sourceVersion: number;
-  /** Epoch ms of the request this answers (0 when the event is older than v3). */
-  readonly requestedAt: number;
-  readonly engine: string;
-  readonly truncated: boolean;
-  /** A weaker engine's result (v4; false for older events). */
-  readonly fallback: boolean;
+/**
+ * A content_translations row as the projection writes it: the content store's TranslationWrite of a
+ * machine result (requestedAt 0 for events older than v3, fallback false before v4), with the event.
+ */
+export interface TranslationRow extends Omit<TranslationWrite, 'origin' | 'writtenBy' | 'eventId'> {
   readonly lastEventId: string;
 }
 

@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, unconnectedDatabase, type Orm } from '@tp/db';
-import { PermanentError } from '@tp/pipeline';
+import {
+  connectDatabase,
+  ContentTranslation,
+  TranslationConfig,
+  unconnectedDatabase,
+  type Orm,
+} from '@tp/db';
+import {
+  lockEntityTranslations,
+  PermanentError,
+  recordDeletion,
+  upsertTranslations,
+  type TranslationWrite,
+} from '@tp/pipeline';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
-import { lockEntityTranslations } from '../shared/entity-lock.js';
+import { editorTranslation } from '@tp/test/harness/translation-edits';
 import { TranslationWriter } from './translation-writer.js';
 import type { TranslationRow } from './translation-row.js';
 
-// The projection's upsert on a real Postgres, without Kafka: each rule of the version guard, of
-// machine-may-replace.ts and of the deletion tombstone, and the batch's per-row outcomes. Fast enough
-// to be the projection writer's test in the mutation check (docs/testing.md).
+// The one upsert of content_translations (libs/pipeline content-store/translation-upsert.ts) on a real
+// Postgres, without Kafka, through the projection's writer and as an editor writes: each rule of the
+// version guard, of machine and human rows and of the deletion tombstone, and the batch's per-row
+// outcomes. Fast enough to be the projection's test in the mutation check (docs/testing.md).
 let db: TestDatabase;
 let orm: Orm;
 let writer: TranslationWriter;
@@ -26,9 +39,6 @@ afterAll(async () => {
   await orm?.close(true);
   await db?.drop();
 });
-
-const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
-  orm.em.getConnection().execute<T[]>(query, params);
 
 /** A result for `entityId`'s name in English, of source version `sourceVersion`, requested at 1000 + version. */
 function row(entityId: string, sourceVersion: number, over: Partial<TranslationRow> = {}): TranslationRow {
@@ -51,29 +61,51 @@ function row(entityId: string, sourceVersion: number, over: Partial<TranslationR
 }
 
 /** The stored rows of an entity, as the columns the writer sets. */
-const stored = (entityId: string) =>
-  sql(
-    'select field, target_lang, source_lang, translated_text, source_hash, source_version::int, ' +
-      'requested_at::int, engine, truncated, last_event_id, origin, written_by, stale ' +
-      'from content_translations where entity_id = ? order by field, target_lang',
-    [entityId],
-  );
+async function stored(entityId: string) {
+  const rows = await orm.em
+    .fork()
+    .find(ContentTranslation, { entityId }, { orderBy: { field: 'asc', targetLang: 'asc' } });
+  return rows.map((r) => ({
+    field: r.field,
+    target_lang: r.targetLang,
+    source_lang: r.sourceLang,
+    translated_text: r.translatedText,
+    source_hash: r.sourceHash,
+    source_version: r.sourceVersion,
+    requested_at: r.requestedAt,
+    engine: r.engine,
+    truncated: r.truncated,
+    last_event_id: r.lastEventId,
+    origin: r.origin,
+    written_by: r.writtenBy ?? null,
+    stale: r.stale,
+  }));
+}
 
 const texts = async (entityId: string) => (await stored(entityId)).map((r) => r['translated_text']);
 
-/** A human translation of `sourceVersion`, stale or not, as PUT .../translations/{lang} stores it. */
-const human = (entityId: string, sourceVersion: number, targetLang = 'en') =>
-  sql(
-    'insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text, ' +
-      'source_hash, source_version, requested_at, engine, last_event_id, origin, written_by, stale, created_at, updated_at) ' +
-      "values ('vendor', ?, 'name', ?, 'zh-CN', 'By hand', ?, ?, 0, 'human', ?, 'human', ?, true, now(), now())",
-    [entityId, targetLang, 'a'.repeat(64), sourceVersion, randomUUID(), randomUUID()],
-  );
+const edit = editorTranslation;
+
+/** Writes editors' translations, as the gateway does; answers the entity ids written. */
+const writeEdits = async (...edits: TranslationWrite[]) =>
+  (await upsertTranslations(orm.em.fork(), edits)).map((k) => k.entity_id);
+
+/** A stale human translation of `sourceVersion` (an editor's, whose source text changed since). */
+const human = async (entityId: string, sourceVersion: number, targetLang = 'en') => {
+  await writeEdits(edit(entityId, sourceVersion, { targetLang }));
+  await orm.em.fork().nativeUpdate(ContentTranslation, { entityId, targetLang }, { stale: true });
+};
 
 const humanOnly = (languages: string[]) =>
-  sql('update translation_config set human_only_languages = ?::text[] where id = 1', [
-    `{${languages.join(',')}}`,
-  ]);
+  orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { humanOnlyLanguages: languages });
+
+const deleted = (entityId: string, version: number) =>
+  recordDeletion(orm.em.fork(), {
+    entityType: 'vendor',
+    entityId,
+    module: 'vendors',
+    deletedVersion: version,
+  });
 
 describe('TranslationWriter: the version guard', () => {
   it('inserts a new row with every column of the result, as a machine row', async () => {
@@ -146,7 +178,7 @@ describe('TranslationWriter: the version guard', () => {
   });
 });
 
-describe('TranslationWriter: human translations and truncated results (machine-may-replace.ts)', () => {
+describe('TranslationWriter: human translations and truncated results (MACHINE_MAY_REPLACE)', () => {
   it('never replaces a human translation with a machine result of the same version, even a later request', async () => {
     await human('w-human', 2);
 
@@ -207,7 +239,7 @@ describe('TranslationWriter: human translations and truncated results (machine-m
   });
 });
 
-describe('TranslationWriter: fallback results (machine-may-replace.ts)', () => {
+describe('TranslationWriter: fallback results (MACHINE_MAY_REPLACE)', () => {
   it('of the same version, ranks a fallback result between a whole one and a truncated one', async () => {
     await writer.write(row('w-rank', 1));
     await expect(
@@ -232,12 +264,6 @@ describe('TranslationWriter: fallback results (machine-may-replace.ts)', () => {
 });
 
 describe('TranslationWriter: deletions', () => {
-  const deleted = (entityId: string, version: number) =>
-    sql(
-      "insert into content_deletions (entity_type, entity_id, module, deleted_version, deleted_at) values ('vendor', ?, 'vendors', ?, now())",
-      [entityId, version],
-    );
-
   it('writes nothing for a result of the version the entity was deleted at, or older; a newer version is written', async () => {
     await deleted('w-deleted', 3);
 
@@ -267,6 +293,52 @@ describe('TranslationWriter: deletions', () => {
 
     await expect(writer.write(row('w-tomb-other', 1))).resolves.toBe('written');
     await expect(writer.write(row('w-tomb', 1, { entityType: 'product' }))).resolves.toBe('written');
+  });
+});
+
+describe('editors write through the same upsert', () => {
+  it('replaces a machine translation of the same version, and is human, written by the key, not stale', async () => {
+    await writer.write(row('h-same', 2, { requestedAt: Date.now() + 60_000 }));
+    const mine = edit('h-same', 2);
+
+    expect(await writeEdits(mine)).toEqual(['h-same']);
+
+    expect(await stored('h-same')).toEqual([
+      expect.objectContaining({
+        translated_text: 'By hand',
+        origin: 'human',
+        written_by: mine.writtenBy,
+        stale: false,
+        engine: 'human',
+        truncated: false,
+      }),
+    ]);
+  });
+
+  it('replaces a stale human translation or one of an older version, and another edit of its version', async () => {
+    await human('h-again', 1);
+    expect(await writeEdits(edit('h-again', 2, { translatedText: 'v2 by hand' }))).toEqual(['h-again']);
+    expect(await writeEdits(edit('h-again', 2, { translatedText: 'v2 again' }))).toEqual(['h-again']);
+
+    expect(await stored('h-again')).toEqual([
+      expect.objectContaining({ translated_text: 'v2 again', source_version: 2, stale: false }),
+    ]);
+  });
+
+  it('never overwrites a translation of a newer source version', async () => {
+    await writer.write(row('h-older', 3));
+
+    expect(await writeEdits(edit('h-older', 2))).toEqual([]);
+
+    expect(await texts('h-older')).toEqual(['Hello v3']);
+  });
+
+  it('writes nothing for an entity deleted at its version or later', async () => {
+    await deleted('h-deleted', 4);
+
+    expect(await writeEdits(edit('h-deleted', 4), edit('h-deleted', 3, { field: 'about' }))).toEqual([]);
+
+    expect(await stored('h-deleted')).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, ContentDeletion, ContentReport, type Orm } from '@tp/db';
 import { createLogger } from '@tp/runtime';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { Registry } from 'prom-client';
@@ -26,29 +26,36 @@ const now = new Date('2026-11-24T12:00:00Z');
 const daysAgo = (days: number) => new Date(now.getTime() - days * DAY);
 
 async function tombstone(entityId: string, deletedAt: Date): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute(
-      "insert into content_deletions (entity_type, entity_id, module, deleted_version, deleted_at) values ('vendor', ?, 'catalog', 3, ?)",
-      [entityId, deletedAt],
-    );
+  await orm.em.fork().insert(ContentDeletion, {
+    entityType: 'vendor',
+    entityId,
+    module: 'catalog',
+    deletedVersion: 3,
+    deletedAt,
+  });
 }
 
 async function report(entityId: string, acceptedAt: Date): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute(
-      "insert into content_reports (tracking_id, api_key_id, kind, module, entity_type, entity_id, accepted_at) values (?, ?, 'change', 'catalog', 'vendor', ?, ?)",
-      [randomUUID(), randomUUID(), entityId, acceptedAt],
-    );
+  await orm.em.fork().insert(ContentReport, {
+    trackingId: randomUUID(),
+    apiKeyId: randomUUID(),
+    kind: 'change',
+    module: 'catalog',
+    entityType: 'vendor',
+    entityId,
+    acceptedAt,
+  });
 }
 
-const left = async (table: string) =>
-  (
-    await orm.em
-      .getConnection()
-      .execute<{ entity_id: string }[]>(`select entity_id from ${table} order by entity_id`)
-  ).map((row) => row.entity_id);
+const left = async (table: 'content_deletions' | 'content_reports') => {
+  const em = orm.em.fork();
+  const order = { orderBy: { entityId: 'asc' } } as const;
+  const rows =
+    table === 'content_deletions'
+      ? await em.find(ContentDeletion, {}, order)
+      : await em.find(ContentReport, {}, order);
+  return rows.map((row) => row.entityId);
+};
 
 describe('ContentHistoryPruner', () => {
   it('prunes tombstones and reports older than their retentions in bounded batches, keeps the recent ones and counts them', async () => {
@@ -100,18 +107,29 @@ describe('ContentHistoryPruner', () => {
   });
 
   it('finds the oldest rows through the time column indexes', async () => {
-    // One transaction, so the planner setting and the plans share a connection.
+    // The selections pruneTombstones and pruneReports make (libs/pipeline content-store/retention.ts),
+    // built from the entities; one transaction, so the planner setting and the plans share a connection.
     const plans = await orm.em.fork().transactional(async (em) => {
       await em.execute('set local enable_seqscan = off');
-      const plan = async (sql: string) => JSON.stringify(await em.execute(`explain (format json) ${sql}`));
-      return [
-        await plan(
-          'select entity_type, entity_id from content_deletions where deleted_at < now() order by deleted_at limit 10',
-        ),
-        await plan(
-          'select tracking_id from content_reports where accepted_at < now() order by accepted_at limit 10',
-        ),
+      const oldest = [
+        em
+          .createQueryBuilder(ContentDeletion)
+          .select(['entityType', 'entityId'])
+          .where({ deletedAt: { $lt: now } })
+          .orderBy({ deletedAt: 'asc' })
+          .limit(10),
+        em
+          .createQueryBuilder(ContentReport)
+          .select(['trackingId'])
+          .where({ acceptedAt: { $lt: now } })
+          .orderBy({ acceptedAt: 'asc' })
+          .limit(10),
       ];
+      const explained = [];
+      for (const qb of oldest) {
+        explained.push(JSON.stringify(await em.execute(`explain (format json) ${qb.getFormattedQuery()}`)));
+      }
+      return explained;
     });
     expect(plans[0]).toContain('content_deletions_deleted_at_idx');
     expect(plans[1]).toContain('content_reports_accepted_at_idx');

@@ -1,23 +1,19 @@
 import type { Orm } from '@tp/db';
+import { pruneReports, pruneTombstones } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import { periodicTask } from '../shared/periodic-task.js';
 
-/** What is pruned: a table, the time column its age is read from, and the key a batch selects by. */
+/** What is pruned: a table (the metric's label) and the content store's statement that prunes it. */
 interface PrunedTable {
   readonly table: 'content_deletions' | 'content_reports';
-  readonly column: 'deleted_at' | 'accepted_at';
-  readonly key: string;
+  readonly prune: (em: Orm['em'], cutoff: Date, batch: number) => Promise<number>;
 }
 
-const DELETIONS: PrunedTable = {
-  table: 'content_deletions',
-  column: 'deleted_at',
-  key: 'entity_type, entity_id',
-};
-const REPORTS: PrunedTable = { table: 'content_reports', column: 'accepted_at', key: 'tracking_id' };
+const DELETIONS: PrunedTable = { table: 'content_deletions', prune: pruneTombstones };
+const REPORTS: PrunedTable = { table: 'content_reports', prune: pruneReports };
 
 export interface PruneContentHistoryOptions {
   readonly orm: Orm;
@@ -67,16 +63,12 @@ export class ContentHistoryPruner {
     if (retentionDays === 0) return { rows: 0, batches: 0 };
     const batch = this.options.batchSize ?? 1000;
     const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
-    const { table, column, key } = target;
-    const sql =
-      `delete from ${table} where (${key}) in ` +
-      `(select ${key} from ${table} where ${column} < ? order by ${column} limit ${batch})`;
-    const connection = this.options.orm.em.getConnection();
+    const { table, prune } = target;
+    const em = this.options.orm.em.fork();
     let rows = 0;
     let batches = 0;
     for (;;) {
-      const result = await connection.execute<{ affectedRows?: number }>(sql, [cutoff], 'run');
-      const count = Number(result.affectedRows ?? 0);
+      const count = await prune(em, cutoff, batch);
       batches += 1;
       rows += count;
       if (count > 0) this.pruned?.inc({ table }, count);

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
-import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import { contentReadCacheKey } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 import { createClient } from 'redis';
@@ -113,8 +113,8 @@ beforeAll(async () => {
   await translation('product', 'p-1', 'blurb', 'zh-CN', '一部手机。', 'A phone.');
   // Reads request translations only into configured target languages.
   await orm.em
-    .getConnection()
-    .execute(`update translation_config set target_languages = '{en,ja,ko,fr}' where id = 1`);
+    .fork()
+    .nativeUpdate(TranslationConfig, { id: 1 }, { targetLanguages: ['en', 'ja', 'ko', 'fr'] });
 });
 
 beforeEach(async () => {
@@ -245,14 +245,14 @@ describe('reading content', () => {
   });
 
   it('requests nothing when translation is disabled', async () => {
-    await orm.em.getConnection().execute('update translation_config set enabled = false where id = 1');
+    await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { enabled: false });
     try {
       const before = (await requests()).length;
       const res = await read('/api/v1/content/product/p-1', 'fr');
       expect(res.body.data).toMatchObject({ untranslated: ['blurb', 'title'] });
       expect(await requests()).toHaveLength(before);
     } finally {
-      await orm.em.getConnection().execute('update translation_config set enabled = true where id = 1');
+      await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { enabled: true });
     }
   });
 

@@ -1,7 +1,12 @@
 import { hash } from 'node:crypto';
 
 import { addToOutbox, type Orm } from '@tp/db';
-import { translationRequestedData, translationRequestedEntry, type StoredField } from '@tp/pipeline';
+import {
+  readTranslationSettings,
+  translationRequestedData,
+  translationRequestedEntry,
+  type StoredField,
+} from '@tp/pipeline';
 import { bounded, type RedisClient } from '@tp/redis';
 import type { EventCodec } from '@tp/schemas';
 import { normaliseLanguageTag } from '@tp/translation';
@@ -72,13 +77,9 @@ export class TranslationRequests {
    * x-language asks for a language, it does not add one to what the platform translates into.
    */
   private async configuredTarget(targetLang: string): Promise<boolean> {
-    const [config] = await this.deps.orm.em
-      .getConnection()
-      .execute<{ enabled: boolean; target_languages: string[] }[]>(
-        'select enabled, target_languages from translation_config where id = 1',
-      );
-    if (!config?.enabled) return false;
-    return config.target_languages.some((tag) => normaliseLanguageTag(tag) === targetLang);
+    const config = await readTranslationSettings(this.deps.orm.em.fork());
+    if (!config.enabled) return false;
+    return config.targetLanguages.some((tag) => normaliseLanguageTag(tag) === targetLang);
   }
 
   /** Fixed length whatever the ids: a hash of the parts, joined by U+0000, which none contains. */

@@ -1,4 +1,5 @@
 import type { ContentReportKind, Orm } from '@tp/db';
+import { readContentReport } from '@tp/pipeline';
 
 /** How far the pipeline got with one report. */
 export type ReportStatus = 'accepted' | 'planned' | 'done' | 'dead_lettered';
@@ -23,30 +24,6 @@ export interface ReportProgress {
   readonly refusedCode: string | null;
 }
 
-interface ReportRow {
-  readonly tracking_id: string;
-  readonly kind: ContentReportKind;
-  readonly module: string;
-  readonly entity_type: string;
-  readonly entity_id: string;
-  readonly source_version: string | null;
-  /** The driver's raw value (MikroORM's execute does not hydrate dates). */
-  readonly accepted_at: Date | string;
-  readonly planned_at: Date | string | null;
-  readonly requests: number;
-  readonly refused_code: string | null;
-  readonly dead_letter_codes: string[];
-  readonly translated: string;
-}
-
-// The report by its primary key; its translations through content_translations' unique index
-// (entity_type, entity_id, field, target_lang): the entity's rows only, never a scan of the table.
-const QUERY =
-  'select r.*, (select count(*) from content_translations t where t.entity_type = r.entity_type ' +
-  'and t.entity_id = r.entity_id and t.field = any(r.planned_fields) ' +
-  'and t.target_lang = any(r.planned_languages) and t.source_version >= r.source_version) as translated ' +
-  'from content_reports r where r.tracking_id = ? and r.api_key_id = ?';
-
 /**
  * The progress of a report, for the key that made it; undefined for an unknown id or another key's
  * report (the same answer, so ids do not leak).
@@ -56,7 +33,7 @@ export async function reportProgress(
   trackingId: string,
   apiKeyId: string,
 ): Promise<ReportProgress | undefined> {
-  const [row] = await orm.em.fork().execute<ReportRow[]>(QUERY, [trackingId, apiKeyId]);
+  const row = await readContentReport(orm.em.fork(), trackingId, apiKeyId);
   if (!row) return undefined;
   const deadLettered: Record<string, number> = {};
   for (const code of row.dead_letter_codes) deadLettered[code] = (deadLettered[code] ?? 0) + 1;

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HEADERS } from '@tp/contracts';
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
 import { countDeadLetterOnReport, markContentReportPlanned } from '@tp/pipeline';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
@@ -64,12 +66,21 @@ async function track(trackingId: string, key = gateway.keys.client) {
 
 /** A translation row as the projection writes it. */
 async function translated(entityId: string, field: string, targetLang: string, version: number) {
-  await orm.em.fork().execute(
-    `insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text,
-       source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at)
-     values ('vendor', ?, ?, ?, 'zh-CN', 'x', 'h', ?, 'offline', false, gen_random_uuid(), now(), now())`,
-    [entityId, field, targetLang, version],
-  );
+  await orm.em.fork().insert(ContentTranslation, {
+    entityType: 'vendor',
+    entityId,
+    field,
+    targetLang,
+    sourceLang: 'zh-CN',
+    translatedText: 'x',
+    sourceHash: 'h',
+    sourceVersion: version,
+    engine: 'offline',
+    truncated: false,
+    lastEventId: randomUUID(),
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
 }
 
 const REQUESTS = ['name', 'description'].flatMap((field) =>

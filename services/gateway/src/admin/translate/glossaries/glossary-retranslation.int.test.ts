@@ -2,7 +2,14 @@ import { hash, randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName, type TranslationRequested } from '@tp/contracts';
-import { connectDatabase, ContentTranslation, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import {
+  connectDatabase,
+  ContentTranslation,
+  OutboxMessage,
+  SourceContent,
+  TranslationConfig,
+  type Orm,
+} from '@tp/db';
 import { closeRedis, createRedis, type RedisClient } from '@tp/redis';
 import { createLogger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
@@ -29,8 +36,8 @@ beforeAll(async () => {
   redis = createRedis({ url: gateway.config.REDIS_URL, logger: createLogger('test', 'silent') });
   await redis.connect();
   await orm.em
-    .getConnection()
-    .execute(`update translation_config set enabled = true, target_languages = '{es,fr}' where id = 1`);
+    .fork()
+    .nativeUpdate(TranslationConfig, { id: 1 }, { enabled: true, targetLanguages: ['es', 'fr'] });
   // Products in English, translated into Spanish (and one into French).
   await stored('p-cloud', 'Acme Cloud for teams', 'es');
   await stored('p-phone', 'Plain phone', 'es');

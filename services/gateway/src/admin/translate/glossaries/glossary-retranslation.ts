@@ -1,5 +1,5 @@
 import type { Orm } from '@tp/db';
-import type { StoredField } from '@tp/pipeline';
+import { machineTranslatedSources, type StoredField, type TranslatedSource } from '@tp/pipeline';
 import type { Logger } from '@tp/runtime';
 import { TermScanner, type GlossaryEntry } from '@tp/translation';
 
@@ -31,18 +31,6 @@ export interface GlossaryEdit {
  * at most `maxScannedRows` of them, and at most `maxRequested` fields are requested again.
  */
 export const GLOSSARY_RETRANSLATION_LIMITS = { batchRows: 500, maxScannedRows: 20_000, maxRequested: 2_000 };
-
-interface Row {
-  id: string;
-  module: string;
-  entity_type: string;
-  entity_id: string;
-  field: string;
-  source_lang: string;
-  text: string;
-  source_hash: string;
-  source_version: string;
-}
 
 /**
  * After a glossary write, requests again the machine translations of the pair whose current source
@@ -82,9 +70,9 @@ export class GlossaryRetranslation {
       const rows = await this.batch(edit, after, Math.min(batchRows, maxScannedRows - scanned));
       if (rows.length === 0) break;
       scanned += rows.length;
-      after = rows[rows.length - 1]?.id ?? after;
+      after = rows[rows.length - 1]?.translationId ?? after;
       const hits = rows.filter((row) => scanner.find(row.text).length > 0).slice(0, maxRequested - requested);
-      for (const [type, fields] of byType(hits.map(storedField))) {
+      for (const [type, fields] of byType(hits)) {
         requested += await requests.request(type, fields, edit.targetLang, correlationId);
       }
     }
@@ -92,19 +80,8 @@ export class GlossaryRetranslation {
   }
 
   /** Machine translations of the pair made from the field's current source text, after id `after`. */
-  private batch(edit: GlossaryEdit, after: string, limit: number): Promise<Row[]> {
-    return this.orm.em.getConnection().execute<Row[]>(
-      `select t.id, s.module, s.entity_type, s.entity_id, s.field, s.source_lang, s.text, s.source_hash,
-              s.source_version
-         from content_translations t
-         join source_contents s
-           on s.entity_type = t.entity_type and s.entity_id = t.entity_id and s.field = t.field
-        where t.source_lang = ? and t.target_lang = ? and t.origin = 'machine'
-          and t.source_hash = s.source_hash and t.id > ?
-        order by t.id
-        limit ?`,
-      [edit.sourceLang, edit.targetLang, after, limit],
-    );
+  private batch(edit: GlossaryEdit, after: string, limit: number): Promise<TranslatedSource[]> {
+    return machineTranslatedSources(this.orm.em.fork(), edit, after, limit);
   }
 }
 
@@ -117,17 +94,6 @@ export function changedTerms(before: readonly GlossaryEntry[], after: readonly G
   for (const source of old.keys()) if (!now.has(source)) changed.add(source);
   return [...changed];
 }
-
-const storedField = (row: Row): StoredField => ({
-  module: row.module,
-  entityType: row.entity_type,
-  entityId: row.entity_id,
-  field: row.field,
-  sourceLang: row.source_lang,
-  text: row.text,
-  sourceHash: row.source_hash,
-  sourceVersion: Number(row.source_version),
-});
 
 function byType(fields: readonly StoredField[]): Map<string, StoredField[]> {
   const groups = new Map<string, StoredField[]>();

@@ -1,11 +1,6 @@
-import { executeBound, type Orm } from '@tp/db';
+import { executeBound } from '@tp/db';
 
-type Em = Orm['em'];
-
-interface EntityAddress {
-  readonly entityType: string;
-  readonly entityId: string;
-}
+import type { Em, EntityAddress } from './em.js';
 
 /** The advisory lock key of one entity's translations (hashed by Postgres to a bigint). */
 const lockKey = ({ entityType, entityId }: EntityAddress): string =>

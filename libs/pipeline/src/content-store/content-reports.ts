@@ -1,7 +1,7 @@
 import { HEADERS } from '@tp/contracts';
-import { executeBound, type ContentReportKind, type Orm } from '@tp/db';
+import { executeBound, type ContentReportKind } from '@tp/db';
 
-type Em = Orm['em'];
+import type { Em } from './em.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -109,4 +109,40 @@ export async function countDeadLetterOnReport(
       'run',
     );
   }
+}
+
+/** A tracked report as stored, with how many of its planned requests have a stored translation. */
+export interface ContentReportRow {
+  readonly tracking_id: string;
+  readonly kind: ContentReportKind;
+  readonly module: string;
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly source_version: string | null;
+  /** The driver's raw value (MikroORM's execute does not hydrate dates). */
+  readonly accepted_at: Date | string;
+  readonly planned_at: Date | string | null;
+  readonly requests: number;
+  readonly refused_code: string | null;
+  readonly dead_letter_codes: string[];
+  /** Planned field x language pairs with a translation of the reported version or newer (bigint). */
+  readonly translated: string;
+}
+
+// The report by its primary key; its translations through content_translations' unique index
+// (entity_type, entity_id, field, target_lang): the entity's rows only, never a scan of the table.
+const REPORT_QUERY =
+  'select r.*, (select count(*) from content_translations t where t.entity_type = r.entity_type ' +
+  'and t.entity_id = r.entity_id and t.field = any(r.planned_fields) ' +
+  'and t.target_lang = any(r.planned_languages) and t.source_version >= r.source_version) as translated ' +
+  'from content_reports r where r.tracking_id = ? and r.api_key_id = ?';
+
+/** The report `trackingId` if the key `apiKeyId` made it; undefined otherwise (so ids do not leak). */
+export async function readContentReport(
+  em: Em,
+  trackingId: string,
+  apiKeyId: string,
+): Promise<ContentReportRow | undefined> {
+  const [row] = await em.execute<ContentReportRow[]>(REPORT_QUERY, [trackingId, apiKeyId]);
+  return row;
 }

@@ -1,0 +1,22 @@
+import type { Em } from './em.js';
+
+/** The translation_config row, as the planner and the read side use it. */
+export interface TranslationSettings {
+  readonly targetLanguages: readonly string[];
+  readonly enabled: boolean;
+  /** Languages whose human translations are never replaced by a machine one. */
+  readonly humanOnlyLanguages: readonly string[];
+}
+
+/** The configuration as of now (in the caller's transaction, when it has one). */
+export async function readTranslationSettings(em: Em): Promise<TranslationSettings> {
+  const [row] = await em.execute<
+    { target_languages: string[]; enabled: boolean; human_only_languages: string[] }[]
+  >('select target_languages, enabled, human_only_languages from translation_config where id = 1');
+  if (!row) throw new Error('translation_config has no row 1; run the migrations');
+  return {
+    targetLanguages: row.target_languages,
+    enabled: row.enabled,
+    humanOnlyLanguages: row.human_only_languages,
+  };
+}
