@@ -12,12 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName, type TopicKey } from '@tp/contracts';
+import { connectDatabase, ContentTranslation, OutboxMessage, type Orm } from '@tp/db';
 import { createKafka } from '@tp/kafka';
 import type { Kafka } from 'kafkajs';
-import type pg from 'pg';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, uniquePrefix } from '../harness/kafka.js';
 import { silentLogger } from '../harness/logger.js';
 import { createOwnBroker, type OwnBroker } from '../harness/own-broker.js';
@@ -31,7 +31,7 @@ const SERVICES = ['translator', 'worker', 'gateway'] as const;
 let broker: OwnBroker;
 let kafka: Kafka;
 let db: TestDatabase;
-let sql: pg.Pool;
+let orm: Orm;
 let libre: LibreTranslateDouble;
 const processes = new Map<string, ServiceProcess>();
 let adminKey: string;
@@ -97,19 +97,13 @@ async function report(id: string): Promise<number> {
 
 /** Every stored translation of this test's vendors as `id field lang text`, sorted. */
 async function storedTranslations(): Promise<string[]> {
-  const result = await sql.query<{ entity_id: string; field: string; target_lang: string; text: string }>(
-    `select entity_id, field, target_lang, translated_text as text from content_translations
-     where entity_type = 'vendor'`,
-  );
-  return result.rows.map((r) => `${r.entity_id} ${r.field} ${r.target_lang} ${r.text}`).sort();
+  const rows = await orm.em.fork().find(ContentTranslation, { entityType: 'vendor' });
+  return rows.map((r) => `${r.entityId} ${r.field} ${r.targetLang} ${r.translatedText}`).sort();
 }
 
 /** Outbox rows (changes, requests, completions) the worker's relay has not published to Kafka yet. */
 async function unpublishedOutboxRows(): Promise<number> {
-  const result = await sql.query<{ n: string }>(
-    'select count(*) as n from outbox where published_at is null',
-  );
-  return Number(result.rows[0]?.n);
+  return orm.em.fork().count(OutboxMessage, { publishedAt: null });
 }
 
 /** The last lines each service printed, for a failure message. */
@@ -127,7 +121,7 @@ beforeAll(async () => {
   kafka = createKafka({ brokers: [broker.address], clientId: 'restart-e2e', logger: silentLogger() });
   await createTopics(kafka, prefix);
   db = await createTestDatabase();
-  sql = testPool(db, 2);
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
   libre = await startLibreTranslateDouble();
   const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
   const env: NodeJS.ProcessEnv = {
@@ -155,7 +149,7 @@ afterAll(async () => {
   }
   await broker?.remove();
   await libre?.close();
-  await sql?.end();
+  await orm?.close(true);
   await db?.drop();
 }, 60_000);
 
@@ -237,7 +231,7 @@ describe('content pipeline across a Kafka broker restart', () => {
     }
     // Settled: every outbox row (changes, requests, completions) went out to Kafka, and every step
     // committed all it was given. Then the rows are exact: none missing, extra or doubled, texts right.
-    await waitFor('the pipeline idle', () => pipelineIdle(kafka, sql, prefix), 60_000, 250);
+    await waitFor('the pipeline idle', () => pipelineIdle(kafka, orm, prefix), 60_000, 250);
     expect(await storedTranslations()).toEqual(expected);
     expect(await unpublishedOutboxRows()).toBe(0);
     await expectEachStepAtLeastOnce(ids, targets);

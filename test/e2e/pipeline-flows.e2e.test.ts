@@ -4,6 +4,7 @@
 // what the pipeline produces in one go is far more, so it must split what it sends. Each test ends
 // with later traffic going through.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DeadLetterEntry, OutboxMessage } from '@tp/db';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 
 import {
@@ -102,20 +103,21 @@ async function untilTranslated(type: string, expected: readonly string[], timeou
     );
   } catch (err) {
     const stored = await storedRows(type);
-    const waiting = await stack.sql.query(
-      'select count(*) as n, max(last_error) as error from outbox where published_at is null',
-    );
+    const waiting = await stack.orm.em
+      .fork()
+      .find(OutboxMessage, { publishedAt: null }, { fields: ['lastError'] });
+    const outbox = {
+      n: waiting.length,
+      errors: [...new Set(waiting.map((row) => row.lastError))].slice(0, 3),
+    };
     throw new Error(
-      `${(err as Error).message}: ${stored.length} stored; outbox ${JSON.stringify(waiting.rows[0])}\n${stack.logs()}`,
+      `${(err as Error).message}: ${stored.length} stored; outbox ${JSON.stringify(outbox)}\n${stack.logs()}`,
       { cause: err },
     );
   }
 }
 
-const deadLetters = async () =>
-  (await stack.sql.query<{ code: string }>('select error_code as code from dead_letters')).rows.map(
-    (r) => r.code,
-  );
+const deadLetters = async () => (await stack.orm.em.fork().find(DeadLetterEntry, {})).map((r) => r.errorCode);
 
 describe('the pipeline keeps flowing', () => {
   it('delivers a report far larger than a topic batch: 10 fields of 45,000 characters into 8 languages', async () => {
@@ -146,7 +148,7 @@ describe('the pipeline keeps flowing', () => {
     await untilTranslated('shop', expectedRows('burst', versions, fieldsAt(versions)));
     // Settled (nothing in flight: a late older version would have landed by now): exactly version N's
     // rows, and no update ever took a row back to an older version.
-    await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.sql, prefix), 60_000, 250);
+    await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.orm, prefix), 60_000, 250);
     expect(await storedRows('shop')).toEqual(expectedRows('burst', versions, fieldsAt(versions)));
     expect(await regressions()).toEqual([]);
 

@@ -5,11 +5,11 @@
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
+import { connectDatabase, ContentTranslation, OutboxMessage, type Orm } from '@tp/db';
 import { KafkaProducer } from '@tp/kafka';
-import type pg from 'pg';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
@@ -19,7 +19,7 @@ import { waitFor } from '../harness/wait.js';
 const prefix = uniquePrefix('pipe');
 const kafka = testKafka('pipeline-e2e');
 let db: TestDatabase;
-let sql: pg.Pool;
+let orm: Orm;
 let libre: LibreTranslateDouble;
 let env: NodeJS.ProcessEnv;
 const processes = new Map<string, ServiceProcess>();
@@ -81,12 +81,20 @@ interface Row {
 }
 
 async function rows(entityId: string): Promise<Row[]> {
-  const result = await sql.query<Row>(
-    `select field, target_lang, translated_text, source_version, updated_at from content_translations
-     where entity_type = 'vendor' and entity_id = $1 order by field, target_lang`,
-    [entityId],
-  );
-  return result.rows;
+  const found = await orm.em
+    .fork()
+    .find(
+      ContentTranslation,
+      { entityType: 'vendor', entityId },
+      { orderBy: { field: 'asc', targetLang: 'asc' } },
+    );
+  return found.map((r) => ({
+    field: r.field,
+    target_lang: r.targetLang,
+    translated_text: r.translatedText,
+    source_version: String(r.sourceVersion),
+    updated_at: r.updatedAt,
+  }));
 }
 
 const entities = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}-${i}`);
@@ -96,18 +104,11 @@ const reportEntity = (id: string) => report(id, 1, { name: `公司${id}`, slogan
 
 /** Stored translations of the entities whose id starts with `label-`. */
 async function storedCount(label: string): Promise<number> {
-  const result = await sql.query<{ n: string }>(
-    `select count(*) as n from content_translations where entity_type = 'vendor' and entity_id like $1`,
-    [`${label}-%`],
-  );
-  return Number(result.rows[0]?.n);
+  return orm.em.fork().count(ContentTranslation, { entityType: 'vendor', entityId: { $like: `${label}-%` } });
 }
 
 async function unpublishedOutboxRows(): Promise<number> {
-  const result = await sql.query<{ n: string }>(
-    'select count(*) as n from outbox where published_at is null',
-  );
-  return Number(result.rows[0]?.n);
+  return orm.em.fork().count(OutboxMessage, { publishedAt: null });
 }
 
 /**
@@ -131,13 +132,13 @@ async function expectAllStored(label: string, ids: readonly string[]): Promise<v
     90_000,
     200,
   );
-  await waitFor('the pipeline idle', () => pipelineIdle(kafka, sql, prefix), 60_000, 200);
-  const stored = await sql.query<{ row: string }>(
-    `select entity_id || ' ' || field || ' ' || target_lang || ' ' || translated_text as row
-     from content_translations where entity_type = 'vendor' and entity_id like $1`,
-    [`${label}-%`],
+  await waitFor('the pipeline idle', () => pipelineIdle(kafka, orm, prefix), 60_000, 200);
+  const stored = await orm.em
+    .fork()
+    .find(ContentTranslation, { entityType: 'vendor', entityId: { $like: `${label}-%` } });
+  expect(stored.map((r) => `${r.entityId} ${r.field} ${r.targetLang} ${r.translatedText}`).sort()).toEqual(
+    expected,
   );
-  expect(stored.rows.map((r) => r.row).sort()).toEqual(expected);
   const requested = await messagesPerKey(kafka, topicName('translationRequested', prefix));
   const mine = new Map([...requested].filter(([key]) => key.startsWith(`vendor:${label}-`)));
   expect(mine.size).toBe(expected.length);
@@ -156,7 +157,7 @@ async function report(id: string, version: number, fields: Record<string, string
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  sql = testPool(db, 2);
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
   libre = await startLibreTranslateDouble();
   await createTopics(kafka, prefix);
   ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
@@ -186,7 +187,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const proc of processes.values()) proc.child.kill('SIGKILL');
   await libre?.close();
-  await sql?.end();
+  await orm?.close(true);
   await db?.drop();
 });
 
@@ -221,7 +222,7 @@ describe('content pipeline (gateway, worker and translator as processes)', () =>
   }, 60_000);
 
   it('changing one field re-translates only that field: 3 requests, 3 engine calls, the other rows untouched', async () => {
-    const idle = () => pipelineIdle(kafka, sql, prefix);
+    const idle = () => pipelineIdle(kafka, orm, prefix);
     await waitFor('v-1 translated', async () => (await rows('v-1')).length === 6, 30_000);
     await waitFor('the pipeline idle', idle, 30_000, 100);
     const before = await rows('v-1');

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ALL_TOPICS, topicName } from '@tp/contracts';
+import { ContentTranslation, DeadLetterEntry, OutboxMessage } from '@tp/db';
 import { createKafka, ensureTopics } from '@tp/kafka';
 import kafkajs, { type Kafka } from 'kafkajs';
 
@@ -145,30 +146,38 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
       );
     } catch (err) {
       // What the pipeline was doing when the wait ran out, for the failure message.
-      const outbox = await stack.sql.query(
-        `select topic, count(*) as n, max(attempts) as attempts, max(last_error) as error
-         from outbox where published_at is null group by topic`,
+      const em = stack.orm.em.fork();
+      const unpublishedRows = await em.find(
+        OutboxMessage,
+        { publishedAt: null },
+        { fields: ['topic', 'attempts', 'lastError'] },
       );
+      const outbox = unpublishedRows.map(({ topic, attempts, lastError }) => ({
+        topic,
+        attempts,
+        error: lastError,
+      }));
       const stored = await stack.translations('store');
       const storedKeys = new Set(stored.map((row) => `store:${row.split(' ').slice(0, 3).join(':')}`));
       const missing = expected
         .map((row) => `store:${row.split(' ').slice(0, 3).join(':')}`)
         .filter((key) => !storedKeys.has(key));
       const where = await whereAreTheKeys(kafka, prefix, missing).catch((e: unknown) => String(e));
-      const outboxRows = await stack.sql.query(
-        `select message_key, id, published_at, attempts from outbox where message_key = any($1) order by id`,
-        [missing],
+      const outboxRows = await em.find(
+        OutboxMessage,
+        { messageKey: { $in: missing } },
+        { fields: ['messageKey', 'id', 'publishedAt', 'attempts'], orderBy: { id: 'asc' } },
       );
-      const deadLetters = (await stack.sql.query('select 1 from dead_letters')).rowCount;
+      const deadLetters = await em.count(DeadLetterEntry, {});
       throw new Error(
-        `${(err as Error).message}: ${stored.length} stored; unpublished outbox ${JSON.stringify(outbox.rows)}; ` +
-          `the missing keys by stage ${JSON.stringify(where)}; their outbox rows ${JSON.stringify(outboxRows.rows)}; ` +
+        `${(err as Error).message}: ${stored.length} stored; unpublished outbox ${JSON.stringify(outbox)}; ` +
+          `the missing keys by stage ${JSON.stringify(where)}; their outbox rows ${JSON.stringify(outboxRows)}; ` +
           `${deadLetters} dead letters\n${stack.logs()}`,
         { cause: err },
       );
     }
     // Settled, then exactly the expected rows (none missing, none extra, every text right).
-    await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.sql, prefix), 60_000, 500);
+    await waitFor('the pipeline idle', () => pipelineIdle(kafka, stack.orm, prefix), 60_000, 500);
     expect(await stack.translations('store')).toEqual(expected);
     await expectEachStepAtLeastOnce(accepted);
     // Sends kafkajs resolved without every partition's acknowledgement, which KafkaProducer sent again.
@@ -176,18 +185,14 @@ describe('a 3-broker cluster losing a broker mid-load', () => {
       ([name, proc]) => `${name} ${proc.output().split('resolved without an acknowledgement').length - 1}`,
     );
     console.log(`3 brokers: sends resolved without every acknowledgement, by process: ${resent.join(', ')}`);
-    const unpublished = await stack.sql.query<{ n: string }>(
-      'select count(*) as n from outbox where published_at is null',
-    );
-    expect(Number(unpublished.rows[0]!.n)).toBe(0);
-    expect((await stack.sql.query('select 1 from dead_letters')).rowCount).toBe(0);
+    const em = stack.orm.em.fork();
+    expect(await em.count(OutboxMessage, { publishedAt: null })).toBe(0);
+    expect(await em.count(DeadLetterEntry, {})).toBe(0);
     for (const [name, proc] of stack.processes)
       expect({ name, exit: proc.child.exitCode }).toEqual({ name, exit: null });
     // Each row was written by one event only: no duplicate moved a row after its first write.
-    const rewritten = await stack.sql.query<{ n: string }>(
-      `select count(*) as n from content_translations where entity_type = 'store' and created_at <> updated_at`,
-    );
-    expect(Number(rewritten.rows[0]!.n)).toBe(0);
+    const rows = await em.find(ContentTranslation, { entityType: 'store' });
+    expect(rows.filter((r) => r.createdAt.getTime() !== r.updatedAt.getTime())).toEqual([]);
   }, 360_000);
 });
 

@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type pg from 'pg';
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
 
 import { startLibreTranslateDouble, type LibreTranslateDouble } from '../doubles/libretranslate.double.js';
-import { createTestDatabase, testPool, type TestDatabase } from '../harness/databases.js';
+import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli, pipelineEnv } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
@@ -78,7 +78,7 @@ function startReceiver(): Promise<Server> {
 const prefix = uniquePrefix('trace');
 const kafka = testKafka('tracing-e2e');
 let db: TestDatabase;
-let sql: pg.Pool;
+let orm: Orm;
 let libre: LibreTranslateDouble;
 let receiver: Server;
 const processes = new Map<string, ServiceProcess>();
@@ -120,15 +120,8 @@ async function reportTraced(id: string, name: string) {
   return caller;
 }
 
-const rowCount = async (id: string) =>
-  Number(
-    (
-      await sql.query<{ n: string }>(
-        `select count(*) as n from content_translations where entity_type = 'vendor' and entity_id = $1`,
-        [id],
-      )
-    ).rows[0]?.n,
-  );
+const rowCount = (id: string) =>
+  orm.em.fork().count(ContentTranslation, { entityType: 'vendor', entityId: id });
 
 const inTrace = (traceId: string) => spans.filter((s) => s.traceId === traceId);
 
@@ -157,7 +150,7 @@ function reachesGateway(traceId: string, entityId: string): boolean {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  sql = testPool(db, 2);
+  orm = await connectDatabase({ url: db.url, poolMax: 2 });
   libre = await startLibreTranslateDouble();
   receiver = await startReceiver();
   const address = receiver.address();
@@ -200,7 +193,7 @@ afterAll(async () => {
   for (const proc of processes.values()) proc.child.kill('SIGKILL');
   await libre?.close();
   await new Promise((resolve) => receiver?.close(resolve));
-  await sql?.end();
+  await orm?.close(true);
   await db?.drop();
 });
 

@@ -6,6 +6,7 @@
 // field is translated by LibreTranslate, a later slot: a fallback result, flagged and replaced by
 // MyMemory's once it is back.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ContentTranslation } from '@tp/db';
 
 import {
   libreTranslateFaults,
@@ -60,11 +61,10 @@ interface Row {
 }
 
 async function row(id = 'd-1'): Promise<Row | undefined> {
-  const result = await stack.sql.query<Row>(
-    "select engine, truncated, fallback, translated_text from content_translations where entity_type = 'doc' and entity_id = $1",
-    [id],
-  );
-  return result.rows[0];
+  const found = await stack.orm.em.fork().findOne(ContentTranslation, { entityType: 'doc', entityId: id });
+  if (!found) return undefined;
+  const { engine, truncated, fallback, translatedText } = found;
+  return { engine, truncated, fallback, translated_text: translatedText };
 }
 
 async function read(id = 'd-1') {

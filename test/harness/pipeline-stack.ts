@@ -1,3 +1,5 @@
+import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
+
 import { createTestDatabase, testPool, type TestDatabase } from './databases.js';
 import { createKeyWithCli, pipelineEnv } from './pipeline-services.js';
 import { freePort, runService, type ServiceProcess } from './processes.js';
@@ -23,6 +25,8 @@ export interface StackOptions {
 export interface PipelineStack {
   readonly db: TestDatabase;
   readonly sql: pg.Pool;
+  /** The database through MikroORM's entities, for reading what the services stored. */
+  readonly orm: Orm;
   readonly processes: ReadonlyMap<string, ServiceProcess>;
   readonly adminKey: string;
   readonly clientKey: string;
@@ -48,6 +52,7 @@ export interface StackAnswer {
 export async function startPipelineStack(options: StackOptions): Promise<PipelineStack> {
   const db = await createTestDatabase();
   const sql = testPool(db, 3);
+  const orm = await connectDatabase({ url: db.url, poolMax: 2 });
   const names = [
     'gateway',
     ...Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`),
@@ -64,6 +69,7 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
     for (const proc of processes.values()) proc.child.kill('SIGKILL');
     await Promise.all([...processes.values()].map((proc) => proc.exited));
     await sql.end();
+    await orm.close(true);
     await db.drop();
   };
   await waitUntilHealthy(processes, stop);
@@ -75,11 +81,12 @@ export async function startPipelineStack(options: StackOptions): Promise<Pipelin
   return {
     db,
     sql,
+    orm,
     processes,
     adminKey,
     clientKey,
     call: (method, path, key, body) => callGateway(gatewayUrl, method, path, key, body),
-    translations: (type) => storedTranslations(sql, type),
+    translations: (type) => storedTranslations(orm, type),
     logs: () =>
       [...processes]
         .map(([name, proc]) => `--- ${name} (exit ${proc.child.exitCode}) ---\n${proc.output().slice(-3000)}`)
@@ -153,19 +160,11 @@ async function callGateway(
   return { status: res.status, body: (await res.json()) as StackAnswer };
 }
 
-async function storedTranslations(sql: pg.Pool, type: string): Promise<string[]> {
-  const result = await sql.query<{
-    id: string;
-    field: string;
-    lang: string;
-    version: string;
-    text: string;
-  }>(
-    `select entity_id as id, field, target_lang as lang, source_version as version, translated_text as text
-     from content_translations where entity_type = $1`,
-    [type],
-  );
-  return result.rows.map((r) => `${r.id} ${r.field} ${r.lang} ${r.version} ${r.text}`).sort();
+async function storedTranslations(orm: Orm, type: string): Promise<string[]> {
+  const rows = await orm.em.fork().find(ContentTranslation, { entityType: type });
+  return rows
+    .map((r) => `${r.entityId} ${r.field} ${r.targetLang} ${r.sourceVersion} ${r.translatedText}`)
+    .sort();
 }
 
 /**

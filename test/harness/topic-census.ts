@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 import { consumerGroup, topicName } from '@tp/contracts';
+import { OutboxMessage, type Orm } from '@tp/db';
 import type { IHeaders, Kafka } from 'kafkajs';
-import type pg from 'pg';
 
 import type { RecordedRequest } from '../doubles/http-double.js';
 import { waitFor } from './wait.js';
@@ -156,8 +156,8 @@ export function duplicates(counts: ReadonlyMap<string, number>): {
  * move on between two of these reads, so the outbox's rows and the topics' ends must be the same
  * before and after them: every step's output (an outbox row, a message) shows in one or the other.
  */
-export async function pipelineIdle(kafka: Kafka, sql: pg.Pool, prefix: string): Promise<boolean> {
-  const before = await progress(kafka, sql, prefix);
+export async function pipelineIdle(kafka: Kafka, orm: Orm, prefix: string): Promise<boolean> {
+  const before = await progress(kafka, orm, prefix);
   if (before.unpublished !== 0) return false;
   const steps = [
     [consumerGroup('planner', prefix), topicName('contentChanged', prefix)],
@@ -165,15 +165,17 @@ export async function pipelineIdle(kafka: Kafka, sql: pg.Pool, prefix: string): 
     [consumerGroup('projection', prefix), topicName('translationCompleted', prefix)],
   ] as const;
   for (const [group, topic] of steps) if ((await consumerLag(kafka, group, [topic])) !== 0) return false;
-  const after = await progress(kafka, sql, prefix);
+  const after = await progress(kafka, orm, prefix);
   return JSON.stringify(after) === JSON.stringify(before);
 }
 
 /** Outbox rows (all, and unpublished) and the end offsets of the pipeline's topics. */
-async function progress(kafka: Kafka, sql: pg.Pool, prefix: string) {
-  const outbox = await sql.query<{ total: string; unpublished: string }>(
-    'select count(*) as total, count(*) filter (where published_at is null) as unpublished from outbox',
-  );
+async function progress(kafka: Kafka, orm: Orm, prefix: string) {
+  const em = orm.em.fork();
+  const outbox = {
+    total: await em.count(OutboxMessage, {}),
+    unpublished: await em.count(OutboxMessage, { publishedAt: null }),
+  };
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -182,8 +184,8 @@ async function progress(kafka: Kafka, sql: pg.Pool, prefix: string) {
       for (const p of await admin.fetchTopicOffsets(topicName(key, prefix))) ends.push(p.high);
     }
     return {
-      total: Number(outbox.rows[0]?.total),
-      unpublished: Number(outbox.rows[0]?.unpublished),
+      total: outbox.total,
+      unpublished: outbox.unpublished,
       ends: ends.join(','),
     };
   } finally {

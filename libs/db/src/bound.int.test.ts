@@ -6,7 +6,8 @@ import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { executeBound, MAX_BOUND_PARAMETERS, numberPlaceholders } from './bound.js';
 import { connectDatabase, type Orm } from './orm.js';
-import { insertOutboxRows } from './outbox.js';
+import { OutboxMessage } from './entities/index.js';
+import { insertOutboxRows } from './outbox/index.js';
 
 let db: TestDatabase;
 let orm: Orm;
@@ -124,12 +125,12 @@ describe('insertOutboxRows', () => {
       ] as const,
     }));
     await insertOutboxRows(orm.em.fork(), rows);
-    const stored = await orm.em
-      .fork()
-      .getConnection()
-      .execute<{ event_id: string; message_key: string | null; payload: Buffer; headers: unknown }[]>(
-        'select event_id, message_key, payload, headers from outbox order by id',
-      );
+    const stored = (await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } })).map((row) => ({
+      event_id: row.eventId,
+      message_key: row.messageKey ?? null,
+      payload: Buffer.from(row.payload),
+      headers: row.headers,
+    }));
     expect(stored).toEqual(
       rows.map(({ values: [eventId, , , key, payload, headers] }) => ({
         event_id: eventId,

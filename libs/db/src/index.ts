@@ -1,4 +1,5 @@
 export * from './bound.js';
 export * from './entities/index.js';
 export * from './orm.js';
-export * from './outbox.js';
+export * from './outbox/index.js';
+export * from './glossaries/glossary-tables.js';

@@ -10,6 +10,8 @@ export interface DatabaseOptions {
   readonly poolMax?: number;
   readonly connectTimeoutMs?: number;
   readonly debug?: boolean;
+  /** The name Postgres shows for the connections (pg_stat_activity.application_name). */
+  readonly applicationName?: string;
 }
 
 /** MikroORM options shared by the services and the migration CLI (which adds the migrator). */
@@ -18,6 +20,7 @@ export function ormOptions({
   poolMax = 10,
   connectTimeoutMs = 3000,
   debug = false,
+  applicationName,
 }: DatabaseOptions): Options {
   return {
     clientUrl: url,
@@ -26,7 +29,10 @@ export function ormOptions({
     allowGlobalContext: false,
     debug,
     pool: { min: 0, max: poolMax },
-    driverOptions: { connectionTimeoutMillis: connectTimeoutMs },
+    driverOptions: {
+      connectionTimeoutMillis: connectTimeoutMs,
+      ...(applicationName !== undefined && { application_name: applicationName }),
+    },
     // Migrations are a deploy step (npm run migrate), never run on boot.
     ensureDatabase: false,
   };

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { OutboxMessage } from '@tp/db';
+import { OutboxMessage, type Orm } from '@tp/db';
 import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
 import { EventCodec } from '@tp/schemas';
 import type { TranslationCompleted } from '@tp/contracts';
@@ -36,8 +36,8 @@ export interface TestTranslator {
   get<T = Record<string, unknown>>(path: string): Promise<Reply<T>>;
   /** Every outbox row, oldest first. */
   outbox(): Promise<OutboxRow[]>;
-  /** Runs SQL on the translator's database (e.g. to write glossaries as the gateway does). */
-  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  /** The translator's database, through MikroORM's entities (e.g. to write glossaries as the gateway does). */
+  readonly orm: Orm;
   close(): Promise<void>;
 }
 
@@ -92,7 +92,7 @@ export async function startTestTranslator(settings: Record<string, string> = {})
       const res = await fetch(`${url}${path}`);
       return { status: res.status, headers: res.headers, body: (await res.json()) as T };
     },
-    sql: (query, params = []) => orm.em.getConnection().execute(query, params),
+    orm,
     async outbox() {
       const rows = await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
       return rows.map((row) => ({

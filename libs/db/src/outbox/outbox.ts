@@ -3,9 +3,9 @@ import type { IntegrationEvent } from '@tp/contracts';
 import { withSpan, withSpanSync } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
-import { executeBound } from './bound.js';
-import { OutboxMessage } from './entities/index.js';
-import type { Orm } from './orm.js';
+import { executeBound } from '../bound.js';
+import { OutboxMessage } from '../entities/index.js';
+import type { Orm } from '../orm.js';
 
 export interface OutboxEntry {
   readonly topic: string;

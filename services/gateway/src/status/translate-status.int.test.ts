@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { consumerGroup, topicName } from '@tp/contracts';
-import { connectDatabase, DeadLetterEntry, type Orm } from '@tp/db';
+import { connectDatabase, DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
 import { Kafka, logLevel } from 'kafkajs';
 
 import {
@@ -127,16 +128,22 @@ describe('GET /api/admin/translate/status', () => {
       messages: [{ value: 'r1' }, { value: 'r2' }],
     });
     await retryProducer.disconnect();
-    await orm.em.getConnection().execute(
-      `insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts)
-       values (gen_random_uuid(), 'Raw', 'x', null, '\\x00', '{}', now() - interval '90 seconds', 0)`,
-    );
+    await orm.em.fork().insert(OutboxMessage, {
+      eventId: randomUUID(),
+      eventType: 'Raw',
+      topic: 'x',
+      messageKey: null,
+      payload: Buffer.from([0]),
+      headers: {},
+      createdAt: new Date(Date.now() - 90_000),
+      attempts: 0,
+    });
     const { queue } = (await status()).data;
     expect(queue.retry.lag).toBe(2);
     expect(queue.outbox.unpublished).toBe(1);
     expect(queue.outbox.oldest_age_seconds).toBeGreaterThanOrEqual(90);
     expect(queue.length).toBe(3 + 2 + 1);
-    await orm.em.getConnection().execute('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
   });
 
   it('shows the dead-letter count and the five newest entries, newest first', async () => {

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Glossary } from '@tp/db';
 
 import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
 import type { TranslationResult } from '../translate/translate-text.js';
@@ -21,12 +24,20 @@ afterAll(async () => {
 
 async function writeGlossary(source: string, target: string, entries: { source: string; target: string }[]) {
   version += 1;
-  await translator.sql(
-    `insert into glossaries (id, name, source_lang, target_lang, entries, entry_count, version, created_at, updated_at)
-     values (gen_random_uuid(), 'test', ?, ?, ?::jsonb, ?, ?, now(), now())
-     on conflict (source_lang, target_lang) do update set entries = excluded.entries, entry_count = excluded.entry_count, version = excluded.version`,
-    [source, target, JSON.stringify(entries), entries.length, version],
-  );
+  const em = translator.orm.em.fork();
+  const glossary =
+    (await em.findOne(Glossary, { sourceLang: source, targetLang: target })) ??
+    em.create(Glossary, {
+      id: randomUUID(),
+      name: 'test',
+      sourceLang: source,
+      targetLang: target,
+      entries,
+      entryCount: 0,
+      version,
+    });
+  em.assign(glossary, { entries, entryCount: entries.length, version });
+  await em.flush();
 }
 
 const translate = (text: string) =>

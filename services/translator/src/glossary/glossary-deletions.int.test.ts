@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, GlossaryDeletion, type Orm } from '@tp/db';
 import { createLogger } from '@tp/runtime';
 import { startDeepLDouble, type DeepLDouble } from '@tp/test/doubles/deepl.double';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
@@ -31,8 +31,6 @@ afterAll(async () => {
   await double?.close();
 });
 
-const sql = (query: string, params: unknown[] = []) => orm.em.getConnection().execute(query, params);
-
 /** A glossary at DeepL, as an earlier run of this or another deployment left it. */
 async function atDeepL(name: string): Promise<void> {
   const reply = await fetch(`${double.url}/v2/glossaries`, {
@@ -49,8 +47,8 @@ async function atDeepL(name: string): Promise<void> {
   expect(reply.status).toBe(201);
 }
 
-const deletedInOurApi = (id: string, ago = '1 hour') =>
-  sql(`insert into glossary_deletions (glossary_id, deleted_at) values (?, now() - ?::interval)`, [id, ago]);
+const deletedInOurApi = (id: string, agoMs = 3_600_000) =>
+  orm.em.fork().insert(GlossaryDeletion, { glossaryId: id, deletedAt: new Date(Date.now() - agoMs) });
 
 const names = () =>
   double
@@ -58,8 +56,8 @@ const names = () =>
     .map((g) => g.name)
     .sort();
 const rows = async () =>
-  (await sql('select glossary_id from glossary_deletions order by glossary_id')).map(
-    (row) => (row as { glossary_id: string }).glossary_id,
+  (await orm.em.fork().find(GlossaryDeletion, {}, { orderBy: { glossaryId: 'asc' } })).map(
+    (row) => row.glossaryId,
   );
 
 function sweeper(options: GlossaryDeletionsOptions = {}): GlossaryDeletions {
@@ -77,7 +75,7 @@ describe('glossaries deleted in our API, at DeepL', () => {
       });
     }
     double.reset();
-    await sql('delete from glossary_deletions');
+    await orm.em.fork().nativeDelete(GlossaryDeletion, {});
   });
 
   it('deletes every version of a deleted glossary and nothing else, then forgets the deletion', async () => {
@@ -130,7 +128,7 @@ describe('glossaries deleted in our API, at DeepL', () => {
 
   it('keeps a fresh deletion after deleting, so a copy a lagging replica makes then is deleted too', async () => {
     await atDeepL(`tp ${DELETED}:1`);
-    await deletedInOurApi(DELETED, '0 seconds');
+    await deletedInOurApi(DELETED, 0);
     const sweep = sweeper({ settleMs: 60_000 });
 
     expect(await sweep.sweep()).toBe(0);
@@ -146,7 +144,7 @@ describe('glossaries deleted in our API, at DeepL', () => {
     const ids = ['a', 'b', 'c'].map((c) => `${c.repeat(8)}-0000-4000-8000-000000000000`);
     for (const [i, id] of ids.entries()) {
       await atDeepL(`tp ${id}:1`);
-      await deletedInOurApi(id, `${10 - i} minutes`);
+      await deletedInOurApi(id, (10 - i) * 60_000);
     }
 
     expect(await sweeper({ batch: 2 }).sweep()).toBe(2);
@@ -171,15 +169,14 @@ describe('the translator with DeepL', () => {
 
   it('deletes at DeepL, on its own, a glossary deleted in our API', async () => {
     await atDeepL(`tp ${DELETED}:7`);
-    await translator.sql(
-      `insert into glossary_deletions (glossary_id, deleted_at) values (?, now() - interval '1 hour')`,
-      [DELETED],
-    );
+    await translator.orm.em
+      .fork()
+      .insert(GlossaryDeletion, { glossaryId: DELETED, deletedAt: new Date(Date.now() - 3_600_000) });
 
     await waitFor('the glossary deleted at DeepL', () => !names().includes(`tp ${DELETED}:7`));
     await waitFor(
       'the deletion forgotten',
-      async () => (await translator.sql('select 1 from glossary_deletions')).length === 0,
+      async () => (await translator.orm.em.fork().count(GlossaryDeletion, {})) === 0,
     );
   });
 });

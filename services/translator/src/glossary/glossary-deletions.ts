@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import { forgetGlossaryDeletions, oldestGlossaryDeletions, type Orm } from '@tp/db';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 
@@ -68,19 +68,15 @@ export class GlossaryDeletions implements BackgroundTask {
   }
 
   private async sweepOnce(): Promise<number> {
-    const connection = this.orm.em.getConnection();
-    const rows = await connection.execute<{ glossary_id: string; settled: boolean }[]>(
-      `select glossary_id, deleted_at < now() - make_interval(secs => ?) as settled
-       from glossary_deletions order by deleted_at, glossary_id limit ?`,
-      [this.settleMs / 1000, this.batch],
-    );
+    const em = this.orm.em.fork();
+    const rows = await oldestGlossaryDeletions(em, this.settleMs, this.batch);
     if (rows.length === 0) return 0;
     const gone = await this.remove(rows.map((row) => row.glossary_id));
     const done = rows
       .filter((row) => row.settled && gone?.has(row.glossary_id))
       .map((row) => row.glossary_id);
     if (done.length === 0) return 0;
-    await connection.execute('delete from glossary_deletions where glossary_id in (?)', [done]);
+    await forgetGlossaryDeletions(em, done);
     return done.length;
   }
 }

@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import { glossaryEntries, glossaryVersions, type Orm } from '@tp/db';
 import { TermScanner } from '@tp/translation';
 
 import type { ChainGlossary } from '../chain/index.js';
@@ -14,13 +14,6 @@ export interface GlossaryLookup {
   forPair(source: string, target: string): Promise<PairGlossary>;
   /** For `auto` requests: a number that changes whenever any glossary into `target` changes (0: none). */
   targetVersion(target: string): Promise<number>;
-}
-
-interface Row {
-  id: string;
-  source_lang: string;
-  target_lang: string;
-  version: string;
 }
 
 const NONE: PairGlossary = { version: 0 };
@@ -79,9 +72,7 @@ export class GlossaryDirectory implements GlossaryLookup {
   }
 
   private async refresh(): Promise<void> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<Row[]>('select id, source_lang, target_lang, version from glossaries');
+    const rows = await glossaryVersions(this.orm.em);
     this.versions = new Map(
       rows.map((row) => [
         `${row.source_lang}\u0000${row.target_lang}`,
@@ -93,15 +84,9 @@ export class GlossaryDirectory implements GlossaryLookup {
   }
 
   private async load(id: string, source: string, target: string): Promise<PairGlossary | undefined> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ entries: { source: string; target: string }[]; version: string }[]>(
-        'select entries, version from glossaries where id = ?',
-        [id],
-      );
-    const row = rows[0];
+    const row = await glossaryEntries(this.orm.em, id);
     if (!row) return undefined;
-    const version = Number(row.version);
+    const { version } = row;
     const entries = row.entries.map(({ source: s, target: t }) => ({ source: s, target: t }));
     return {
       version,

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ALL_TOPICS, topicName, type ContentChanged } from '@tp/contracts';
 import { addToOutbox, connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
@@ -82,12 +84,17 @@ async function insertRow(
   payload: Buffer,
   headers: unknown = {},
 ): Promise<string> {
-  const { rows } = await sql.query<{ id: string }>(
-    `insert into outbox (event_id, event_type, topic, message_key, payload, headers, created_at, attempts)
-     values (gen_random_uuid(), 'Raw', $1, $2, $3, $4, now(), 0) returning id`,
-    [rowTopic, key, payload, JSON.stringify(headers)],
-  );
-  return rows[0]!.id;
+  const id = await orm.em.fork().insert(OutboxMessage, {
+    eventId: randomUUID(),
+    eventType: 'Raw',
+    topic: rowTopic,
+    messageKey: key,
+    payload,
+    headers: headers as Record<string, string>,
+    createdAt: new Date(),
+    attempts: 0,
+  });
+  return String(id);
 }
 
 /** The messages on `topic` whose key starts with `keys`, as `key=value` (ASCII here), until stop(). */
@@ -102,13 +109,13 @@ async function collect(groupId: string, topic: string, keys: string) {
 }
 
 async function outboxState() {
-  const { rows } = await sql.query<{
-    id: string;
-    published: boolean;
-    attempts: number;
-    last_error: string | null;
-  }>('select id, published_at is not null as published, attempts, last_error from outbox order by id');
-  return rows;
+  const rows = await orm.em.fork().find(OutboxMessage, {}, { orderBy: { id: 'asc' } });
+  return rows.map((r) => ({
+    id: String(r.id),
+    published: r.publishedAt != null,
+    attempts: r.attempts,
+    last_error: r.lastError ?? null,
+  }));
 }
 
 const value = (label: string, bytes: number) => Buffer.from(label.padEnd(bytes, '.'));
@@ -197,7 +204,7 @@ describe('outbox relay', () => {
 
   it('purges rows an older release marked published, only after the retention period', async () => {
     const legacy = await insertRow(topic, 'vendor:v-old', value('old', 10));
-    await sql.query('update outbox set published_at = now() where id = $1', [legacy]);
+    await orm.em.fork().nativeUpdate(OutboxMessage, { id: Number(legacy) }, { publishedAt: new Date() });
     const relay = new OutboxRelay(orm, producer, relayOptions());
     expect(await relay.relayOnce()).toBe(0);
     expect(await relay.purgePublished(Date.now())).toBe(0);
@@ -210,7 +217,7 @@ describe('outbox relay: nothing stalls it', () => {
   const options = () => ({ ...relayOptions(), batchSize: 50 });
 
   it('splits a batch larger than the topic takes into requests that fit, in key order', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     // 12 rows of 6 KB each for one key: 72 KB, in a topic that takes 16 KB per message batch.
     for (let i = 0; i < 12; i++)
       await insertRow(smallTopic, 'k-split', value(`split-${String(i).padStart(2, '0')}`, 6000));
@@ -239,7 +246,7 @@ describe('outbox relay: nothing stalls it', () => {
   });
 
   it('moves rows that can never be published to the dead letters and publishes the rows behind them', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     const index = new DeadLetterIndex(orm);
     await index.purge({ all: true });
     await insertRow(smallTopic, 'k-poison', value('before', 100));
@@ -281,7 +288,7 @@ describe('outbox relay: nothing stalls it', () => {
   });
 
   it('deletes what a failed send had published, records the failure on the rest, and never sends a row twice', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     for (let i = 0; i < 8; i++) await insertRow(smallTopic, `k-p${i % 2}`, value(`part-${i}`, 6000));
     // The cluster is lost after the first request was acknowledged (48 KB go in several requests).
     let failNext = true;
@@ -324,7 +331,7 @@ describe('outbox relay: nothing stalls it', () => {
   });
 
   it('publishes the rows before the first whose topic limit cannot be read; that row waits with every row after it', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     const ids = [
       await insertRow(topic, 'k-held-0', value('before', 10)),
       await insertRow(smallTopic, 'k-held-1', value('unknown limit', 10)),
@@ -350,7 +357,7 @@ describe('outbox relay: nothing stalls it', () => {
   });
 
   it('stands by while another relay holds the lock, then takes over', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     await insertRow(smallTopic, 'k-lock', value('locked', 10));
     const other = await sql.connect();
     try {
@@ -368,13 +375,13 @@ describe('outbox relay: nothing stalls it', () => {
 
 describe('outbox backlog', () => {
   it('is up on /ready while rows leave in time, and degraded once the oldest waits past the threshold', async () => {
-    await sql.query('delete from outbox');
+    await orm.em.fork().nativeDelete(OutboxMessage, {});
     const check = outboxBacklogCheck(orm, 60);
     await expect(check.check()).resolves.toBeUndefined();
     expect(check.required).toBe(false);
     await insertRow(smallTopic, 'k-fresh', value('fresh', 10));
     await expect(check.check()).resolves.toBeUndefined();
-    await sql.query(`update outbox set created_at = now() - interval '5 minutes'`);
+    await orm.em.fork().nativeUpdate(OutboxMessage, {}, { createdAt: new Date(Date.now() - 5 * 60_000) });
     await expect(check.check()).rejects.toThrow(/degraded: 1 outbox rows unpublished, the oldest for 30\d s/);
     // The relay publishes it: the backlog is gone and the check is up again.
     expect(await new OutboxRelay(orm, producer, relayOptions()).relayOnce()).toBe(1);

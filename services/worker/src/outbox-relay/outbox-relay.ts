@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { executeBound, OutboxMessage, type Orm } from '@tp/db';
+import {
+  anyUnpublished,
+  deleteOutboxRows,
+  lockUnpublishedBatch,
+  OutboxMessage,
+  recordOutboxFailure,
+  type Orm,
+} from '@tp/db';
 import {
   isRecordRefusal,
   MessageTooLargeError,
@@ -39,32 +46,6 @@ const MAX_BACKOFF_MS = 5000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 /** One relay at a time per database: every worker tries for this lock at each batch. */
 const RELAY_LOCK = 'tp.outbox-relay';
-
-/**
- * The next batch, in id order. `id >= min(id)` changes no answer, but it makes the plan read only
- * from the oldest unpublished row on: without it, the few live rows of the table lead the planner to
- * read every entry of the unpublished index (or the whole table) and sort, and until vacuum those
- * include every row published since, each a visit to the heap, at each batch. The min() walks the
- * index from its start, but the dead entries it passes are marked once and skipped after.
- */
-const UNPUBLISHED_BATCH =
-  'select id, event_id, topic, message_key, payload, headers, attempts from outbox ' +
-  'where published_at is null and id >= (select min(id) from outbox where published_at is null) ' +
-  'order by id limit ? for update skip locked';
-
-/**
- * UNPUBLISHED_BATCH behind the relays' lock, in one statement: the lock is tried first (an InitPlan,
- * a one-time filter of the plan), and when another relay holds it no row is read or locked. One round
- * trip less per batch than trying the lock with its own statement; an empty answer means either
- * "another relay" or "nothing left", which the relay treats alike.
- */
-const LOCKED_UNPUBLISHED_BATCH = UNPUBLISHED_BATCH.replace(
-  'where published_at is null',
-  'where (select pg_try_advisory_xact_lock(hashtextextended(?, 0))) and published_at is null',
-);
-
-/** Whether any row waits: from the oldest unpublished entry of the index, as UNPUBLISHED_BATCH reads. */
-const ANY_UNPUBLISHED = 'select exists (select 1 from outbox where published_at is null) as waiting';
 
 interface Sendable {
   readonly row: OutboxRow;
@@ -127,21 +108,9 @@ export class OutboxRelay {
   async relayOnce(): Promise<number> {
     // Most polls of a quiet outbox find nothing: one statement says so, without the transaction and
     // the lock (three statements). A row written just after is the next poll's, as it would be anyway.
-    const [pending] = await executeBound<{ waiting: boolean }>(
-      this.orm.em.fork(),
-      ANY_UNPUBLISHED,
-      [],
-      'all',
-    );
-    if (!pending?.waiting) return 0;
+    if (!(await anyUnpublished(this.orm.em.fork()))) return 0;
     const outcome = await this.orm.em.fork().transactional(async (tx) => {
-      // Plain SQL: hydrating hundreds of entities per batch cost more CPU than publishing them.
-      const rows = await executeBound<OutboxRow>(
-        tx,
-        LOCKED_UNPUBLISHED_BATCH,
-        [RELAY_LOCK, this.options.batchSize],
-        'all',
-      );
+      const rows = await lockUnpublishedBatch(tx, RELAY_LOCK, this.options.batchSize);
       if (rows.length === 0) return undefined;
       // One span per batch, linked to the trace of each row (their `send` spans are the rows' children).
       const links = rows.flatMap((row) => linkTo(contextFromHeaders(rowTraceHeaders(row))));
@@ -302,21 +271,14 @@ export class OutboxRelay {
 
   /** Deletes what was published, moves the poison rows to the dead letters, notes the failure on the rest. */
   private async record(tx: Orm['em'], { published, poison, waiting }: BatchOutcome): Promise<void> {
-    if (published.length > 0) {
-      // Deleted, not marked: Kafka keeps the events, and a marked row would be written twice (marked,
-      // then purged) and stay a dead entry in the unpublished index until vacuum.
-      // The ids bound as one Postgres array (executeBound does not spread arrays).
-      await executeBound(tx, 'delete from outbox where id = any(?::bigint[])', [published], 'run');
-    }
+    await deleteOutboxRows(tx, published);
     for (const { row, failure } of poison) {
       await this.options.deadLetters.addWithin(tx, rowDeadLetter(row, failure));
-      await tx.execute('delete from outbox where id = ?', [row.id]);
+      await deleteOutboxRows(tx, [row.id]);
     }
-    if (waiting && waiting.rows.length > 0) {
-      await tx.execute(
-        'update outbox set attempts = attempts + 1, last_error = ? where id = any(?::bigint[])',
-        [errorText(waiting.error).slice(0, 2000), `{${waiting.rows.map((r) => r.id).join(',')}}`],
-      );
+    if (waiting) {
+      const ids = waiting.rows.map((r) => r.id);
+      await recordOutboxFailure(tx, ids, errorText(waiting.error).slice(0, 2000));
     }
   }
 

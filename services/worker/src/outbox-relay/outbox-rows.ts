@@ -1,16 +1,9 @@
+import type { OutboxRow } from '@tp/db';
 import type { OutgoingMessage, TopicMessages } from '@tp/kafka';
 import type { NewDeadLetterEntry } from '@tp/pipeline';
 
-/** An unpublished outbox row as the relay reads it. */
-export interface OutboxRow {
-  readonly id: string;
-  readonly event_id: string;
-  readonly topic: string;
-  readonly message_key: string | null;
-  readonly payload: Buffer;
-  readonly headers: unknown;
-  readonly attempts: number;
-}
+/** An unpublished outbox row as the relay reads it (the outbox's owner, libs/db). */
+export type { OutboxRow };
 
 /** Why a row can never be published; the code stays with its dead letter. */
 export interface RowFailure {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, GlossaryDeletion, type Orm } from '@tp/db';
 import { startTestGateway, type TestGateway } from '../../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../../test/openapi-contract.js';
 
@@ -99,14 +99,12 @@ describe('/api/admin/translate/glossaries', () => {
       name: 'Deleted', source_lang: 'en', target_lang: 'it', entries: [{ source: 'Acme', target: 'Acme' }],
     }); // prettier-ignore
     const { id } = created.body.data as { id: string };
-    const deletions = () =>
-      orm.em
-        .getConnection()
-        .execute('select glossary_id from glossary_deletions where glossary_id = ?', [id]);
+    const deletions = async () =>
+      (await orm.em.fork().find(GlossaryDeletion, { glossaryId: id })).map((d) => d.glossaryId);
     expect(await deletions()).toEqual([]);
 
     expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(200);
-    expect(await deletions()).toEqual([{ glossary_id: id }]);
+    expect(await deletions()).toEqual([id]);
     // Deleting it again finds nothing and records nothing more.
     expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(404);
     expect(await deletions()).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { Glossary, GlossaryDeletion, type Orm } from '@tp/db';
+import { Glossary, GlossaryDeletion, nextGlossaryVersion, type Orm } from '@tp/db';
 import { AppError } from '@tp/runtime';
 import type { GlossaryEntry } from '@tp/translation';
 
@@ -106,17 +106,9 @@ export class GlossaryStore {
     return entity;
   }
 
-  /**
-   * The time in milliseconds, or one more than the largest version if that is later: a pair's version
-   * never repeats, even after a delete and a create, so a cache key made with it cannot be stale.
-   */
-  private async nextVersion(): Promise<number> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ version: string }[]>(
-        `select greatest((extract(epoch from clock_timestamp()) * 1000)::bigint, coalesce(max(version), 0) + 1) as version from glossaries`,
-      );
-    return Number(rows[0]?.version);
+  /** A version that never repeats for the pair (nextGlossaryVersion). */
+  private nextVersion(): Promise<number> {
+    return nextGlossaryVersion(this.orm.em.fork());
   }
 }
 
