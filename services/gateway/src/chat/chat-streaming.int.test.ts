@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { ChatUsage, connectDatabase, type Orm } from '@tp/db';
 
 import { startOpenAiDouble, type OpenAiDouble } from '@tp/test/doubles/openai.double';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
@@ -49,9 +49,7 @@ afterAll(async () => {
 /** Usage rows of one key, polled until there is one (usage is written after the answer). */
 async function usageOf(keyId: string): Promise<Record<string, unknown>[]> {
   for (let i = 0; i < 100; i += 1) {
-    const rows = await orm.em
-      .getConnection()
-      .execute<Record<string, unknown>[]>('select * from chat_usage where api_key_id = ?', [keyId]);
+    const rows = await usageRows(keyId);
     if (rows.length > 0) return rows;
     await sleep(50);
   }
@@ -72,7 +70,26 @@ function openStream(key: string, model: string, text: string, n = 1): Promise<In
   });
 }
 
-const execute = (sql: string) => orm.em.getConnection().execute(sql);
+/** Usage rows of one key, with the column names the assertions use. */
+async function usageRows(keyId: string): Promise<Record<string, unknown>[]> {
+  const rows = await orm.em.fork().find(ChatUsage, { apiKey: keyId });
+  return rows.map((r) => ({
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    total_tokens: r.totalTokens,
+    stream: r.stream,
+    provider: r.provider,
+    model: r.model,
+    upstream_model: r.upstreamModel,
+  }));
+}
+
+/** A fault: the usage table renamed away under the store, so Postgres refuses its inserts until it is back. */
+const usageTableAway = () =>
+  // eslint-disable-next-line tp-tables/table-owner -- a fault injected under the store, not a query of the table
+  orm.em.getConnection().execute('alter table chat_usage rename to chat_usage_away');
+const usageTableBack = () =>
+  orm.em.getConnection().execute('alter table chat_usage_away rename to chat_usage');
 
 describe('a stream the client cuts short', () => {
   it('is charged what was relayed, estimated from characters when the provider sent no usage', async () => {
@@ -133,7 +150,7 @@ describe('a client that stops reading', () => {
 describe('usage writes', () => {
   it('are retried until Postgres takes them', async () => {
     const key = await gateway.store.create('client', 'retried');
-    await execute('alter table chat_usage rename to chat_usage_away');
+    await usageTableAway();
     try {
       const res = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
@@ -143,7 +160,7 @@ describe('usage writes', () => {
       expect(res.status).toBe(200);
       await sleep(150);
     } finally {
-      await execute('alter table chat_usage_away rename to chat_usage');
+      await usageTableBack();
     }
     const rows = await usageOf(key.id);
     expect(rows).toHaveLength(1);
@@ -156,7 +173,7 @@ describe('usage writes', () => {
       return Number(/^chat_usage_records_lost_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0);
     };
     const before = await lost();
-    await execute('alter table chat_usage rename to chat_usage_away');
+    await usageTableAway();
     try {
       const res = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
@@ -167,7 +184,7 @@ describe('usage writes', () => {
       // Three tries, 100 then 200 ms apart.
       for (let i = 0; i < 100 && (await lost()) === before; i += 1) await sleep(50);
     } finally {
-      await execute('alter table chat_usage_away rename to chat_usage');
+      await usageTableBack();
     }
     expect(await lost()).toBe(before + 1);
   });

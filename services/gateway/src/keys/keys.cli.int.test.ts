@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { ApiKey, connectDatabase, type Orm } from '@tp/db';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { REPO_ROOT } from '@tp/test/harness/processes';
@@ -44,8 +44,12 @@ describe('npm run keys', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^tp_[A-Za-z0-9_-]{43}\n$/);
     const key = stdout.trim();
-    const rows = await orm.em.getConnection().execute('select key_hash, name, role from api_keys');
-    expect(rows).toEqual([{ key_hash: hashApiKey(key), name: 'ops', role: 'admin' }]);
+    const rows = (await orm.em.fork().find(ApiKey, {})).map(({ keyHash, name, role }) => ({
+      keyHash,
+      name,
+      role,
+    }));
+    expect(rows).toEqual([{ keyHash: hashApiKey(key), name: 'ops', role: 'admin' }]);
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(await new ApiKeyStore(orm).lookup(key)).toMatchObject({
       kind: 'valid',
@@ -127,7 +131,7 @@ describe('npm run keys', () => {
   });
 
   it('refuses malformed modules and a scoped admin key, creating nothing', async () => {
-    const before = await orm.em.getConnection().execute('select count(*)::int as n from api_keys');
+    const before = await orm.em.fork().count(ApiKey, {});
     for (const args of [
       ['--role', 'client', '--modules', 'Shop'],
       ['--role', 'client', '--modules', 'shop,,cms'],
@@ -138,7 +142,7 @@ describe('npm run keys', () => {
       expect({ args, code, stdout }).toEqual({ args, code: 1, stdout: '' });
       expect(stderr).toMatch(/modules|characters/);
     }
-    expect(await orm.em.getConnection().execute('select count(*)::int as n from api_keys')).toEqual(before);
+    expect(await orm.em.fork().count(ApiKey, {})).toBe(before);
   });
 
   it('reports an unknown key id on revoke', async () => {

@@ -121,7 +121,7 @@ async function dryRun(verb: string, options: BulkOptions): Promise<boolean> {
 }
 
 const program = new Command('dlq')
-  .description('Inspect, replay and purge the dead-letter index (table dead_letters)')
+  .description('Inspect, replay and purge the dead-letter index (the dead_letters table)')
   .showHelpAfterError();
 
 program

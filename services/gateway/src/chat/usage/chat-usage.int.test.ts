@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { ChatUsage as ChatUsageRow, connectDatabase, type Orm } from '@tp/db';
 import { closeServer, createHttpApp, createLogger, createMetrics, finishHttpApp, listen } from '@tp/runtime';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
@@ -37,9 +37,7 @@ const noLimits = noRateLimits();
 /** Records a completion, then dates it `age` ms back (the database stamps rows with its own now()). */
 async function seed(usage: Omit<ChatUsage, 'totalTokens'>, age: number): Promise<void> {
   await store.record({ ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
-  await orm.em
-    .getConnection()
-    .execute('update chat_usage set created_at = ? where request_id = ?', [ago(age), usage.requestId]);
+  await orm.em.fork().nativeUpdate(ChatUsageRow, { requestId: usage.requestId }, { createdAt: ago(age) });
 }
 
 const fast = { model: 'fast', upstreamModel: 'llama-3.1-8b-instant', provider: 'groq' };

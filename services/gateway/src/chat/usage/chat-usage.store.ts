@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import { ApiKey, type Orm } from '@tp/db';
 
 /** What one chat completion used, from the upstream's `usage`, charged to the caller's key. */
 export interface ChatUsage {
@@ -36,7 +36,6 @@ export interface UsageSummaryRow {
 /** Sums come back from Postgres as bigint strings; a token count never nears 2^53. */
 interface SummaryRecord {
   readonly key_id: string;
-  readonly key_name: string;
   readonly model: string;
   readonly requests: string;
   readonly prompt_tokens: string;
@@ -92,27 +91,43 @@ export class ChatUsageStore {
       where.push('u.api_key_id = ?');
       params.push(filter.keyId);
     }
-    const rows = await this.orm.em.getConnection().execute<SummaryRecord[]>(
-      `select k.id as key_id, k.name as key_name, u.model,
+    const em = this.orm.em.fork();
+    const rows = await em.getConnection().execute<SummaryRecord[]>(
+      `select u.api_key_id as key_id, u.model,
           count(*) as requests,
           sum(u.prompt_tokens) as prompt_tokens,
           sum(u.completion_tokens) as completion_tokens,
           sum(u.total_tokens) as total_tokens
         from chat_usage u
-        join api_keys k on k.id = u.api_key_id
         ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
-        group by k.id, k.name, u.model
-        order by sum(u.total_tokens) desc, k.name, k.id, u.model`,
+        group by u.api_key_id, u.model`,
       params,
     );
-    return rows.map((row) => ({
-      keyId: row.key_id,
-      keyName: row.key_name,
-      model: row.model,
-      requests: Number(row.requests),
-      promptTokens: Number(row.prompt_tokens),
-      completionTokens: Number(row.completion_tokens),
-      totalTokens: Number(row.total_tokens),
-    }));
+    // The keys' names through their entity (api_keys belongs to the key store), one query.
+    const ids = [...new Set(rows.map((row) => row.key_id))];
+    const keys =
+      ids.length === 0 ? [] : await em.find(ApiKey, { id: { $in: ids } }, { fields: ['id', 'name'] });
+    const names = new Map(keys.map((key) => [key.id, key.name]));
+    return rows
+      .filter((row) => names.has(row.key_id))
+      .map((row) => ({
+        keyId: row.key_id,
+        keyName: names.get(row.key_id) ?? '',
+        model: row.model,
+        requests: Number(row.requests),
+        promptTokens: Number(row.prompt_tokens),
+        completionTokens: Number(row.completion_tokens),
+        totalTokens: Number(row.total_tokens),
+      }))
+      .sort(
+        (a, b) =>
+          b.totalTokens - a.totalTokens ||
+          compare(a.keyName, b.keyName) ||
+          compare(a.keyId, b.keyId) ||
+          compare(a.model, b.model),
+      );
   }
 }
+
+/** Code-unit order of two strings: a stable order for the listing, whatever the database collates by. */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
