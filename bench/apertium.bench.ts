@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { connectDatabase, ContentTranslation } from '@tp/db';
 
 import {
   apertiumStackEnv,
@@ -347,7 +347,7 @@ try {
       body: JSON.stringify(body),
     });
   await call('PUT', '/api/admin/translate/config', { target_languages: ['es'], enabled: true });
-  const sql = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+  const orm = await connectDatabase({ url: DATABASE_URL, poolMax: 2 });
   const type = `v${run}`;
   const started = performance.now();
   for (let i = 0; i < COMMANDS; i += 4) {
@@ -365,16 +365,12 @@ try {
   let rows = 0;
   while (rows < expected) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const result = await sql.query(
-      'select count(*)::int as n from content_translations where entity_type = $1',
-      [type],
-    );
-    rows = result.rows[0].n as number;
+    rows = await orm.em.fork().count(ContentTranslation, { entityType: type });
     if (performance.now() - started > 300_000)
       throw new Error(`only ${rows} of ${expected} rows after 300 s`);
   }
   const seconds = (performance.now() - started) / 1000;
-  await sql.end();
+  await orm.close(true);
   console.log(
     `\npipeline with APy: ${expected} field translations (${COMMANDS} reports x ${FIELDS} fields, en -> es) in ${seconds.toFixed(1)} s: ${(expected / seconds).toFixed(0)} field translations/s`,
   );

@@ -2,7 +2,7 @@
 // (GET /api/v1/vendors/:id), beside, in the same run:
 //   baseline:  a minimal Node http server doing one Redis GET per request (bench/baseline-server.mjs),
 //              the floor of any cached read;
-//   reference: a minimal Node http server doing the two Postgres queries and the merge, no cache
+//   reference: a minimal Node http server doing the content store's read query and the merge, no cache
 //              (bench/merge-reference-server.mjs): what the gateway's read cache saves.
 // autocannon, 50 connections, requests spread over BENCH_ENTITIES vendors (each seeded with 20 source
 // fields and their English translations). Targets (issue #20), against the baseline of the same run:
@@ -23,8 +23,14 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { connectDatabase, ContentTranslation, SourceContent, type Orm } from '@tp/db';
+import {
+  upsertTranslations,
+  writeSources,
+  type EntitySourceWrites,
+  type TranslationWrite,
+} from '@tp/pipeline';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { createClient } from 'redis';
 
 import {
@@ -57,38 +63,48 @@ const COST_ONLY = process.argv.slice(2).includes('--cost-only');
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** Seeds ENTITIES vendors with 20 fields each (zh-CN source) and their `en` translations. */
-async function seed(pool: pg.Pool): Promise<void> {
+/**
+ * Seeds ENTITIES vendors with 20 fields each (zh-CN source) and their `en` translations, through the
+ * content store's writes (the planner's source upsert and the projection's translation upsert).
+ */
+async function seed(orm: Orm): Promise<void> {
   for (let first = 0; first < ENTITIES; first += 50) {
-    const rows = [];
+    const sources: EntitySourceWrites[] = [];
+    const translations: TranslationWrite[] = [];
     for (let e = first; e < Math.min(first + 50, ENTITIES); e += 1) {
+      const entity = { module: 'catalog', entityType: 'vendor', entityId: `${idPrefix}${e}` };
+      const writes = [];
       for (let f = 0; f < FIELDS; f += 1) {
         const text = `供应商 ${e} 的字段 ${f}：优质的产品和快速的服务`;
-        rows.push({
-          id: `${idPrefix}${e}`,
+        const field = {
           field: `field_${f}`,
           text,
-          hash: sha256(text),
-          translated: `Field ${f} of vendor ${e}: quality products and fast service`,
-          event: randomUUID(),
+          sourceLang: 'zh-CN',
+          sourceHash: sha256(text),
+          sourceVersion: 1,
+        };
+        writes.push(field);
+        translations.push({
+          ...field,
+          entityType: entity.entityType,
+          entityId: entity.entityId,
+          targetLang: 'en',
+          translatedText: `Field ${f} of vendor ${e}: quality products and fast service`,
+          requestedAt: 1,
+          engine: 'bench',
+          truncated: false,
+          fallback: false,
+          eventId: randomUUID(),
+          origin: 'machine',
+          writtenBy: null,
         });
       }
+      sources.push({ ...entity, writes });
     }
-    const json = JSON.stringify(rows);
-    const recordset =
-      'jsonb_to_recordset($1::jsonb) as r(id text, field text, text text, hash text, translated text, event uuid)';
-    await pool.query(
-      `insert into source_contents (module, entity_type, entity_id, field, source_lang, text, source_hash, source_version, updated_at)
-       select 'catalog', 'vendor', id, field, 'zh-CN', text, hash, 1, now() from ${recordset}`,
-      [json],
-    );
-    await pool.query(
-      `insert into content_translations (entity_type, entity_id, field, target_lang, source_lang, translated_text,
-         source_hash, source_version, engine, truncated, last_event_id, created_at, updated_at)
-       select 'vendor', id, field, 'en', 'zh-CN', translated, hash, 1, 'bench', false, event, now(), now()
-       from ${recordset}`,
-      [json],
-    );
+    await orm.em.fork().transactional(async (em) => {
+      await writeSources(em, sources);
+      await upsertTranslations(em, translations);
+    });
   }
 }
 
@@ -392,11 +408,11 @@ async function costPhase(auth: Record<string, string>, baseline: { url: string; 
   }
 }
 
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+const orm = await connectDatabase({ url: DATABASE_URL, poolMax: 4 });
 const redis = createClient({ url: REDIS_URL });
 await redis.connect();
 try {
-  await seed(pool);
+  await seed(orm);
   const clientKey = createApiKey('client', 'bench:merge');
   // Diagnosis: BENCH_GATEWAY_NODE_FLAGS (e.g. "--trace-gc") go to the gateway's node, and with
   // BENCH_GATEWAY_STDOUT=file its stdout (where V8 traces print) goes to that file.
@@ -444,7 +460,7 @@ try {
     });
     await waitForHttp(`http://127.0.0.1:${referencePort}/`);
     const reference = {
-      label: 'reference: node http + 2 Postgres queries + merge (no cache)',
+      label: 'reference: node http + the content store read + merge (no cache)',
       url: `http://127.0.0.1:${referencePort}/v/`,
       headers: {},
     };
@@ -457,8 +473,9 @@ try {
   verdicts.finish();
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  await pool.query(`delete from content_translations where entity_id like $1`, [`${idPrefix}%`]);
-  await pool.query(`delete from source_contents where entity_id like $1`, [`${idPrefix}%`]);
-  await pool.end();
+  const seeded = { entityType: 'vendor', entityId: { $like: `${idPrefix}%` } };
+  await orm.em.fork().nativeDelete(ContentTranslation, seeded);
+  await orm.em.fork().nativeDelete(SourceContent, seeded);
+  await orm.close(true);
   await redis.close();
 }

@@ -38,6 +38,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { ALL_TOPICS } from '@tp/contracts';
+import {
+  connectDatabase,
+  ContentTranslation,
+  OutboxMessage,
+  SourceContent,
+  TranslationConfig,
+  type Orm,
+} from '@tp/db';
 import { ensureTopics } from '@tp/kafka';
 import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
 import { Kafka, logLevel } from 'kafkajs';
@@ -425,27 +433,26 @@ async function sendCommands(
 }
 
 /** Waits for every row of the sent commands, then reads their times; rates count from `from`. */
-async function rowsOf(pool: pg.Pool, sent: Sent, from: number | 'first-row'): Promise<PipelineRun> {
+async function rowsOf(orm: Orm, sent: Sent, from: number | 'first-row'): Promise<PipelineRun> {
   const expected = sent.commands * FIELDS;
   const deadline = Date.now() + 300_000;
   let count = 0;
   while (Date.now() < deadline) {
-    const { rows } = await pool.query<{ n: string }>(
-      'select count(*) as n from content_translations where entity_type = $1',
-      [sent.entityType],
-    );
-    count = Number(rows[0]?.n);
+    count = await orm.em.fork().count(ContentTranslation, { entityType: sent.entityType });
     if (count >= expected) break;
     await sleep(200);
   }
   if (count < expected) throw new Error(`${sent.entityType}: ${count}/${expected} rows after 300 s`);
 
-  const { rows } = await pool.query<{ entity_id: string; at: number; engine: string }>(
-    `select entity_id, extract(epoch from updated_at) * 1000 as at, engine from content_translations
-     where entity_type = $1`,
-    [sent.entityType],
-  );
-  const rowTimes = rows.map((r) => Number(r.at));
+  const found = await orm.em
+    .fork()
+    .find(
+      ContentTranslation,
+      { entityType: sent.entityType },
+      { fields: ['entityId', 'updatedAt', 'engine'] },
+    );
+  const rows = found.map((r) => ({ entity_id: r.entityId, at: r.updatedAt.getTime(), engine: r.engine }));
+  const rowTimes = rows.map((r) => r.at);
   const start = from === 'first-row' ? Math.min(...rowTimes) : from;
   const latencies = sortNumbers(rows.map((r) => Number(r.at) - (sent.sentAt.get(r.entity_id) ?? Number.NaN)));
   const engines = new Map<string, number>();
@@ -489,6 +496,7 @@ const verdicts = new Verdicts();
 const kafka = new Kafka({ brokers: BROKERS, clientId: 'bench-pipeline', logLevel: logLevel.NOTHING });
 // Named, so that its backends (the bench counting rows) are not counted as the pipeline's CPU.
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2, application_name: BENCH_APPLICATION });
+const orm = await connectDatabase({ url: DATABASE_URL, poolMax: 2, applicationName: BENCH_APPLICATION });
 const models = await mkdtemp(join(tmpdir(), 'tp-bench-models-'));
 try {
   await buildTinyModel(join(models, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
@@ -496,12 +504,17 @@ try {
   await admin.connect();
   await ensureTopics(admin, ALL_TOPICS, prefix);
   await admin.disconnect();
-  await pool.query(
-    "update translation_config set target_languages = '{en}', enabled = true, updated_at = now() where id = 1",
-  );
+  await orm.em
+    .fork()
+    .nativeUpdate(
+      TranslationConfig,
+      { id: 1 },
+      { targetLanguages: ['en'], enabled: true, updatedAt: new Date() },
+    );
   // The rows earlier runs deleted stay as dead rows until a vacuum, and the CI machines' Postgres runs
   // with autovacuum off: without this, each run on the same bench database is slower than the last.
-  await pool.query('vacuum analyze outbox, source_contents, content_translations, content_reports');
+  // The whole bench database, so no table is named here (each table's SQL belongs to its owner).
+  await pool.query('vacuum analyze');
   const clientKey = createApiKey('client', 'bench:pipeline');
   const ports = { gateway: await freePort(), worker: await freePort(), translator: await freePort() };
   const env = {
@@ -530,7 +543,7 @@ try {
       `then ${RATE}/s for ${LATENCY_SECONDS} s`,
   );
   const warmup = await sendCommands(gateway, clientKey, 'warmup', 10); // model loaded, groups joined
-  await rowsOf(pool, warmup, warmup.started);
+  await rowsOf(orm, warmup, warmup.started);
 
   const [brokerBefore, benchBefore] = [await cpuSeconds(), process.cpuUsage()];
   const [baseline, baselineProfile] = PROFILE_DIR
@@ -543,7 +556,7 @@ try {
   await start('worker');
   const stopProfiles = PROFILE_DIR ? await profileServices(['translator', 'worker']) : undefined;
   const [cpuBefore, drainStarted] = [await cpuSeconds(), Date.now()];
-  const drain = await rowsOf(pool, queued, 'first-row');
+  const drain = await rowsOf(orm, queued, 'first-row');
   const drainCpu = cpuUse(cpuBefore, await cpuSeconds(), (Date.now() - drainStarted) / 1000, drain.rows);
   if (stopProfiles && baselineProfile) {
     const profiles = await stopProfiles('drain');
@@ -563,11 +576,11 @@ try {
   );
 
   const fast = await sendCommands(gateway, clientKey, 'max', TRANSLATIONS / FIELDS);
-  const endToEnd = await rowsOf(pool, fast, fast.started);
+  const endToEnd = await rowsOf(orm, fast, fast.started);
 
   const baselinePaced = await kafkaBaseline(kafka, RATE * LATENCY_SECONDS, RATE);
   const paced = await sendCommands(gateway, clientKey, 'paced', (RATE * LATENCY_SECONDS) / FIELDS, RATE);
-  const latency = await rowsOf(pool, paced, paced.started);
+  const latency = await rowsOf(orm, paced, paced.started);
 
   // Census: a drain of CENSUS_COMMANDS by a fresh worker and translator, each talking to Postgres
   // through a proxy that counts its round trips; their Kafka requests from their /metrics.
@@ -585,7 +598,7 @@ try {
   };
   await start('translator', through(proxies.translator));
   await start('worker', through(proxies.worker));
-  await rowsOf(pool, counted, counted.started);
+  await rowsOf(orm, counted, counted.started);
   const census = {
     worker: proxies.worker.roundTrips() / CENSUS_COMMANDS,
     translator: proxies.translator.roundTrips() / CENSUS_COMMANDS,
@@ -659,10 +672,11 @@ try {
 } finally {
   await Promise.all([...services.keys()].map(stopService));
   // The bench database keeps only what other benches need.
-  for (const table of ['content_translations', 'source_contents']) {
-    await pool.query(`delete from ${table} where entity_type like $1`, [`vendor-${run}-%`]);
-  }
-  await pool.query('delete from outbox where topic like $1', [`${prefix}%`]);
+  const ours = { entityType: { $like: `vendor-${run}-%` } };
+  await orm.em.fork().nativeDelete(ContentTranslation, ours);
+  await orm.em.fork().nativeDelete(SourceContent, ours);
+  await orm.em.fork().nativeDelete(OutboxMessage, { topic: { $like: `${prefix}%` } });
+  await orm.close(true);
   await pool.end();
   await rm(models, { recursive: true, force: true });
 }

@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { connectDatabase, ContentTranslation } from '@tp/db';
 
 import {
   apertiumStackEnv,
@@ -207,36 +207,34 @@ async function seedEntities(gateway: string, headers: Record<string, string>): P
     });
     if (res.status >= 300) throw new Error(`reporting entity ${e}: HTTP ${res.status} ${await res.text()}`);
   }
-  const sql = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+  const orm = await connectDatabase({ url: DATABASE_URL, poolMax: 1 });
   try {
     const deadline = Date.now() + 300_000;
     for (;;) {
-      const { rows } = await sql.query(
-        "select count(*)::int as n from content_translations where entity_type = $1 and entity_id like 'e-%'",
-        [type],
-      );
-      if ((rows[0]?.n as number) >= ENTITIES * FIELDS) return;
-      if (Date.now() > deadline) throw new Error(`entities not translated after 300 s: ${rows[0]?.n} rows`);
+      const rows = await orm.em
+        .fork()
+        .count(ContentTranslation, { entityType: type, entityId: { $like: 'e-%' } });
+      if (rows >= ENTITIES * FIELDS) return;
+      if (Date.now() > deadline) throw new Error(`entities not translated after 300 s: ${rows} rows`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {
-    await sql.end();
+    await orm.close(true);
   }
 }
 
 /** How many of the reports' field translations the pipeline has written by now (no verdict). */
 async function printReportRows(reports: number): Promise<void> {
-  const sql = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+  const orm = await connectDatabase({ url: DATABASE_URL, poolMax: 1 });
   try {
-    const { rows } = await sql.query(
-      "select count(*)::int as n from content_translations where entity_type = $1 and entity_id like 'r-%'",
-      [type],
-    );
+    const rows = await orm.em
+      .fork()
+      .count(ContentTranslation, { entityType: type, entityId: { $like: 'r-%' } });
     console.log(
-      `  pipeline: ${rows[0]?.n} of ${reports * FIELDS} field translations of the reports written when the soak ended`,
+      `  pipeline: ${rows} of ${reports * FIELDS} field translations of the reports written when the soak ended`,
     );
   } finally {
-    await sql.end();
+    await orm.close(true);
   }
 }
 
