@@ -31,6 +31,7 @@ const useCases = {
     'dlq',
     'expire-text-translations',
     'index-dead-letters',
+    'invalid-content',
     'outbox-relay',
     'plan-translations',
     'project-translations',

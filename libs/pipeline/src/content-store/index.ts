@@ -7,5 +7,6 @@ export * from './em.js';
 export * from './entity-locks.js';
 export * from './retention.js';
 export * from './source-rows.js';
+export * from './stored-names.js';
 export * from './translation-config.js';
 export * from './translation-upsert.js';

@@ -116,13 +116,27 @@ export const contentDeletedRules = z.object({
 /** Most broken rules named one by one; the rest are counted (a message may have thousands of fields). */
 const MAX_NAMED_RULES = 10;
 
+/** The names of an entity as stored (module unknown when only translations name it). */
+const entityNameRules = z.object({ module: entitySegment.nullable(), entityType: reportedType, entityId });
+
 /**
  * The rules `data` breaks, as `path: rule; ...` (`entityType: must be 1-100 characters of a-z, 0-9, _
  * and -`), at most MAX_NAMED_RULES of them named; undefined when it keeps them all.
  */
 export function brokenContentRules(data: ContentChangedData | ContentDeletedData): string | undefined {
-  const rules = 'fields' in data ? contentChangedRules : contentDeletedRules;
-  const result = rules.safeParse(data);
+  return describeBroken(('fields' in data ? contentChangedRules : contentDeletedRules).safeParse(data));
+}
+
+/** brokenContentRules for the names of a stored entity: its module (null: unknown), type and id. */
+export function brokenEntityNameRules(names: {
+  readonly module: string | null;
+  readonly entityType: string;
+  readonly entityId: string;
+}): string | undefined {
+  return describeBroken(entityNameRules.safeParse(names));
+}
+
+function describeBroken(result: z.ZodSafeParseResult<unknown>): string | undefined {
   if (result.success) return undefined;
   const { issues } = result.error;
   const named = issues
