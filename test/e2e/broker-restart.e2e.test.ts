@@ -155,8 +155,8 @@ afterAll(async () => {
 
 describe('content pipeline across a Kafka broker restart', () => {
   it('the broker restarted mid-stream loses nothing: every change is delivered at least once and stored exactly once', async () => {
-    // The default configuration (the migration's: English only) decides the expected rows.
-    const config = await call('GET', '/api/admin/translate/config', adminKey);
+    // English only, from the LibreTranslate double: its answers (`[en] text`) decide the expected rows.
+    const config = await call('PUT', '/api/admin/translate/config', adminKey, { target_languages: ['en'] });
     expect(config.status).toBe(200);
     const targets = config.body.data.target_languages as string[];
     expect(targets).toEqual(['en']);

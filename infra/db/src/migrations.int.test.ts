@@ -43,6 +43,7 @@ describe('migrations', () => {
       'Migration20261124233000_translation_fallback',
       'Migration20261125000000_content_history_indexes',
       'Migration20261125130000_glossary_deletions',
+      'Migration20261129000000_default_zh_tw_target',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -92,12 +93,16 @@ describe('migrations', () => {
     const { rows } = await client.query(
       `select target_languages, enabled from translation_config where id = 1`,
     );
-    expect(rows).toEqual([{ target_languages: ['en'], enabled: true }]);
+    // English, and zh-TW, which OpenCC converts the default source language into (issue 34).
+    expect(rows).toEqual([{ target_languages: ['en', 'zh-TW'], enabled: true }]);
     const nli = await client.query(`select violation_threshold from nli_config where id = 1`);
     expect(nli.rows).toEqual([{ violation_threshold: 0.5 }]);
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129000000_default_zh_tw_target']);
+    const config = await client.query(`select target_languages from translation_config where id = 1`);
+    expect(config.rows).toEqual([{ target_languages: ['en'] }]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261125130000_glossary_deletions']);
     expect(await tables()).not.toContain('glossary_deletions');
     expect(await migrateDown(db.url)).toEqual(['Migration20261125000000_content_history_indexes']);

@@ -6,8 +6,12 @@ import { z } from 'zod';
 /** The spec's default source language. */
 export const DEFAULT_SOURCE = 'zh-CN';
 
-/** The chain's slots in order (docs/decisions.md, "Which engines run, and in which order"). */
-export const SLOTS = ['primary', 'fallback', 'local', 'apertium', 'offline'] as const;
+/**
+ * The chain's slots in order (docs/decisions.md, "Which engines run, and in which order"): `variant`
+ * first, the converter between written variants of one language (OpenCC, zh-CN <-> zh-TW), which
+ * serves no other pair and does its own better than any translator.
+ */
+export const SLOTS = ['variant', 'primary', 'fallback', 'local', 'apertium', 'offline'] as const;
 export type SlotName = (typeof SLOTS)[number];
 
 /** `unsupported`: the engine does not serve the pair (by its list, not called, or by its own answer). */

@@ -28,6 +28,12 @@ export const translatorSettings = z
   .object({
     ...commonSettings,
     PORT: env.port(3004),
+    /**
+     * OpenCC, the converter between Simplified Chinese (zh-CN) and Traditional Chinese with Taiwan's
+     * vocabulary (zh-TW), first in the chain; it serves those two directions only. Its dictionaries
+     * ship in the package, so it is on unless turned off.
+     */
+    OPENCC_ENABLED: env.bool(true),
     /** Engine of the primary slot (spec order 1). `none` leaves the slot empty: the chain skips it. */
     PRIMARY_ENGINE: z
       .enum(['deepl', 'google', 'none'], { error: 'must be deepl, google or none' })

@@ -6,9 +6,11 @@ import type { TranslationEngine } from './engines/engine.js';
 import { createGoogleEngine } from './engines/google/google.engine.js';
 import { createLibreTranslateEngine } from './engines/libretranslate/libretranslate.engine.js';
 import { createMyMemoryEngine } from './engines/mymemory/mymemory.engine.js';
+import { createOpenCcEngine } from './engines/opencc/opencc.engine.js';
 
 /** The HTTP engines of the chain; a slot left undefined is not configured and the chain skips it. */
 export interface OnlineEngines {
+  readonly variant?: TranslationEngine;
   readonly primary?: TranslationEngine;
   readonly fallback?: TranslationEngine;
   readonly local?: TranslationEngine;
@@ -18,6 +20,7 @@ export interface OnlineEngines {
 /** Builds the engines the settings ask for, all but the offline one (which opens apart). */
 export function onlineEngines(config: TranslatorConfig): OnlineEngines {
   return {
+    ...(config.OPENCC_ENABLED ? { variant: createOpenCcEngine() } : {}),
     ...primaryEngine(config),
     ...(config.MYMEMORY_ENABLED
       ? {

@@ -43,7 +43,8 @@ export interface TestTranslator {
 
 /**
  * The real translator, in-process on an ephemeral port, with its own database, Redis key prefix and
- * topic prefix, and the test Kafka. No engine is configured unless `settings` says so; retries back
+ * topic prefix, and the test Kafka. No engine but OpenCC (on by default, zh-CN <-> zh-TW only) is
+ * configured unless `settings` says so (`OPENCC_ENABLED: 'false'` leaves none); retries back
  * off for 10 ms and breakers cool down in 100 ms, so a test's faults do not leak into the next test.
  */
 export async function startTestTranslator(settings: Record<string, string> = {}): Promise<TestTranslator> {

@@ -254,10 +254,10 @@ describe('content lifecycle in the worker', () => {
     await report(change, refused);
     const row = await orm.em.fork().findOneOrFail(ContentReport, { trackingId: change.eventId });
     expect(row.plannedAt).toBeInstanceOf(Date);
-    // The seeded configuration translates into English only: both fields, one language.
+    // The seeded configuration translates into English and zh-TW: both fields, two languages.
     expect([...row.plannedFields].sort()).toEqual(['description', 'name']);
-    expect(row.plannedLanguages).toEqual(['en']);
-    expect(row.requests).toBe(2);
+    expect(row.plannedLanguages).toEqual(['en', 'zh-TW']);
+    expect(row.requests).toBe(4);
 
     const letterOf = () =>
       (fixture?.deadLetters ?? []).find((d) => d.data.originalKey?.toString() === 'vendor:v-track');

@@ -13,6 +13,7 @@ import { Migration20261124213000_human_translations } from './Migration202611242
 import { Migration20261124233000_translation_fallback } from './Migration20261124233000_translation_fallback.js';
 import { Migration20261125000000_content_history_indexes } from './Migration20261125000000_content_history_indexes.js';
 import { Migration20261125130000_glossary_deletions } from './Migration20261125130000_glossary_deletions.js';
+import { Migration20261129000000_default_zh_tw_target } from './Migration20261129000000_default_zh_tw_target.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -49,5 +50,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261125130000_glossary_deletions',
     class: Migration20261125130000_glossary_deletions,
+  },
+  {
+    name: 'Migration20261129000000_default_zh_tw_target',
+    class: Migration20261129000000_default_zh_tw_target,
   },
 ];

@@ -71,6 +71,7 @@ describe('GET /api/admin/translate/status', () => {
     expect(data.translator).toMatchObject({ online: true, status: 'ready' });
     expect(data.processes.gateway?.online).toBe(true);
     expect(data.engines.slots.map((s) => [s.slot, s.engine, s.configured, s.health, s.breaker])).toEqual([
+      ['variant', 'opencc', true, 'up', 'closed'],
       ['primary', null, false, 'not_configured', null],
       ['fallback', null, false, 'not_configured', null],
       ['local', null, false, 'not_configured', null],

@@ -17,7 +17,7 @@ export const translationSchema = z
     duration: z.number().meta({ description: 'Seconds spent; close to 0 on a cache hit.' }),
     engine: z.string().meta({
       description:
-        'deepl, google, mymemory, libretranslate, apertium or offline; two joined by + when a pivot route used both.',
+        'opencc (zh-CN <-> zh-TW conversion), deepl, google, mymemory, libretranslate, apertium or offline; two joined by + when a pivot route used both.',
     }),
     cached: z.boolean().meta({ description: 'Answered from the hot cache.' }),
     truncated: z.boolean().meta({

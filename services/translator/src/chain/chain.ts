@@ -47,6 +47,7 @@ export interface ChainOptions {
 
 /** An engine left undefined is "not configured": skipped, and shown as such in status(). */
 export interface ChainEngines {
+  readonly variant?: TranslationEngine;
   readonly primary?: TranslationEngine;
   readonly fallback?: TranslationEngine;
   readonly local?: TranslationEngine;
@@ -150,6 +151,8 @@ export interface TranslationChain {
  * an offline model failing once will fail again.
  */
 const SLOT_DEFAULTS: Record<SlotName, { split: boolean; resilience: Partial<ResilienceOptions> }> = {
+  // A dictionary conversion in the process: what fails once fails again.
+  variant: { split: true, resilience: { maxRetries: 0 } },
   primary: { split: true, resilience: {} },
   fallback: { split: false, resilience: { maxRetries: 1 } },
   local: { split: true, resilience: { timeoutMs: 30_000, maxRetries: 1 } },

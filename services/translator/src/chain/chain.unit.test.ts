@@ -56,6 +56,7 @@ describe('createChain', () => {
 
     expect(result).toMatchObject({ text: 'Hell0 w0rld, h0w are y0u?', engine: 'deepl', truncated: false });
     expect(result.attempts).toEqual([
+      { slot: 'variant', outcome: 'skipped', reason: 'not configured', ms: 0 },
       { slot: 'primary', engine: 'deepl', outcome: 'ok', ms: expect.any(Number) },
     ]);
     expect(fallback.received).toEqual([]);
@@ -83,13 +84,14 @@ describe('createChain', () => {
     expect(order).toEqual(['google', 'mymemory', 'libretranslate', 'offline']);
     expect(result.engine).toBe('offline');
     expect(result.attempts.map(({ slot, outcome }) => [slot, outcome])).toEqual([
+      ['variant', 'skipped'],
       ['primary', 'failed'],
       ['fallback', 'failed'],
       ['local', 'failed'],
       ['apertium', 'skipped'],
       ['offline', 'ok'],
     ]);
-    expect(result.attempts[0]?.reason).toBe('rejected: google: no');
+    expect(result.attempts[1]?.reason).toBe('rejected: google: no');
   });
 
   it('skips slots without an engine and reports them as not configured', async () => {
@@ -99,6 +101,7 @@ describe('createChain', () => {
 
     expect(result.engine).toBe('libretranslate');
     expect(result.attempts).toEqual([
+      { slot: 'variant', outcome: 'skipped', reason: 'not configured', ms: 0 },
       { slot: 'primary', outcome: 'skipped', reason: 'not configured', ms: 0 },
       { slot: 'fallback', outcome: 'skipped', reason: 'not configured', ms: 0 },
       { slot: 'local', engine: 'libretranslate', outcome: 'ok', ms: expect.any(Number) },
@@ -175,6 +178,7 @@ describe('createChain', () => {
 
     expect(result).toMatchObject({ engine: 'apertium', truncated: false, text: text.replaceAll('e', '3') });
     expect(result.attempts.map((a) => [a.slot, a.outcome])).toEqual([
+      ['variant', 'skipped'],
       ['primary', 'skipped'],
       ['fallback', 'ok'],
       ['local', 'skipped'],
@@ -258,7 +262,7 @@ describe('createChain', () => {
 
     expect(result.engine).toBe('mymemory');
     expect(result.text).toBe('Hell0 {name}, h0w are y0u?');
-    expect(result.attempts[0]).toMatchObject({
+    expect(result.attempts[1]).toMatchObject({
       slot: 'primary',
       outcome: 'failed',
       reason: 'lost protected spans ["{name}"]',
@@ -276,7 +280,7 @@ describe('createChain', () => {
     const result = await chain.translate(hello);
 
     expect(result.engine).toBe('libretranslate');
-    expect(result.attempts[0]).toMatchObject({ outcome: 'failed', reason: 'empty output' });
+    expect(result.attempts[1]).toMatchObject({ outcome: 'failed', reason: 'empty output' });
   });
 
   describe('unchanged answers', () => {
@@ -293,7 +297,7 @@ describe('createChain', () => {
       const result = await chain.translate(brand);
 
       expect(result).toMatchObject({ engine: 'libretranslate', text: 'C0ca-C0la Zer0 Sugar' });
-      expect(result.attempts[0]).toMatchObject({ outcome: 'failed', reason: 'unchanged from input' });
+      expect(result.attempts[1]).toMatchObject({ outcome: 'failed', reason: 'unchanged from input' });
     });
 
     it('accepts the text unchanged when a second engine agrees', async () => {
@@ -327,13 +331,13 @@ describe('createChain', () => {
       const second = await chain.translate(hello);
 
       expect(primary.received).toHaveLength(1);
-      expect(second.attempts[0]).toMatchObject({
+      expect(second.attempts[1]).toMatchObject({
         slot: 'primary',
         outcome: 'breaker-open',
         reason: 'circuit breaker open',
       });
       expect(second.engine).toBe('mymemory');
-      expect(chain.status()[0]?.breaker).toBe('open');
+      expect(chain.status()[1]?.breaker).toBe('open');
     });
 
     it('lets a per-slot setting override the shared one', async () => {
@@ -367,13 +371,14 @@ describe('createChain', () => {
     const failed = error as AllEnginesFailedError;
     expect(failed).toMatchObject({ code: 'TRANSLATION_UNAVAILABLE', httpStatus: 503 });
     expect(failed.attempts.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'variant:skipped',
       'primary:failed',
       'fallback:skipped',
       'local:skipped',
       'apertium:skipped',
       'offline:unsupported',
     ]);
-    expect(failed.attempts[0]?.reason).toBe('quota: deepl: quota failure');
+    expect(failed.attempts[1]?.reason).toBe('quota: deepl: quota failure');
   });
 
   it('stops the whole chain when the signal aborts', async () => {
@@ -445,7 +450,7 @@ describe('createChain', () => {
     fail = false;
     await chain.translate(hello);
 
-    const [primaryStatus, fallbackStatus, , , offlineStatus] = chain.status();
+    const [variantStatus, primaryStatus, fallbackStatus, , , offlineStatus] = chain.status();
     expect(primaryStatus).toEqual({
       slot: 'primary',
       engine: 'google',
@@ -455,6 +460,7 @@ describe('createChain', () => {
       successes: 1,
       failures: 1,
     });
+    expect(variantStatus).toEqual({ slot: 'variant', configured: false, successes: 0, failures: 0 });
     expect(fallbackStatus).toEqual({ slot: 'fallback', configured: false, successes: 0, failures: 0 });
     expect(offlineStatus).toMatchObject({ engine: 'offline', configured: true, successes: 1, failures: 0 });
   });
@@ -538,7 +544,7 @@ describe('createChain', () => {
     );
     expect(Number(sum?.[1])).toBeGreaterThan(0);
     expect(Number(sum?.[1])).toBeLessThanOrEqual(took / 1000);
-    expect(result.attempts[0]?.ms).toBeLessThanOrEqual(Math.ceil(took));
+    expect(result.attempts[1]?.ms).toBeLessThanOrEqual(Math.ceil(took));
   });
 
   it('labels a pair the engine does not list as other, so the pair label stays bounded', async () => {
@@ -600,7 +606,7 @@ describe('which answer the chain keeps, and how it says so', () => {
 
     const second = await chain.translate(hello);
 
-    expect(second.attempts[0]).toMatchObject({ outcome: 'breaker-open' });
+    expect(second.attempts[1]).toMatchObject({ outcome: 'breaker-open' });
     expect(second).toMatchObject({ engine: 'mymemory', fallback: true });
   });
 
@@ -613,7 +619,7 @@ describe('which answer the chain keeps, and how it says so', () => {
 
     const result = await chain.translate(hello);
 
-    expect(result.attempts.map(({ ms }) => Number.isInteger(ms))).toEqual([true, true]);
+    expect(result.attempts.map(({ ms }) => Number.isInteger(ms))).toEqual([true, true, true]);
   });
 
   it('does not flag the whole answer as fallback when a stronger engine only cut the text or refused the pair', async () => {
@@ -630,7 +636,13 @@ describe('which answer the chain keeps, and how it says so', () => {
       target: 'de',
     });
 
-    expect(result.attempts.map(({ outcome }) => outcome)).toEqual(['unsupported', 'ok', 'skipped', 'ok']);
+    expect(result.attempts.map(({ outcome }) => outcome)).toEqual([
+      'skipped',
+      'unsupported',
+      'ok',
+      'skipped',
+      'ok',
+    ]);
     expect(result).toMatchObject({ engine: 'apertium', truncated: false, fallback: false });
   });
 });

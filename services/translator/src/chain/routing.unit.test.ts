@@ -57,12 +57,13 @@ describe('per-pair routing', () => {
     expect(result).toMatchObject({ text: '[en>es] Good morning', engine: 'apertium', unknownWords: 1 });
     expect(result.route).toEqual([{ source: 'en', target: 'es', engine: 'apertium' }]);
     expect(result.attempts.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'variant:skipped',
       'primary:skipped',
       'fallback:skipped',
       'local:unsupported',
       'apertium:ok',
     ]);
-    expect(result.attempts[2]?.reason).toBe('no libretranslate pair for en -> es');
+    expect(result.attempts[3]?.reason).toBe('no libretranslate pair for en -> es');
   });
 
   it('pivots through a language two hops connect when no engine serves the pair (en -> pt through es)', async () => {
@@ -86,6 +87,7 @@ describe('per-pair routing', () => {
     ]);
     const direct = result.attempts.filter((attempt) => attempt.source === undefined);
     expect(direct.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'variant:skipped',
       'primary:skipped',
       'fallback:skipped',
       'local:skipped',
@@ -460,7 +462,7 @@ describe('fallback results (issue #19)', () => {
     const result = await chain.translate(request('en', 'de'));
 
     expect(result).toMatchObject({ engine: 'libretranslate', fallback: true });
-    expect(chain.status()[0]?.breaker).toBe('open');
+    expect(chain.status()[1]?.breaker).toBe('open');
     expect(chain.strongerEngineHealthy('libretranslate', 'en', 'de')).toBe(false);
   });
 });
@@ -549,7 +551,7 @@ describe('attempts and pair lists on a pivot route', () => {
       'libretranslate:fr>es',
       'apertium:es>en',
     ]);
-    expect(result.attempts.filter((attempt) => attempt.source === undefined)).toHaveLength(5);
+    expect(result.attempts.filter((attempt) => attempt.source === undefined)).toHaveLength(6);
   });
 
   it('does not ask an engine for its list again after it answered', async () => {

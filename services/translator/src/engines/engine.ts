@@ -9,10 +9,11 @@
 import type { PairCoverage } from './pair-coverage.js';
 
 /**
- * Engine names, in chain order: primary (deepl|google), fallback (mymemory), local (libretranslate),
- * apertium, offline.
+ * Engine names, in chain order: variant (opencc), primary (deepl|google), fallback (mymemory), local
+ * (libretranslate), apertium, offline.
  */
-export type EngineName = 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'apertium' | 'offline';
+export type EngineName =
+  'opencc' | 'deepl' | 'google' | 'mymemory' | 'libretranslate' | 'apertium' | 'offline';
 
 export interface EngineRequest {
   /**

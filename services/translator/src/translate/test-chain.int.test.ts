@@ -25,7 +25,7 @@ describe('POST /translate/test with nothing but the tiny offline model', () => {
 
   beforeAll(async () => {
     models = await tinyModelsDir();
-    translator = await startTestTranslator({ ...models.settings });
+    translator = await startTestTranslator({ ...models.settings, OPENCC_ENABLED: 'false' });
   });
 
   afterAll(async () => {
@@ -44,6 +44,7 @@ describe('POST /translate/test with nothing but the tiny offline model', () => {
       truncated: false,
       duration: expect.any(Number),
       attempts: [
+        { slot: 'variant', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'primary', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'fallback', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'local', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
@@ -82,6 +83,7 @@ describe('POST /translate/test with nothing but the tiny offline model', () => {
     expect(status).toBe(503);
     expect(body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(body.details?.attempts?.map((a) => [a.slot, a.outcome])).toEqual([
+      ['variant', 'skipped'],
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],

@@ -52,6 +52,7 @@ describe('POST /translate with the real Apertium (APy)', () => {
       route: [{ source: 'en', target: 'es', engine: 'apertium' }],
     });
     expect(body.attempts.map(({ slot, outcome }) => `${slot}:${outcome}`)).toEqual([
+      'variant:unsupported',
       'primary:skipped',
       'fallback:skipped',
       'local:skipped',
@@ -120,6 +121,7 @@ describe('POST /translate with the real Apertium (APy)', () => {
     expect(status).toBe(400);
     expect(body).toMatchObject({ code: 40006, error: 'UNSUPPORTED_LANGUAGE_PAIR' });
     expect(body.details?.attempts.map(({ outcome }) => outcome)).toEqual([
+      'unsupported',
       'skipped',
       'skipped',
       'skipped',

@@ -25,6 +25,9 @@ interface ErrorBody {
 }
 
 /** The texts DeepL received, in order, from the recorded requests. */
+/** OpenCC, first in the chain by default, serves none of these pairs: listed, never called. */
+const NOT_CHINESE = expect.objectContaining({ slot: 'variant', engine: 'opencc', outcome: 'unsupported' });
+
 /** Every text DeepL was sent, in order (the chunks of a long text travel in one request). */
 const deeplTexts = (deepl: DeepLDouble): string[] =>
   deepl.requests.flatMap((request) => field(request.body, 'text') as string[]);
@@ -82,6 +85,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       truncated: false,
     });
     expect(body.attempts).toEqual([
+      NOT_CHINESE,
       expect.objectContaining({ slot: 'primary', engine: 'deepl', outcome: 'ok' }),
     ]);
     expect(mymemory.requests).toHaveLength(0);
@@ -98,10 +102,11 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     expect(body.engine).toBe('mymemory');
     expect(body.translatedText).toBe('Merci');
     expect(body.attempts).toEqual([
+      NOT_CHINESE,
       expect.objectContaining({ slot: 'primary', engine: 'deepl', outcome: 'failed' }),
       expect.objectContaining({ slot: 'fallback', engine: 'mymemory', outcome: 'ok' }),
     ]);
-    expect(body.attempts[0]?.reason).toMatch(/^quota: deepl: .*Quota for this billing period/);
+    expect(body.attempts[1]?.reason).toMatch(/^quota: deepl: .*Quota for this billing period/);
 
     // A quota opens DeepL's breaker at once; after the cooldown (100 ms here) a trial call goes through.
     deepl.resetQuota();
@@ -126,12 +131,13 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     expect(body.engine).toBe('libretranslate');
     expect(body.translatedText).toBe('El autobús llega tarde');
     expect(body.attempts.map((a) => [a.slot, a.engine, a.outcome])).toEqual([
+      ['variant', 'opencc', 'unsupported'],
       ['primary', 'deepl', 'failed'],
       ['fallback', 'mymemory', 'failed'],
       ['local', 'libretranslate', 'ok'],
     ]);
-    expect(body.attempts[0]?.reason).toBe('transient: deepl: HTTP 500: Internal server error');
-    expect(body.attempts[1]?.reason).toMatch(/^transient: mymemory: HTTP 503/);
+    expect(body.attempts[1]?.reason).toBe('transient: deepl: HTTP 500: Internal server error');
+    expect(body.attempts[2]?.reason).toMatch(/^transient: mymemory: HTTP 503/);
     expect(deepl.requests).toHaveLength(3);
   });
 
@@ -148,14 +154,15 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     expect(body.engine).toBe('offline');
     expect(body.translatedText).toBe('hello, world');
     expect(body.attempts.map((a) => [a.slot, a.outcome])).toEqual([
+      ['variant', 'unsupported'],
       ['primary', 'failed'],
       ['fallback', 'failed'],
       ['local', 'failed'],
       ['apertium', 'skipped'],
       ['offline', 'ok'],
     ]);
-    expect(body.attempts[1]?.reason).toMatch(/^transient: mymemory: HTTP 502/);
-    expect(body.attempts[2]?.reason).toMatch(/^transient: libretranslate: HTTP 500: Cannot translate text/);
+    expect(body.attempts[2]?.reason).toMatch(/^transient: mymemory: HTTP 502/);
+    expect(body.attempts[3]?.reason).toMatch(/^transient: libretranslate: HTTP 500: Cannot translate text/);
   });
 
   it('answers 503 TRANSLATION_UNAVAILABLE (50302) with details.attempts when every engine fails', async () => {
@@ -172,6 +179,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     expect(body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(body.request_id).toBe(headers.get('x-request-id'));
     expect(body.details?.attempts).toEqual([
+      NOT_CHINESE,
       expect.objectContaining({ slot: 'primary', engine: 'deepl', outcome: 'failed' }),
       expect.objectContaining({ slot: 'fallback', engine: 'mymemory', outcome: 'failed' }),
       expect.objectContaining({ slot: 'local', engine: 'libretranslate', outcome: 'failed' }),
@@ -180,6 +188,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     ]);
     // The kind of each failure, never the engine's own message.
     expect(body.details?.attempts.map((a) => a.reason)).toEqual([
+      'no opencc pair for en -> fr',
       'transient',
       'transient',
       'transient',
@@ -226,7 +235,7 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     const first = await translator.translate<TranslationResult>(request);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ engine: 'mymemory', truncated: true, cached: false });
-    expect(first.body.attempts[0]).toMatchObject({
+    expect(first.body.attempts[1]).toMatchObject({
       outcome: 'unsupported',
       reason: 'no deepl pair for ca -> en',
     });
@@ -290,13 +299,14 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     }>('/engines');
     expect(status).toBe(200);
     expect(body.engines.map((e) => [e.slot, e.engine, e.configured])).toEqual([
+      ['variant', 'opencc', true],
       ['primary', 'deepl', true],
       ['fallback', 'mymemory', true],
       ['local', 'libretranslate', true],
       ['apertium', undefined, false],
       ['offline', 'offline', true],
     ]);
-    expect(body.engines[0]?.successes).toBeGreaterThan(0);
+    expect(body.engines[1]?.successes).toBeGreaterThan(0);
     const configured = body.engines.filter((e) => e.configured);
     expect(configured.every((e) => ['closed', 'half-open', 'open'].includes(e.breaker ?? ''))).toBe(true);
     expect(body.offlineModels).toEqual([

@@ -9,7 +9,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
 
   beforeAll(async () => {
     models = await tinyModelsDir();
-    translator = await startTestTranslator({ ...models.settings });
+    translator = await startTestTranslator({ ...models.settings, OPENCC_ENABLED: 'false' });
   });
 
   afterAll(async () => {
@@ -27,6 +27,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
     expect(body.translatedText).toContain('world');
     expect(body).toMatchObject({ source: 'zh-CN', target: 'en', engine: 'offline', truncated: false });
     expect(body.attempts.map((a) => [a.slot, a.outcome])).toEqual([
+      ['variant', 'skipped'],
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],
@@ -67,6 +68,7 @@ describe('POST /translate with nothing but the tiny offline model', () => {
       offlineModels: unknown[];
     }>('/engines');
     expect(body.engines.map((e) => [e.slot, e.configured])).toEqual([
+      ['variant', false],
       ['primary', false],
       ['fallback', false],
       ['local', false],

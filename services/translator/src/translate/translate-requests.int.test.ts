@@ -20,7 +20,7 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
 
   beforeAll(async () => {
     // No engine at all, and a small hard maximum so that "too long" is cheap to send.
-    translator = await startTestTranslator({ MAX_TEXT_CHARS: '100' });
+    translator = await startTestTranslator({ MAX_TEXT_CHARS: '100', OPENCC_ENABLED: 'false' });
   });
 
   afterAll(async () => {
@@ -100,7 +100,7 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
     expect(reply.body.message).toContain('`npm run models:pull -- zh-en`');
     expect(reply.body.message).toContain('Retrying will not help.');
     expect(reply.body.details?.attempts).toEqual(
-      ['primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
+      ['variant', 'primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
         slot,
         outcome: 'skipped',
         reason: 'not configured',
@@ -126,7 +126,7 @@ describe('the translator HTTP API: malformed requests, languages, engine status'
     const reply = await translator.get('/engines');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      engines: ['primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
+      engines: ['variant', 'primary', 'fallback', 'local', 'apertium', 'offline'].map((slot) => ({
         slot,
         configured: false,
         successes: 0,

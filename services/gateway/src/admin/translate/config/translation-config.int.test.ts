@@ -49,13 +49,13 @@ async function call(method: 'GET' | 'PUT', body?: unknown, key = gateway.keys.ad
 const paths = (reply: Reply) => reply.body.details?.issues.map((issue) => issue.path);
 
 describe('GET/PUT /api/admin/translate/config', () => {
-  it('GET shows the default row: English, enabled, revision 1', async () => {
+  it('GET shows the default row: English and zh-TW, enabled, revision 1', async () => {
     const { status, body } = await call('GET');
     expect(status).toBe(200);
     expect(body).toEqual({
       code: 0,
       data: {
-        target_languages: ['en'],
+        target_languages: ['en', 'zh-TW'],
         enabled: true,
         human_only: [],
         revision: 1,

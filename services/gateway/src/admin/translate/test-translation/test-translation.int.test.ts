@@ -32,7 +32,7 @@ let contract: OpenApiContract;
 
 beforeAll(async () => {
   models = await tinyModelsDir();
-  translator = await startTestTranslator({ ...models.settings });
+  translator = await startTestTranslator({ ...models.settings, OPENCC_ENABLED: 'false' });
   gateway = await startTestGateway({ TRANSLATOR_URL: translator.url });
   contract = new OpenApiContract(gateway.openapi);
 });
@@ -66,6 +66,7 @@ describe('POST /api/admin/translate/test', () => {
       truncated: false,
       duration: expect.any(Number),
       attempts: [
+        { slot: 'variant', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'primary', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'fallback', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
         { slot: 'local', engine: null, outcome: 'skipped', reason: 'not configured', duration_ms: 0 },
@@ -82,6 +83,7 @@ describe('POST /api/admin/translate/test', () => {
     expect(status).toBe(503);
     expect(body).toMatchObject({ code: 50302, error: 'TRANSLATION_UNAVAILABLE' });
     expect(body.details?.attempts?.map((a) => [a.slot, a.outcome])).toEqual([
+      ['variant', 'skipped'],
       ['primary', 'skipped'],
       ['fallback', 'skipped'],
       ['local', 'skipped'],
