@@ -33,8 +33,11 @@ describe('translator configuration', () => {
     });
   });
 
-  it('builds no online engine by default: nothing leaves the machine unless configured', () => {
-    expect(onlineEngines(loadTranslatorConfig({}))).toEqual({});
+  it('builds no online engine by default, only the in-process OpenCC converter: nothing leaves the machine unless configured', () => {
+    const engines = onlineEngines(loadTranslatorConfig({}));
+    expect(Object.keys(engines)).toEqual(['variant']);
+    expect(engines.variant?.name).toBe('opencc');
+    expect(onlineEngines(loadTranslatorConfig({ OPENCC_ENABLED: 'false' }))).toEqual({});
   });
 
   it('fills each slot as configured: DeepL primary, MyMemory fallback, LibreTranslate local', () => {
