@@ -114,8 +114,8 @@ describe('translateBatch', () => {
     expect(items[0]).toMatchObject({ engine: 'deepl', fallback: false });
     const outcomes = (item: ChainItem | undefined) =>
       item instanceof Error || !item ? [] : item.attempts.map(({ slot, outcome }) => `${slot}:${outcome}`);
-    expect(outcomes(items[0])).toEqual(['primary:ok']);
-    expect(outcomes(items[1])).toEqual(['primary:failed', 'fallback:skipped', 'local:ok']);
+    expect(outcomes(items[0])).toEqual(['variant:skipped', 'primary:ok']);
+    expect(outcomes(items[1])).toEqual(['variant:skipped', 'primary:failed', 'fallback:skipped', 'local:ok']);
   });
 
   it('fails every text of a call that failed as a whole, and the next engine takes them all', async () => {

@@ -31,9 +31,9 @@ function tagging(name: EngineName, pairs: string[]) {
     name,
     maxChars: 5000,
     languagePairs: async () => coverageOf((source, target) => pairs.includes(`${source}>${target}`)),
-    translate: async ({ text, source, target }) => {
+    translate: async ({ texts, source, target }) => {
       calls.push(`${source}>${target}`);
-      return { text: `[${source}>${target}] ${text}`, truncated: false };
+      return texts.map((text) => ({ text: `[${source}>${target}] ${text}`, truncated: false }));
     },
   };
   return { engine, calls };

@@ -1,6 +1,6 @@
 import { Converter } from 'opencc-js';
 
-import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
+import { EngineError, type EngineItem, type TranslationEngine } from '../engine.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 
 /**
@@ -23,6 +23,8 @@ export const OPENCC_PAIRS = Object.keys(CONVERSIONS).map((key) => {
 
 /** One call converts any text the chain accepts: conversion has no length limit of its own. */
 const MAX_CHARS = 1_000_000;
+/** Texts of one call: conversion is per text, so a batch only saves the chain's calls. */
+const MAX_TEXTS = 1000;
 
 export function createOpenCcEngine(): TranslationEngine {
   // Each converter builds its dictionary tries once (about 100 ms), on first use of its direction.
@@ -41,8 +43,9 @@ export function createOpenCcEngine(): TranslationEngine {
   return {
     name: 'opencc',
     maxChars: MAX_CHARS,
+    batch: { maxTexts: MAX_TEXTS, maxChars: MAX_CHARS },
     languagePairs: async (): Promise<PairCoverage> => coverage,
-    translate: async ({ text, source, target }, signal): Promise<EngineResult> => {
+    translate: async ({ texts, source, target }, signal): Promise<readonly EngineItem[]> => {
       signal.throwIfAborted();
       const convert = converter(`${source}>${target}`);
       if (!convert) {
@@ -52,7 +55,7 @@ export function createOpenCcEngine(): TranslationEngine {
           `converts zh-CN <-> zh-TW only, not ${source} -> ${target}`,
         );
       }
-      return { text: convert(text), truncated: false };
+      return texts.map((text) => ({ text: convert(text), truncated: false }));
     },
   };
 }

@@ -5,8 +5,11 @@ import { createOpenCcEngine } from './opencc.engine.js';
 
 const engine = createOpenCcEngine();
 const signal = new AbortController().signal;
-const convert = async (text: string, source: string, target: string) =>
-  (await engine.translate({ text, source, target }, signal)).text;
+const convert = async (text: string, source: string, target: string) => {
+  const [item] = await engine.translate({ texts: [text], source, target }, signal);
+  if (!item || item instanceof EngineError) throw new Error(`no conversion: ${String(item)}`);
+  return item.text;
+};
 
 describe('the OpenCC engine', () => {
   // Mainland and Taiwan vocabulary for the same thing (OpenCC's TWPhrases dictionary).
@@ -51,6 +54,19 @@ describe('the OpenCC engine', () => {
       kind: 'unsupported',
       engine: 'opencc',
     });
+  });
+
+  it('converts each text of a batch, in order', async () => {
+    const items = await engine.translate(
+      { texts: ['软件', '鼠标', '出租车'], source: 'zh-CN', target: 'zh-TW' },
+      signal,
+    );
+
+    expect(items).toEqual([
+      { text: '軟體', truncated: false },
+      { text: '滑鼠', truncated: false },
+      { text: '計程車', truncated: false },
+    ]);
   });
 
   it('converts a 50,000-character text in one call', async () => {
