@@ -160,7 +160,27 @@ describe('npm start, as a new user runs it', () => {
     expect(status).toBe(200);
     const { pairs } = body.data;
     expect(pairs.length).toBeGreaterThan(0);
-    expect(pairs.filter((p) => p.source === 'zh-CN' || p.engines.includes('offline'))).toEqual([]);
+    expect(pairs.filter((p) => p.engines.includes('offline'))).toEqual([]);
+    // From zh-CN, only OpenCC's conversion into zh-TW.
+    expect(pairs.filter((p) => p.source === 'zh-CN')).toEqual([
+      { source: 'zh-CN', target: 'zh-TW', engines: ['opencc'] },
+    ]);
+  });
+
+  it('converts zh-CN into zh-TW with Taiwan vocabulary, and back', async () => {
+    const there = await call('POST', '/api/v1/translate', undefined, {
+      text: '软件和鼠标',
+      source: 'zh-CN',
+      target: 'zh-TW',
+    });
+    expect(there.status).toBe(200);
+    expect(there.body.data).toMatchObject({ translatedText: '軟體和滑鼠', engine: 'opencc' });
+    const back = await call('POST', '/api/v1/translate', undefined, {
+      text: '軟體和滑鼠',
+      source: 'zh-TW',
+      target: 'zh-CN',
+    });
+    expect(back.body.data).toMatchObject({ translatedText: '软件和鼠标', engine: 'opencc' });
   });
 
   it('answers zh-CN -> en with a 4xx naming what would make it work', async () => {
