@@ -29,9 +29,9 @@ export function outboxBacklogGauges(orm: Orm, registry: Registry): void {
 }
 
 /**
- * For the worker's /ready: down (optional, so the worker stays ready: degraded) when the oldest
- * unpublished row waits longer than `degradedAfterSeconds`, which means the relay is stalled or far
- * behind.
+ * For the worker's /ready: degraded (the worker stays ready) when the oldest unpublished row waits
+ * longer than `degradedAfterSeconds`, which means the relay is stalled or far behind; down when the
+ * outbox cannot be read.
  */
 export function outboxBacklogCheck(orm: Orm, degradedAfterSeconds: number): DependencyCheck {
   return {
@@ -39,12 +39,12 @@ export function outboxBacklogCheck(orm: Orm, degradedAfterSeconds: number): Depe
     required: false,
     async check() {
       const { rows, oldestAgeSeconds } = await outboxBacklog(orm);
-      if (oldestAgeSeconds > degradedAfterSeconds) {
-        throw new Error(
-          `degraded: ${rows} outbox rows unpublished, the oldest for ${Math.round(oldestAgeSeconds)} s ` +
-            `(OUTBOX_BACKLOG_DEGRADED_S=${degradedAfterSeconds})`,
-        );
-      }
+      if (oldestAgeSeconds <= degradedAfterSeconds) return undefined;
+      return {
+        degraded:
+          `${rows} outbox rows unpublished, the oldest for ${Math.round(oldestAgeSeconds)} s ` +
+          `(OUTBOX_BACKLOG_DEGRADED_S=${degradedAfterSeconds})`,
+      };
     },
   };
 }
