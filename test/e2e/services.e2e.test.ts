@@ -21,7 +21,7 @@ const run = promisify(execFile);
 const SERVICES = ['translator', 'nli', 'worker', 'gateway'] as const;
 const EXPECTED_DEPENDENCIES: Record<(typeof SERVICES)[number], string[]> = {
   gateway: ['kafka', 'nli', 'postgres', 'redis', 'translator'],
-  translator: ['engine-consumers', 'kafka', 'postgres', 'redis'],
+  translator: ['engine-consumers', 'engines', 'kafka', 'postgres', 'redis'],
   nli: ['model', 'postgres', 'redis'],
   worker: ['consumers', 'kafka', 'outbox-backlog', 'postgres', 'redis'],
 };

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 
-import { createChain, type TranslationChain } from './chain/index.js';
+import { createChain, enginesCheck, type TranslationChain } from './chain/index.js';
 import type { TranslatorConfig } from './config.js';
 import { GlossaryDeletions } from './glossary/glossary-deletions.js';
 import { GlossaryDirectory } from './glossary/glossary-directory.js';
@@ -103,7 +103,10 @@ function composeTranslator(
   logEngines(logger, chain, offline);
   return {
     // Not required: POST /translate is served without the consumers; /ready shows why they are not up.
-    checks: [{ name: 'engine-consumers', required: false, check: () => consumers.check() }],
+    checks: [
+      { name: 'engine-consumers', required: false, check: () => consumers.check() },
+      enginesCheck(chain),
+    ],
     mount: (app) => {
       testChainRoutes(app, { chain, detector, maxTextChars: config.MAX_TEXT_CHARS });
       translateRoutes(app, {

@@ -15,3 +15,4 @@ export {
 export * from './resilience.js';
 export { splitSentences, splitText } from './splitter.js';
 export type { ChainGlossary } from './translate-with-engine.js';
+export * from './engines-check.js';
