@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 import { topicName } from '@tp/contracts';
 import { EventCodec, newEvent } from '@tp/schemas';
-import { Kafka } from 'kafkajs';
+import { Kafka, Partitioners } from 'kafkajs';
 
 const kafka = new Kafka({
   clientId: 'example-producer',
@@ -33,11 +33,11 @@ const event =
         'ContentChanged',
         {
           ...entity,
-          sourceLang: 'zh-CN',
+          sourceLang: 'en',
           sourceVersion,
           fields: [
-            { name: 'name', text: '你好' },
-            { name: 'slogan', text: '世界' },
+            { name: 'name', text: 'Fresh vegetables' },
+            { name: 'slogan', text: 'The vendor sells fresh organic vegetables.' },
           ],
         },
         context,
@@ -45,7 +45,7 @@ const event =
 // The codec writes Avro with the schema of schemas/avro/content-changed/ (or content-deleted/) and
 // the tp-* headers (schema fingerprint, event id, correlation id) the planner reads.
 const { value, headers } = new EventCodec().encode(event);
-const producer = kafka.producer({ idempotent: true });
+const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner });
 await producer.connect();
 await producer.send({
   topic: topicName('contentChanged', process.env.KAFKA_TOPIC_PREFIX ?? ''),
