@@ -53,9 +53,18 @@ const VARIABLE_PARTS: readonly [RegExp, string][] = [
   [/"(duration|revision)":\d{1,12}(?:\.\d{1,6})?/g, '"$1":<n>'],
 ];
 
-/** An output with what differs from run to run (ids, times, keys, durations, revisions) masked. */
+/**
+ * An output as it is compared: JSON in one line (the README may wrap it), and what differs from run to
+ * run (ids, times, keys, durations, revisions) masked.
+ */
 export function comparable(output: string): string {
-  return VARIABLE_PARTS.reduce((text, [pattern, mask]) => text.replace(pattern, mask), output.trim());
+  let text = output.trim();
+  try {
+    text = JSON.stringify(JSON.parse(text));
+  } catch {
+    // Not JSON: compared as it is.
+  }
+  return VARIABLE_PARTS.reduce((masked, [pattern, mask]) => masked.replace(pattern, mask), text);
 }
 
 /**

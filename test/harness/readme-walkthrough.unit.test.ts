@@ -35,6 +35,12 @@ describe('the README walkthrough parser', () => {
 });
 
 describe('comparable outputs', () => {
+  it('compares JSON however the README wraps it, and other text as it is', () => {
+    expect(comparable('{"a":1,\n "b":[2, 3]}')).toBe(comparable('{"a":1,"b":[2,3]}\n'));
+    expect(comparable('{"a":1}')).not.toBe(comparable('{"b":1,"a":1}'));
+    expect(comparable('  two  words\n')).toBe('two  words');
+  });
+
   it('masks ids, times, keys, durations and revisions, and nothing else', () => {
     const output =
       '{"tracking_id":"d0894c17-bf66-429c-ae29-548863898a30","at":"2026-11-29T06:13:32.546Z","revision":12,"duration":0.051,"key":"tp__ssdCazANWlAnV-ZJee_Im6sdQNhUF3ARZ4Kzc43fqA","text":"Buenos días 2026"}\n';
