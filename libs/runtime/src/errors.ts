@@ -45,6 +45,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'The glossary entries cannot be read (malformed CSV or TSV, an empty term, a term repeated, a tab, line break or control character in a term); `details.issues` names each line.',
   },
+  MARKUP_TOO_COMPLEX: {
+    code: 40009,
+    status: 400,
+    summary:
+      'An `html` or `markdown` text has more elements or attributes, or deeper nesting, than one text may; `details.limit` names the limit and `details.max` its value.',
+  },
   API_KEY_MISSING: {
     code: 40101,
     status: 401,
