@@ -181,3 +181,34 @@ export const enginesAnswer = z.strictObject({
   ),
 });
 export type EnginesAnswer = z.infer<typeof enginesAnswer>;
+
+/** Texts one POST /detect takes (the gateway's POST /api/v1/detect says so too). */
+export const MAX_DETECT_TEXTS = 100;
+
+/** Why no language is given (@tp/language-id): no letters, too short, mixed scripts, or close guesses. */
+export const UNDETECTED_REASONS = ['no_letters', 'too_short', 'mixed', 'uncertain'] as const;
+
+/** Body of POST /detect: the texts whose language is asked, answered in their order. */
+export const languageDetectRequest = z.strictObject({
+  texts: z
+    .array(z.string({ error: 'must be a string' }))
+    .min(1)
+    .max(MAX_DETECT_TEXTS),
+});
+
+export const languageCandidate = z
+  .strictObject({
+    language: z.string().meta({ description: 'A code of the language list.' }),
+    confidence: z.number().min(0).max(1),
+  })
+  .meta({ id: 'LanguageCandidate' });
+
+/** One text's detection (@tp/language-id's Detection). */
+export const languageDetection = z.strictObject({
+  candidates: z.array(languageCandidate),
+  language: z.string().optional(),
+  reason: z.enum(UNDETECTED_REASONS).optional(),
+});
+
+/** The answer of POST /detect. */
+export const languageDetectAnswer = z.strictObject({ detections: z.array(languageDetection) });

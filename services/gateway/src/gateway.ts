@@ -11,6 +11,7 @@ import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { Kafka } from 'kafkajs';
 
+import { detectRoute } from './detect/detect.routes.js';
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
 import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
 import { ApiKeyStore } from './auth/api-key.store.js';
@@ -131,13 +132,13 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     nliTimeoutMs: config.NLI_TIMEOUT_MS,
   });
   const chatUsage = new ChatUsageStore(orm);
+  const textLimit = {
+    maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
+    keyedMaxTextChars: config.MAX_TEXT_CHARS,
+  };
   return [
-    ...translateRoutes({
-      translator,
-      cache: parts.hotCache,
-      maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
-      keyedMaxTextChars: config.MAX_TEXT_CHARS,
-    }),
+    ...translateRoutes({ translator, cache: parts.hotCache, ...textLimit }),
+    detectRoute({ translator, ...textLimit }),
     ...nliRoutes(nli, { maxTextChars: config.NLI_MAX_TEXT_CHARS }),
     ...moderation.routes,
     ...gatewayChatRoutes(parts, moderation.moderate, chatUsage),

@@ -114,6 +114,7 @@ function composeTranslator(
         chain,
         offlineModels: () => offline.installedModels(),
         maxTextChars: config.MAX_TEXT_CHARS,
+        detector,
       });
     },
     // Stopped in reverse: the consumers finish before the sink drains and the models close.

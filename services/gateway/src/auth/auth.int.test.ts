@@ -60,6 +60,12 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
     access: 'public',
     source: 'not in the spec: the language list of GET /api/v1/translate/languages by pair, public like it',
   },
+  {
+    method: 'post',
+    path: '/api/v1/detect',
+    access: 'public',
+    source: 'not in the spec: the detector of `source: "auto"` (issue 34), public with the limits of POST /api/v1/translate',
+  },
   { method: 'post', path: '/api/v1/moderate/nli', access: 'api key', source: `${AUTH_TABLE}: Bearer token` },
   {
     method: 'post',

@@ -222,6 +222,22 @@ const SCENARIOS: Scenario[] = [
     status: 200,
   },
   {
+    name: 'language of texts',
+    method: 'post',
+    path: '/api/v1/detect',
+    auth: 'none',
+    body: { text: ['软件和鼠标', '12345'] },
+    status: 200,
+  },
+  {
+    name: 'language of texts, not a text',
+    method: 'post',
+    path: '/api/v1/detect',
+    auth: 'none',
+    body: { text: [1] },
+    status: 400,
+  },
+  {
     name: 'served pairs, unknown language',
     method: 'get',
     path: '/api/v1/translate/pairs',

@@ -1,6 +1,7 @@
 import {
   chainTestResult,
   enginesAnswer,
+  languageDetectAnswer,
   languagesAnswer,
   pairsAnswer,
   translationResult,
@@ -31,6 +32,16 @@ export class TranslatorClient {
     return this.client.call('/translate', translationResult, {
       method: 'POST',
       body: call,
+      requestId,
+      signal,
+    });
+  }
+
+  /** POST /detect: the language of each text, by the detector of `source: auto`. */
+  detect(texts: readonly string[], requestId: string, signal: AbortSignal) {
+    return this.client.call('/detect', languageDetectAnswer, {
+      method: 'POST',
+      body: { texts },
       requestId,
       signal,
     });

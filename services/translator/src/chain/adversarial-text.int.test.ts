@@ -70,7 +70,13 @@ describe('translator text handling on adversarial input', () => {
   });
 
   it('language detection (masking included) blocks at most 50 ms on every adversarial text', async () => {
-    const detector = await openLanguageDetector('extrasmall');
-    expect(await callsOverLimit((text) => detector.detect(text), texts, LIMIT_MS)).toEqual([]);
+    const detector = await openLanguageDetector();
+    const hostile = texts.concat([
+      ['one Han character repeated', '软'.repeat(MAX)],
+      ['one Hangul syllable repeated', '한'.repeat(MAX)],
+      ['mixed scripts', 'Привет مرحبا 你好 こんにちは नमस्ते hello '.repeat(MAX / 40)],
+      ['digits only', '0123456789'.repeat(MAX / 10)],
+    ]);
+    expect(await callsOverLimit((text) => detector.identify(text), hostile, LIMIT_MS)).toEqual([]);
   });
 });

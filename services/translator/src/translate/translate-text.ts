@@ -31,7 +31,7 @@ export interface TranslateTextDeps {
   readonly chain: Pick<TranslationChain, 'translate'> &
     Partial<Pick<TranslationChain, 'strongerEngineHealthy'>>;
   readonly cache: Pick<HotCache, 'read' | 'store'>;
-  readonly detector: LanguageDetector;
+  readonly detector: Pick<LanguageDetector, 'detect'>;
   readonly sink: CompletedTranslationSink;
   readonly maxTextChars: number;
   readonly metrics?: Registry;

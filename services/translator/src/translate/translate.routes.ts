@@ -2,8 +2,10 @@ import type { IncomingMessage } from 'node:http';
 
 import { AppError, clientGone, requireJson } from '@tp/runtime';
 import {
+  languageDetectRequest,
   pairsQuery,
   translateRequest,
+  type languageDetectAnswer,
   type EnginesAnswer,
   type pairsAnswer,
   type languagesAnswer,
@@ -15,6 +17,7 @@ import type { z } from 'zod';
 
 import type { TranslationChain } from '../chain/index.js';
 import type { OfflineModelStatus } from '../engines/offline/index.js';
+import type { LanguageDetector } from './detect-language.js';
 import type { RequestOrigin, TranslateText } from './translate-text.js';
 
 export type TranslateBody = z.output<typeof translateRequest>;
@@ -27,10 +30,12 @@ export interface TranslateRoutesOptions {
   readonly chain: TranslationChain;
   readonly offlineModels: () => readonly OfflineModelStatus[];
   readonly maxTextChars: number;
+  /** The detector of `source: auto`, also answering POST /detect. */
+  readonly detector: LanguageDetector;
 }
 
 /**
- * POST /translate, GET /languages and GET /engines: internal routes the gateway calls. Answers are
+ * POST /translate, POST /detect, GET /languages and GET /engines: internal routes the gateway calls. Answers are
  * plain JSON (the gateway wraps them in its envelope); errors are AppErrors, mapped once by the
  * platform's error handler.
  */
@@ -48,6 +53,18 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
       if (signal.aborted) return;
       throw err;
     }
+  });
+
+  // The language of each text, by the detector `source: auto` uses (the gateway checks the lengths).
+  app.post('/detect', requireJson, json, (req, res) => {
+    const { texts } = parseRequest(languageDetectRequest, req.body, 'body');
+    const answer: z.input<typeof languageDetectAnswer> = {
+      detections: texts.map((text) => {
+        const detection = options.detector.identify(text);
+        return { ...detection, candidates: [...detection.candidates] };
+      }),
+    };
+    res.json(answer);
   });
 
   app.get('/languages', (_req, res) => {

@@ -1,0 +1,3 @@
+export * from './chinese-script.js';
+export * from './language-detector.js';
+export * from './script-profile.js';
