@@ -64,7 +64,8 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
     method: 'post',
     path: '/api/v1/detect',
     access: 'public',
-    source: 'not in the spec: the detector of `source: "auto"` (issue 34), public with the limits of POST /api/v1/translate',
+    source:
+      'not in the spec: the detector of `source: "auto"` (issue 34), public with the limits of POST /api/v1/translate',
   },
   { method: 'post', path: '/api/v1/moderate/nli', access: 'api key', source: `${AUTH_TABLE}: Bearer token` },
   {
