@@ -33,7 +33,6 @@ export function pipelineEnv(options: PipelineEnvOptions): NodeJS.ProcessEnv {
     LIBRETRANSLATE_URL: options.libreTranslateUrl,
     MODELS_DIR: '/nonexistent',
     BREAKER_THRESHOLD: '1000',
-    PRIMARY_MAX_RETRIES: '0',
     OUTBOX_POLL_INTERVAL_MS: '50',
   };
 }

@@ -3,6 +3,7 @@ import { createLogger, env, parseEnv } from '@tp/runtime';
 import { z } from 'zod';
 
 import { createKafka } from './kafka-client.js';
+import { topicSettings } from './topic-settings.js';
 import { ensureTopics } from './topics.js';
 
 /** `npm run topics`: creates the declared topics (idempotent) and waits for their leaders. */
@@ -10,10 +11,7 @@ const settings = parseEnv(
   z.object({
     KAFKA_BROKERS: env.brokers('127.0.0.1:9092'),
     KAFKA_TOPIC_PREFIX: env.string(''),
-    /** Copies of each partition; -1 leaves it to the broker's default.replication.factor. */
-    KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(-1).default(-1),
-    /** Copies that must hold a message before it is acknowledged (0: the broker's min.insync.replicas). */
-    KAFKA_MIN_INSYNC_REPLICAS: env.nonNegativeInt(0),
+    ...topicSettings,
   }),
 );
 const kafka = createKafka({

@@ -12,3 +12,4 @@ export * from './consumer-lag.js';
 export * from './tracing.js';
 export * from './request-count.js';
 export * from './request-queue.js';
+export * from './topic-settings.js';

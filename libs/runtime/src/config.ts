@@ -32,6 +32,38 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
   throw first;
 }
 
+/**
+ * Values no deployment has needed to change: named constants (each with its reason where it is
+ * declared), not environment settings, kept in a service's config object so a test can shorten one
+ * in-process. `splitTuning` takes a test's string settings apart: the tuning values (as numbers) and
+ * the environment settings.
+ */
+export function splitTuning<T extends Readonly<Record<string, number>>>(
+  tuning: T,
+  settings: Readonly<Record<string, string | undefined>>,
+): { readonly tuning: Partial<Record<keyof T, number>>; readonly env: Record<string, string | undefined> } {
+  const picked: Partial<Record<keyof T, number>> = {};
+  const rest: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (key in tuning && value !== undefined) picked[key as keyof T] = Number(value);
+    else rest[key] = value;
+  }
+  return { tuning: picked, env: rest };
+}
+
+/** A service's config: its environment settings, then its named constants (overridable in-process). */
+export type ConfigOf<S extends z.ZodObject, T extends Readonly<Record<string, number>>> = z.infer<S> & {
+  -readonly [K in keyof T]: number;
+};
+
+/** The loader of a service's config: `schema` parsed from the environment, then the `tuning` constants. */
+export function configLoader<S extends z.ZodObject, T extends Readonly<Record<string, number>>>(
+  schema: S,
+  tuning: T,
+): (source?: NodeJS.ProcessEnv, overrides?: Partial<Record<keyof T, number>>) => ConfigOf<S, T> {
+  return (source = process.env, overrides = {}) => ({ ...parseEnv(schema, source), ...tuning, ...overrides });
+}
+
 /** Names of settings that hold secrets: their values are never repeated in an error. */
 const SECRET_SETTING = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD', 'CREDENTIAL'];
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 
+import { splitTuning } from '@tp/runtime';
 import { ApiKeyStore } from '../src/auth/api-key.store.js';
 import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
-import { loadGatewayConfig, type GatewayConfig } from '../src/config.js';
+import { GATEWAY_TUNING, loadGatewayConfig, type GatewayConfig } from '../src/config.js';
 import { startGateway } from '../src/gateway.js';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 
@@ -34,20 +35,25 @@ export interface OpenApiDoc {
  */
 export async function startTestGateway(settings: Record<string, string> = {}): Promise<TestGateway> {
   const db: TestDatabase = await createTestDatabase();
+  // Named constants a test shortens (GATEWAY_TUNING) go in-process; the rest is the environment.
+  const { tuning, env } = splitTuning(GATEWAY_TUNING, settings);
   const config: GatewayConfig = {
-    ...loadGatewayConfig({
-      DATABASE_URL: db.url,
-      REDIS_URL: process.env.REDIS_URL,
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
-      TRANSLATOR_URL: 'http://127.0.0.1:9',
-      NLI_URL: 'http://127.0.0.1:9',
-      WORKER_URL: 'http://127.0.0.1:9',
-      // Tests send many bad keys from one address; the failed-authentication limit has its own test.
-      AUTH_FAILURES_PER_MIN: '0',
-      ...settings,
-    }),
+    ...loadGatewayConfig(
+      {
+        DATABASE_URL: db.url,
+        REDIS_URL: process.env.REDIS_URL,
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+        REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+        TRANSLATOR_URL: 'http://127.0.0.1:9',
+        NLI_URL: 'http://127.0.0.1:9',
+        WORKER_URL: 'http://127.0.0.1:9',
+        // Tests send many bad keys from one address; the failed-authentication limit has its own test.
+        AUTH_FAILURES_PER_MIN: '0',
+        ...env,
+      },
+      tuning,
+    ),
     PORT: 0,
   };
   const service = await startGateway(config).catch(async (err: unknown) => {

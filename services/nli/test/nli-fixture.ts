@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { buildTinyNliModel, type TinyNliOptions } from '@tp/models';
+import { splitTuning } from '@tp/runtime';
 
-import { loadNliConfig, type NliConfig } from '../src/config.js';
+import { loadNliConfig, NLI_TUNING, type NliConfig } from '../src/config.js';
 import { startNli } from '../src/nli.js';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { waitFor } from '@tp/test/harness/wait';
@@ -43,15 +44,20 @@ export async function tinyNliModel(options: TinyNliOptions = {}) {
 export async function startTestNli(settings: Record<string, string> = {}): Promise<TestNli> {
   const db: TestDatabase | undefined = settings.DATABASE_URL ? undefined : await createTestDatabase();
   const databaseUrl = settings.DATABASE_URL ?? (db as TestDatabase).url;
+  // Named constants a test shortens (NLI_TUNING) go in-process; the rest is the environment.
+  const { tuning, env } = splitTuning(NLI_TUNING, settings);
   const config: NliConfig = {
-    ...loadNliConfig({
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: process.env.REDIS_URL,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
-      NLI_MODEL_DIR: '',
-      ...settings,
-    }),
+    ...loadNliConfig(
+      {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: process.env.REDIS_URL,
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+        REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
+        NLI_MODEL_DIR: '',
+        ...env,
+      },
+      tuning,
+    ),
     PORT: 0,
   };
   const service = await startNli(config).catch(async (err: unknown) => {

@@ -1,5 +1,5 @@
-import { commonSettings } from '@tp/platform';
-import { env, parseEnv } from '@tp/runtime';
+import { commonSettings, portSetting, sharedSettings } from '@tp/platform';
+import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
 /** A URL that may be left empty, which means "not configured". */
@@ -20,128 +20,77 @@ const optionalUrl = () =>
     );
 
 /**
- * Translator settings (environment variables); documented in README "Configuration". The engine
- * chain is fixed by the spec (primary, free fallback, local instance, offline); these settings say
- * which engine, if any, fills each slot.
+ * Translator settings (environment variables); every one is listed in docs/configuration.md. The
+ * engine chain's order is fixed; these settings say which engine, if any, fills each slot.
  */
 export const translatorSettings = z
   .object({
     ...commonSettings,
-    PORT: env.port(3004),
-    /**
-     * OpenCC, the converter between Simplified Chinese (zh-CN) and Traditional Chinese with Taiwan's
-     * vocabulary (zh-TW), first in the chain; it serves those two directions only. Its dictionaries
-     * ship in the package, so it is on unless turned off.
-     */
-    OPENCC_ENABLED: env.bool(true),
-    /** Engine of the primary slot (spec order 1). `none` leaves the slot empty: the chain skips it. */
+    PORT: portSetting(3004),
+    MAX_TEXT_CHARS: sharedSettings.MAX_TEXT_CHARS,
+    OPENCC_ENABLED: env
+      .bool(true)
+      .describe('OpenCC, first in the chain: zh-CN <-> zh-TW conversion (Taiwan vocabulary), no other pair'),
     PRIMARY_ENGINE: z
       .enum(['deepl', 'google', 'none'], { error: 'must be deepl, google or none' })
-      .default('none'),
-    /** DeepL API key; required with PRIMARY_ENGINE=deepl. Keys ending in `:fx` use the Free API host. */
-    DEEPL_AUTH_KEY: env.string(''),
-    /** Overrides the DeepL host chosen from the key (a proxy, or the test double). */
-    DEEPL_URL: optionalUrl(),
-    /** Google Cloud Translation (v2) API key; required with PRIMARY_ENGINE=google. */
-    GOOGLE_API_KEY: env.string(''),
-    /** Overrides https://translation.googleapis.com. */
-    GOOGLE_URL: optionalUrl(),
-    /**
-     * MyMemory, the free online fallback (spec order 2). Off unless asked for: it is a third-party
-     * service, and turning it on sends the text there.
-     */
-    MYMEMORY_ENABLED: env.bool(false),
-    MYMEMORY_URL: env.url(['http', 'https'], 'https://api.mymemory.translated.net'),
-    /** Contact address sent to MyMemory (`de`), which raises its free daily quota. */
-    MYMEMORY_EMAIL: env.string(''),
-    /** Self-hosted LibreTranslate instance (spec order 3); empty leaves the slot empty. */
-    LIBRETRANSLATE_URL: optionalUrl(),
-    /** Sent when the instance runs with --api-keys. */
-    LIBRETRANSLATE_API_KEY: env.string(''),
-    /** The instance's --char-limit: longer text is split into chunks of at most this many characters. */
-    LIBRETRANSLATE_CHAR_LIMIT: env.positiveInt(5000),
-    /**
-     * Apertium's HTTP server (APy), the second local engine, after LibreTranslate; empty leaves the
-     * slot empty. `npm start` runs one and sets this unless it is set already.
-     */
-    APERTIUM_URL: optionalUrl(),
-    /**
-     * Characters per text sent to APy; longer text is split on sentence boundaries. The texts of a
-     * call share APy requests of at most 5,000 characters (apertium.batch.ts).
-     */
-    APERTIUM_CHAR_LIMIT: env.positiveInt(2000),
-    /** How old an engine's list of language pairs may get before it is read again. */
-    ENGINE_PAIRS_REFRESH_MS: env.positiveInt(5 * 60_000),
-    /**
-     * Most distinct texts in translation at once that identical requests can join (one engine call
-     * for all of them); beyond it, requests run on their own. Bounds the map of calls in flight.
-     */
-    TRANSLATION_IN_FLIGHT_MAX: env.positiveInt(10_000),
-    /** How old the translator's view of the glossaries may be (one small Postgres query per period). */
-    GLOSSARY_REFRESH_MS: env.positiveInt(1000),
-    /** With DeepL: how often glossaries deleted in the admin API are deleted at DeepL (glossary-deletions.ts). */
-    GLOSSARY_DELETIONS_SWEEP_MS: env.positiveInt(30_000),
-    /** Folder of offline Opus-MT models (spec order 4), relative to the working directory. Missing = no models. */
-    MODELS_DIR: env.string('var/models'),
-    /**
-     * Load offline models marked as test models (the tiny lexicon models of tools/models). Off: a toy
-     * is never offered as a translator; tests that need one turn it on.
-     */
-    OFFLINE_ALLOW_TEST_MODELS: env.bool(false),
-    /** Per-attempt timeout of the online engines (primary and fallback). */
-    ENGINE_TIMEOUT_MS: env.positiveInt(10_000),
-    /** Per-attempt timeout of the local engines (LibreTranslate, Apertium), which run on CPU. */
-    LOCAL_ENGINE_TIMEOUT_MS: env.positiveInt(30_000),
-    /**
-     * Threads one offline model run uses (onnxruntime intra-op threads; they do not spin while idle).
-     * 1 keeps the process to one core, which suits many small requests; raise it for real models on a
-     * machine with cores to spare, where one sentence then finishes sooner.
-     */
-    OFFLINE_THREADS: env.positiveInt(1),
-    /** Per-attempt timeout of the offline engine (CPU, slowest, but the last resort). */
-    OFFLINE_ENGINE_TIMEOUT_MS: env.positiveInt(60_000),
-    /** Retries of the primary engine after a transient failure (429, 5xx, timeout, network). */
-    PRIMARY_MAX_RETRIES: env.nonNegativeInt(2),
-    /** First backoff before a retry; it grows exponentially (with jitter) up to 10x this. */
-    ENGINE_RETRY_BACKOFF_MS: env.positiveInt(200),
-    /** Consecutive failed attempts that open an engine's circuit breaker. */
-    BREAKER_THRESHOLD: env.positiveInt(5),
-    /** How long an open breaker skips its engine before one trial call. */
-    BREAKER_COOLDOWN_MS: env.positiveInt(30_000),
-    /** Cooldown after a quota answer (DeepL 456, MyMemory daily quota): quotas reset slowly. */
-    QUOTA_COOLDOWN_MS: env.positiveInt(15 * 60_000),
-    /**
-     * Hard maximum of characters in one request (413 TEXT_TOO_LONG beyond it). The spec's 5000 is the
-     * primary engine's limit per call; longer text is split into calls, up to this maximum.
-     */
-    MAX_TEXT_CHARS: env.positiveInt(50_000),
-    /** Prefix of the Redis keys; the same as the gateway's, so both see one hot cache. */
-    REDIS_KEY_PREFIX: env.string('tp:'),
-    /**
-     * Engine consumer: how many times a TranslationRequested is tried while every engine fails
-     * (the first try included) before it goes to the dead letters with TRANSLATION_FAILED. With the
-     * default backoff, 40 tries span at least 79 minutes (every wait at its jitter's lowest), so an
-     * outage of every engine for an hour dead-letters nothing.
-     */
-    TRANSLATION_MAX_ATTEMPTS: env.positiveInt(40),
-    /**
-     * Wait before the second try of a failed request; it doubles with each attempt (with jitter)
-     * up to TRANSLATION_RETRY_MAX_BACKOFF_MS. The request waits on the retry topic meanwhile.
-     */
-    TRANSLATION_RETRY_BACKOFF_MS: env.positiveInt(1000),
-    /** Longest wait between two tries of a failed request (5 minutes). */
-    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(300_000),
-    /**
-     * Requests the engine consumer translates at once, from a batch of the request topic (one result
-     * send and one commit per batch); also the retry topic's partitions waited on in parallel.
-     */
-    TRANSLATION_CONSUMER_CONCURRENCY: env.positiveInt(16),
-    /**
-     * How long a free-text result waits in memory for others before the outbox INSERT (0: at once),
-     * so the INSERT, the relay and the projection handle several rows per batch at low rates too.
-     * Results held are lost on a SIGKILL (a SIGTERM writes them): docs/decisions.md.
-     */
-    TRANSLATION_OUTBOX_LINGER_MS: env.nonNegativeInt(250),
+      .default('none')
+      .describe('engine of the primary slot: `deepl`, `google` or `none` (slot skipped)'),
+    DEEPL_AUTH_KEY: env
+      .string('')
+      .describe('DeepL API key, required with PRIMARY_ENGINE=deepl (`:fx` keys use the Free API host)'),
+    DEEPL_URL: optionalUrl().describe('overrides the DeepL host chosen from the key (a proxy)'),
+    GOOGLE_API_KEY: env
+      .string('')
+      .describe('Google Cloud Translation v2 key, required with PRIMARY_ENGINE=google'),
+    GOOGLE_URL: optionalUrl().describe('overrides `https://translation.googleapis.com`'),
+    MYMEMORY_ENABLED: env
+      .bool(false)
+      .describe(
+        'MyMemory as the free fallback: a third-party service receives the text, so off unless asked; it translates at most 500 characters and flags the result truncated',
+      ),
+    MYMEMORY_URL: env.url(['http', 'https'], 'https://api.mymemory.translated.net').describe('MyMemory host'),
+    MYMEMORY_EMAIL: env
+      .string('')
+      .describe('contact address sent to MyMemory (`de`), which raises its daily quota'),
+    LIBRETRANSLATE_URL: optionalUrl().describe(
+      'a self-hosted LibreTranslate (the local slot); empty = slot skipped',
+    ),
+    LIBRETRANSLATE_API_KEY: env
+      .string('')
+      .describe('sent when the LibreTranslate instance runs with `--api-keys`'),
+    LIBRETRANSLATE_CHAR_LIMIT: env
+      .positiveInt(5000)
+      .describe("the instance's `--char-limit`: longer text is split into chunks of this size"),
+    APERTIUM_URL: optionalUrl().describe(
+      'Apertium APy (the slot after LibreTranslate); empty = slot skipped. `npm start` runs one and sets it unless it is set',
+    ),
+    MODELS_DIR: env
+      .string('var/models')
+      .describe(
+        'offline Opus-MT models (`npm run models:pull`); missing or empty = the offline slot skipped',
+      ),
+    OFFLINE_ALLOW_TEST_MODELS: env
+      .bool(false)
+      .describe('load models marked as test models (the tiny lexicon models): for tests only'),
+    OFFLINE_THREADS: env
+      .positiveInt(1)
+      .describe(
+        'onnxruntime threads per offline model run; raise it for real models on a machine with idle cores',
+      ),
+    BREAKER_THRESHOLD: env
+      .positiveInt(5)
+      .describe("consecutive failures that open an engine's circuit breaker"),
+    TRANSLATION_MAX_ATTEMPTS: env
+      .positiveInt(40)
+      .describe(
+        'tries of a content translation (the first, then through the retry topic) before it is dead-lettered as `TRANSLATION_FAILED`',
+      ),
+    TRANSLATION_RETRY_BACKOFF_MS: env
+      .positiveInt(1000)
+      .describe(
+        'wait before a retry, doubling per attempt (with jitter); with the defaults at least 79 minutes in all',
+      ),
+    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(300_000).describe('longest wait between two tries'),
   })
   .superRefine((config, ctx) => {
     if (config.TRANSLATION_RETRY_MAX_BACKOFF_MS < config.TRANSLATION_RETRY_BACKOFF_MS) {
@@ -168,7 +117,40 @@ export const translatorSettings = z
     }
   });
 
-export type TranslatorConfig = z.infer<typeof translatorSettings>;
+/**
+ * Named constants of the translator (tests shorten them in-process; only benches ever changed them):
+ * - ENGINE_TIMEOUT_MS, LOCAL_ENGINE_TIMEOUT_MS, OFFLINE_ENGINE_TIMEOUT_MS: one attempt of an online
+ *   engine, of LibreTranslate or Apertium (CPU-bound), of the offline model (slowest, the last resort);
+ * - PRIMARY_MAX_RETRIES, ENGINE_RETRY_BACKOFF_MS: the primary engine's retries after a transient
+ *   failure (429, 5xx, timeout), and its first backoff, growing to 10x;
+ * - BREAKER_COOLDOWN_MS, QUOTA_COOLDOWN_MS: how long an open breaker skips its engine, and how long
+ *   after a quota answer (quotas reset slowly);
+ * - APERTIUM_CHAR_LIMIT: characters per text sent to APy (its sentences are split before);
+ * - ENGINE_PAIRS_REFRESH_MS: how old an engine's list of language pairs may get;
+ * - TRANSLATION_IN_FLIGHT_MAX: distinct texts identical requests can join, a bound on that map;
+ * - TRANSLATION_CONSUMER_CONCURRENCY: requests of a batch translated at once;
+ * - TRANSLATION_OUTBOX_LINGER_MS: how long a free-text result waits to share its outbox INSERT (a
+ *   SIGKILL loses at most this much; docs/decisions.md);
+ * - GLOSSARY_REFRESH_MS: how old the view of the glossaries may be (one small query a period);
+ * - GLOSSARY_DELETIONS_SWEEP_MS: with DeepL, how often deleted glossaries are deleted there.
+ */
+export const TRANSLATOR_TUNING = {
+  ENGINE_TIMEOUT_MS: 10_000,
+  LOCAL_ENGINE_TIMEOUT_MS: 30_000,
+  OFFLINE_ENGINE_TIMEOUT_MS: 60_000,
+  PRIMARY_MAX_RETRIES: 2,
+  ENGINE_RETRY_BACKOFF_MS: 200,
+  BREAKER_COOLDOWN_MS: 30_000,
+  QUOTA_COOLDOWN_MS: 15 * 60_000,
+  APERTIUM_CHAR_LIMIT: 2000,
+  ENGINE_PAIRS_REFRESH_MS: 5 * 60_000,
+  TRANSLATION_IN_FLIGHT_MAX: 10_000,
+  TRANSLATION_CONSUMER_CONCURRENCY: 16,
+  TRANSLATION_OUTBOX_LINGER_MS: 250,
+  GLOSSARY_REFRESH_MS: 1000,
+  GLOSSARY_DELETIONS_SWEEP_MS: 30_000,
+};
 
-export const loadTranslatorConfig = (source: NodeJS.ProcessEnv = process.env): TranslatorConfig =>
-  parseEnv(translatorSettings, source);
+export const loadTranslatorConfig = configLoader(translatorSettings, TRANSLATOR_TUNING);
+
+export type TranslatorConfig = ReturnType<typeof loadTranslatorConfig>;

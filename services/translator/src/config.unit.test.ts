@@ -87,22 +87,24 @@ describe('translator configuration', () => {
   it.each([
     ['MYMEMORY_ENABLED', 'yes'],
     ['MAX_TEXT_CHARS', '0'],
-    ['ENGINE_TIMEOUT_MS', 'soon'],
-    ['PRIMARY_MAX_RETRIES', '-1'],
+    ['BREAKER_THRESHOLD', 'soon'],
+    ['TRANSLATION_MAX_ATTEMPTS', '-1'],
   ])('refuses %s=%s', (setting, value) => {
     expect(configError({ [setting]: value }).setting).toBe(setting);
   });
 
   it('passes timeouts, retries and breaker settings to the chain slots', () => {
     const options = chainOptions(
-      loadTranslatorConfig({
-        ENGINE_TIMEOUT_MS: '1500',
-        LOCAL_ENGINE_TIMEOUT_MS: '2500',
-        OFFLINE_ENGINE_TIMEOUT_MS: '3500',
-        PRIMARY_MAX_RETRIES: '0',
-        ENGINE_RETRY_BACKOFF_MS: '10',
-        BREAKER_THRESHOLD: '3',
-      }),
+      loadTranslatorConfig(
+        { BREAKER_THRESHOLD: '3' },
+        {
+          PRIMARY_MAX_RETRIES: 0,
+          ENGINE_TIMEOUT_MS: 1500,
+          LOCAL_ENGINE_TIMEOUT_MS: 2500,
+          OFFLINE_ENGINE_TIMEOUT_MS: 3500,
+          ENGINE_RETRY_BACKOFF_MS: 10,
+        },
+      ),
     );
     expect(options.resilience).toMatchObject({
       initialBackoffMs: 10,

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 
 import { OutboxMessage, type Orm } from '@tp/db';
 import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
+import { splitTuning } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import type { TranslationCompleted } from '@tp/contracts';
 
-import { loadTranslatorConfig, type TranslatorConfig } from '../src/config.js';
+import { loadTranslatorConfig, TRANSLATOR_TUNING, type TranslatorConfig } from '../src/config.js';
 import { startTranslator } from '../src/translator.js';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 import { uniquePrefix } from '@tp/test/harness/kafka';
@@ -42,15 +43,18 @@ export interface TestTranslator {
 }
 
 /**
- * The real translator, in-process on an ephemeral port, with its own database, Redis key prefix and
- * topic prefix, and the test Kafka. No engine but OpenCC (on by default, zh-CN <-> zh-TW only) is
- * configured unless `settings` says so (`OPENCC_ENABLED: 'false'` leaves none); retries back
- * off for 10 ms and breakers cool down in 100 ms, so a test's faults do not leak into the next test.
+ * The translator's config for a test: its own database, key and topic prefixes and no models; named
+ * constants a test shortens (TRANSLATOR_TUNING) go in-process, the rest is the environment.
  */
-export async function startTestTranslator(settings: Record<string, string> = {}): Promise<TestTranslator> {
-  const db: TestDatabase = await createTestDatabase();
-  const config: TranslatorConfig = {
-    ...loadTranslatorConfig({
+function testTranslatorConfig(db: TestDatabase, settings: Record<string, string>): TranslatorConfig {
+  const { tuning, env } = splitTuning(TRANSLATOR_TUNING, {
+    ENGINE_RETRY_BACKOFF_MS: '10',
+    BREAKER_COOLDOWN_MS: '100',
+    QUOTA_COOLDOWN_MS: '100',
+    ...settings,
+  });
+  const config = loadTranslatorConfig(
+    {
       DATABASE_URL: db.url,
       REDIS_URL: process.env.REDIS_URL,
       KAFKA_BROKERS: process.env.KAFKA_BROKERS,
@@ -58,13 +62,22 @@ export async function startTestTranslator(settings: Record<string, string> = {})
       REDIS_KEY_PREFIX: `test:${randomBytes(4).toString('hex')}:`,
       KAFKA_TOPIC_PREFIX: uniquePrefix('translator'),
       MODELS_DIR: join(tmpdir(), `tp-no-models-${randomBytes(4).toString('hex')}`),
-      ENGINE_RETRY_BACKOFF_MS: '10',
-      BREAKER_COOLDOWN_MS: '100',
-      QUOTA_COOLDOWN_MS: '100',
-      ...settings,
-    }),
-    PORT: 0,
-  };
+      ...env,
+    },
+    tuning,
+  );
+  return { ...config, PORT: 0 };
+}
+
+/**
+ * The real translator, in-process on an ephemeral port, with its own database, Redis key prefix and
+ * topic prefix, and the test Kafka. No engine but OpenCC (on by default, zh-CN <-> zh-TW only) is
+ * configured unless `settings` says so (`OPENCC_ENABLED: 'false'` leaves none); retries back
+ * off for 10 ms and breakers cool down in 100 ms, so a test's faults do not leak into the next test.
+ */
+export async function startTestTranslator(settings: Record<string, string> = {}): Promise<TestTranslator> {
+  const db: TestDatabase = await createTestDatabase();
+  const config = testTranslatorConfig(db, settings);
   const service = await startTranslator(config).catch(async (err: unknown) => {
     await db.drop();
     throw err;

@@ -1,6 +1,6 @@
 import { TOPICS } from '@tp/contracts';
-import { commonSettings } from '@tp/platform';
-import { env, parseEnv } from '@tp/runtime';
+import { commonSettings, portSetting } from '@tp/platform';
+import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
 /** The longest retention of a topic whose events a tombstone bars, in whole days (30). */
@@ -18,55 +18,46 @@ const TOMBSTONE_DAYS = Math.ceil(
   ) / 86_400_000,
 );
 
-/** Worker settings (environment variables); documented in README "Configuration". */
+/** Worker settings (environment variables); every one is listed in docs/configuration.md. */
 export const workerSettings = z.object({
   ...commonSettings,
-  /** Health and metrics only. */
-  PORT: env.port(3006),
-  OUTBOX_BATCH_SIZE: env.positiveInt(500),
-  OUTBOX_POLL_INTERVAL_MS: env.positiveInt(100),
-  /** Outbox rows an older release marked published (this one deletes what it publishes) are deleted after this many hours. */
-  OUTBOX_RETENTION_HOURS: env.positiveInt(24),
-  /**
-   * Days a stored translation of anonymous free text (entity type `text`, from POST /api/v1/translate)
-   * is kept after its last update; 0 keeps them for ever. Checked every hour.
-   */
-  TEXT_TRANSLATION_RETENTION_DAYS: env.nonNegativeInt(30),
-  /**
-   * Days a tombstone of a deleted entity (content_deletions) is kept; 0 keeps them for ever. It only
-   * bars events older than the deletion, so the default is the longest retention of the topics that
-   * can still hand such an event over: the content, request and result topics and the dead letters
-   * it could be replayed from (contracts/src/topics.ts). Checked every hour.
-   */
-  CONTENT_TOMBSTONE_RETENTION_DAYS: env.nonNegativeInt(TOMBSTONE_DAYS),
-  /**
-   * Days a report's tracking (content_reports, GET /api/v1/content/tracking/:id) is kept after it was
-   * accepted; 0 keeps them for ever. Checked every hour.
-   */
-  CONTENT_REPORT_RETENTION_DAYS: env.nonNegativeInt(7),
-  /**
-   * /ready reports the outbox as degraded (an optional check, down) once its oldest unpublished row
-   * is older than this: the relay is stalled or far behind.
-   */
-  OUTBOX_BACKLOG_DEGRADED_S: env.positiveInt(60),
-  /** Entries the dead-letter index keeps (Postgres dead_letters); each new one beyond evicts the oldest. */
-  DEAD_LETTER_MAX_ENTRIES: env.positiveInt(1000),
-  /** Prefix of Redis keys (the content read cache); the gateway must use the same one. */
-  REDIS_KEY_PREFIX: env.string('tp:'),
-  /**
-   * ContentChanged messages the planner handles at once (different entities; one entity's changes
-   * one after another). Changes handled at the same time share one transaction (up to 100 each), so
-   * this is also the planner's largest transaction; it holds one database connection.
-   */
-  PLANNER_CONCURRENCY: env.positiveInt(100),
-  /**
-   * TranslationCompleted messages the projection handles at once; writes that arrive together share
-   * one statement, so this is also the projection's largest write.
-   */
-  PROJECTION_CONCURRENCY: env.positiveInt(200),
+  PORT: portSetting(3006),
+  OUTBOX_POLL_INTERVAL_MS: env
+    .positiveInt(100)
+    .describe('how often the outbox relay looks for rows to publish (one worker publishes at a time)'),
+  TEXT_TRANSLATION_RETENTION_DAYS: env
+    .nonNegativeInt(30)
+    .describe(
+      'days a stored translation of free text (entity type `text`, from `POST /api/v1/translate`) is kept after its last update; 0 = kept',
+    ),
+  CONTENT_TOMBSTONE_RETENTION_DAYS: env
+    .nonNegativeInt(TOMBSTONE_DAYS)
+    .describe(
+      "days a deleted entity's tombstone is kept; the default is the longest retention of the topics that can still deliver an older event for it; 0 = kept",
+    ),
+  CONTENT_REPORT_RETENTION_DAYS: env
+    .nonNegativeInt(7)
+    .describe("days a report's tracking (`GET /api/v1/content/tracking/{id}`) is kept; 0 = kept"),
 });
 
-export type WorkerConfig = z.infer<typeof workerSettings>;
+/**
+ * Named constants of the worker (only benches ever changed them; tests shorten them in-process):
+ * - OUTBOX_BATCH_SIZE: rows one relay batch publishes (one transaction, one produce request a topic);
+ * - OUTBOX_RETENTION_HOURS: rows an older release marked published are purged after a day;
+ * - OUTBOX_BACKLOG_DEGRADED_S: `/ready` shows the outbox degraded once its oldest row waits a minute;
+ * - DEAD_LETTER_MAX_ENTRIES: the dead-letter index keeps the newest 1000 (the spec's number);
+ * - PLANNER_CONCURRENCY: changes handled at once, which share one transaction of up to 100;
+ * - PROJECTION_CONCURRENCY: results handled at once, written by one statement.
+ */
+export const WORKER_TUNING = {
+  OUTBOX_BATCH_SIZE: 500,
+  OUTBOX_RETENTION_HOURS: 24,
+  OUTBOX_BACKLOG_DEGRADED_S: 60,
+  DEAD_LETTER_MAX_ENTRIES: 1000,
+  PLANNER_CONCURRENCY: 100,
+  PROJECTION_CONCURRENCY: 200,
+};
 
-export const loadWorkerConfig = (source: NodeJS.ProcessEnv = process.env): WorkerConfig =>
-  parseEnv(workerSettings, source);
+export const loadWorkerConfig = configLoader(workerSettings, WORKER_TUNING);
+
+export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

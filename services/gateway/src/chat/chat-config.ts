@@ -16,37 +16,39 @@ const providerSetting = z.strictObject({
   timeout_ms: z.number().int().positive().default(60_000),
 });
 
-/** Chat-completion settings of the gateway; documented in README "Configuration". */
+/** Chat-completion settings of the gateway (part of its config.ts; listed in docs/configuration.md). */
 export const chatSettings = {
-  /** JSON array of providers, in fallback order; `[]` (default) means chat answers 503. */
-  CHAT_PROVIDERS: env.json(z.array(providerSetting), '[]'),
-  /**
-   * JSON object: alias -> model, or list of models tried in order. An entry `provider/model` names
-   * one provider; a bare model means every provider serving it, in CHAT_PROVIDERS order.
-   */
-  CHAT_MODEL_ALIASES: env.json(
-    z.record(z.string().min(1), z.union([z.string(), z.array(z.string()).min(1)])),
-    '{}',
-  ),
-  /** What checks user messages before the call: nothing, the keyword terms, or keywords then NLI. */
-  CHAT_GUARDRAIL: z.enum(['off', 'keyword', 'keyword+nli']).default('keyword'),
-  /**
-   * Longest wait, in ms, for a streaming client that reads nothing while the gateway has chunks for
-   * it; then its connection is closed and the provider call aborted (the gateway stops reading the
-   * provider while it waits, so it never buffers more than one read).
-   */
-  CHAT_STREAM_STALL_MS: env.positiveInt(30_000),
-  /** Tries to write one usage record (the first included) before it is logged in full as lost. */
-  CHAT_USAGE_WRITE_ATTEMPTS: env.positiveInt(5),
-  /** Wait before the second try of a usage write, in ms; doubled before each further one. */
-  CHAT_USAGE_RETRY_MS: env.positiveInt(200),
-  /** Most NLI calls one chat request has in flight at once (`keyword+nli`). */
-  CHAT_NLI_CONCURRENCY: env.positiveInt(4),
-  /**
-   * Longest text of one NLI call, in characters: the nli service's own NLI_MAX_TEXT_CHARS (same
-   * variable, so one setting serves both); longer chat messages are checked in pieces of this size.
-   */
-  NLI_MAX_TEXT_CHARS: env.positiveInt(2000),
+  CHAT_PROVIDERS: env
+    .json(z.array(providerSetting), '[]')
+    .describe(
+      'JSON array of OpenAI-compatible providers in fallback order: `{"name", "base_url", "api_key_env"?, "models": [...], "timeout_ms"?}`; empty: `/v1/chat/completions` answers 503',
+    ),
+  CHAT_MODEL_ALIASES: env
+    .json(z.record(z.string().min(1), z.union([z.string(), z.array(z.string()).min(1)])), '{}')
+    .describe(
+      'JSON object alias -> model or list of models tried in order (`provider/model` names one provider)',
+    ),
+  CHAT_GUARDRAIL: z
+    .enum(['off', 'keyword', 'keyword+nli'])
+    .default('keyword')
+    .describe(
+      'checks of the messages before a chat call: `off`, `keyword` (the moderation terms) or `keyword+nli` (fails closed with 503 when NLI cannot answer)',
+    ),
+};
+
+/**
+ * Named constants of the chat relay (tests shorten them in-process):
+ * - CHAT_STREAM_STALL_MS: a streaming client that reads nothing this long while chunks wait is let go;
+ * - CHAT_USAGE_WRITE_ATTEMPTS, CHAT_USAGE_RETRY_MS: tries of one usage write and the first wait
+ *   (doubled each time), a few seconds in all, then the record is logged whole and counted lost;
+ * - CHAT_NLI_CONCURRENCY: NLI calls of one request in flight with `keyword+nli`, enough to check a
+ *   long request in pieces without one request taking the nli service.
+ */
+export const CHAT_TUNING = {
+  CHAT_STREAM_STALL_MS: 30_000,
+  CHAT_USAGE_WRITE_ATTEMPTS: 5,
+  CHAT_USAGE_RETRY_MS: 200,
+  CHAT_NLI_CONCURRENCY: 4,
 };
 
 export type ProviderSetting = z.output<typeof providerSetting>;
