@@ -22,7 +22,9 @@ export const nliSettings = z.object({
     ),
   NLI_ALLOW_TEST_MODEL: env
     .bool(false)
-    .describe('load a model marked as a test model (the tiny keyword model): for tests only'),
+    .describe(
+      'load a model marked as a test model (the tiny keyword model); only tests set it: otherwise it is refused (`model` degraded, saying why)',
+    ),
   NLI_MAX_LABELS: env
     .positiveInt(20)
     .describe('most candidate labels of one request or of the configuration (each label is one model pair)'),

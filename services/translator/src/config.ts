@@ -71,7 +71,9 @@ export const translatorSettings = z
       ),
     OFFLINE_ALLOW_TEST_MODELS: env
       .bool(false)
-      .describe('load models marked as test models (the tiny lexicon models): for tests only'),
+      .describe(
+        'load offline models marked as test models (the tiny lexicon models of `tools/models`); only tests set it: otherwise such a folder is skipped with a warning and never offered on `/pairs`',
+      ),
     OFFLINE_THREADS: env
       .positiveInt(1)
       .describe(
