@@ -4,8 +4,9 @@
 #   infra/apertium/apertium.sh install  apt-get install apertium-apy and the pairs of APERTIUM_PAIRS that are
 #                                       missing (apt-get update first when a package is unknown); one line
 #                                       and exit 1 when that cannot be done here
-#   infra/apertium/apertium.sh start    install, then start APy in the background and wait until /listPairs
-#                                       answers with every installed pair; reuses an APy already answering
+#   infra/apertium/apertium.sh start    install, then start APy in the background, listening on 127.0.0.1
+#                                       only (apy-loopback.py), and wait until /listPairs answers with every
+#                                       installed pair; reuses an APy already answering
 #   infra/apertium/apertium.sh stop     stop the APy this script started (SIGTERM, then SIGKILL)
 #   infra/apertium/apertium.sh status   whether an APy answers on the port and whether this script started it
 #
@@ -106,8 +107,10 @@ start() {
   : >"$log_file"
   # setsid: APy gets its own session, so a terminal Ctrl-C reaches our stop path, not APy directly.
   # -i/-n: at most one pipeline per pair and none started before use; -t: one request's time limit.
-  setsid nohup apertium-apy -p "$port" -j "$processes" -n 0 -i 1 -t 20 "$modes_dir" \
-    >>"$log_file" 2>&1 </dev/null &
+  # apy-loopback.py: APy itself, bound to 127.0.0.1 only (apertium-apy binds every interface and has
+  # no option against it; its -ak key file refuses nothing). Debian's Python, which has APy's modules.
+  APERTIUM_HOST=127.0.0.1 setsid nohup /usr/bin/python3 "$here/apy-loopback.py" -p "$port" -j "$processes" -n 0 -i 1 -t 20 \
+    "$modes_dir" >>"$log_file" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$pid_file"
   log "starting APy (pid $pid), log: $log_file"
