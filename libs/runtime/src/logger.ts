@@ -26,58 +26,16 @@ export function createLogger(service: string, level: string = 'info'): Logger {
   );
 }
 
-/**
- * Log lines gathered and written together: one write of up to `maxChars` characters, at the latest
- * `maxDelayMs` after the first line, instead of one system call per line (a busy gateway writes an
- * access-log line per request). `flush` writes what is held at once.
- */
-export class BatchedWriter {
-  #parts: string[] = [];
-  #chars = 0;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly sink: (text: string) => void,
-    private readonly maxChars = 16_384,
-    private readonly maxDelayMs = 50,
-  ) {}
-
-  write(line: string): void {
-    this.#parts.push(line);
-    this.#chars += line.length;
-    if (this.#chars >= this.maxChars) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.maxDelayMs).unref();
-  }
-
-  /** Writes what is held; `done` (pino's `logger.flush(cb)`) is called once it is written. */
-  flush(done?: () => void): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#parts.length > 0) {
-      const text = this.#parts.join('');
-      this.#parts = [];
-      this.#chars = 0;
-      this.sink(text);
-    }
-    done?.();
-  }
-}
-
-let stdout: BatchedWriter | undefined;
+let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /**
- * One batched stdout for every logger of the process (so lines keep their order), written through
- * pino's synchronous destination (it retries when the pipe is full) and flushed when the process exits.
+ * One stdout for every logger of the process, so lines keep their order: pino's asynchronous
+ * destination (sonic-boom), which gathers the lines written while a write is in flight into the
+ * next one, retries when the pipe is full, and writes what is left synchronously when the process
+ * exits.
  */
-function sharedStdout(): BatchedWriter {
-  if (!stdout) {
-    const destination = pino.destination({ dest: 1, sync: true });
-    const writer = new BatchedWriter((text) => destination.write(text));
-    process.once('exit', () => {
-      writer.flush();
-    });
-    stdout = writer;
-  }
+function sharedStdout() {
+  stdout ??= pino.destination({ dest: 1, sync: false });
   return stdout;
 }
 
