@@ -29,16 +29,6 @@ export const gatewaySettings = z.object({
     .nonNegativeInt(1200)
     .describe('requests per window per API key on keyed routes; 0 = off'),
   RATE_LIMIT_WINDOW_S: env.positiveInt(60).describe('rate-limit window, in seconds'),
-  RATE_LIMIT_SYNC_MS: env
-    .positiveInt(100)
-    .describe(
-      "how often each process adds its rate-limit counts to Redis and learns the other replicas'; across replicas a client can exceed a limit by one interval's worth",
-    ),
-  RATE_LIMIT_MAX_CLIENTS: env
-    .positiveInt(100_000)
-    .describe(
-      'most client addresses (and keys) each limiter counts at once per window; the least recently seen beyond',
-    ),
   AUTH_FAILURES_PER_MIN: env
     .nonNegativeInt(30)
     .describe(

@@ -117,8 +117,6 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
       const { keys, budgets } = parts;
       mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
     },
-    // Sends the rate-limit counts still held in memory before Redis is closed.
-    tasks: [{ start: async () => undefined, stop: () => limits.stop() }],
   } satisfies ServiceParts & { routes: AnyRoute[] };
 }
 
@@ -239,8 +237,6 @@ const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
     publicPoints: config.RATE_LIMIT_PUBLIC,
     perKeyPoints: config.RATE_LIMIT_PER_KEY,
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
-    syncMs: config.RATE_LIMIT_SYNC_MS,
-    maxClients: config.RATE_LIMIT_MAX_CLIENTS,
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MIN,
   });
 

@@ -123,8 +123,6 @@ export function noRateLimits(): RateLimits {
     publicPoints: 0,
     perKeyPoints: 0,
     windowSeconds: 60,
-    syncMs: 100,
-    maxClients: 1000,
     authFailuresPerMinute: 0,
   });
 }

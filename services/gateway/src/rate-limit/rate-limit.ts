@@ -2,13 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { RedisClient } from '@tp/redis';
 import { AppError } from '@tp/runtime';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  RLWrapperTimeouts,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { LRUCache } from 'lru-cache';
 
 import { looksLikeApiKey, parseBearer } from '../auth/api-key.js';
 import { clientKey } from './client-address.js';
-import { WindowLimiter, type Decision } from './window-limiter.js';
 
-/** Longest wait for Redis when counts are sent. */
+/** Longest wait for Redis before a request is counted in this process's memory instead. */
 const REDIS_TIMEOUT_MS = 250;
 
 export interface RateLimitOptions {
@@ -19,10 +26,6 @@ export interface RateLimitOptions {
   /** Requests per window per API key; 0 = unlimited. */
   readonly perKeyPoints: number;
   readonly windowSeconds: number;
-  /** How often each process sends its counts to Redis and learns the others'. */
-  readonly syncMs: number;
-  /** Most clients (or keys) each limiter counts at once in one window; least recently seen go first. */
-  readonly maxClients: number;
   /** Failed authentications per client address and minute before 429 without a lookup; 0 = off. */
   readonly authFailuresPerMinute: number;
 }
@@ -35,15 +38,9 @@ export interface AuthFailures {
   record(req: IncomingMessage): void;
 }
 
-/** A counted request: the RateLimit-* headers (name, value, ...) and the 429 when it is over the limit. */
-interface Counted {
-  readonly lines: readonly string[];
-  readonly refused: AppError | undefined;
-}
-
 declare module 'node:http' {
   interface IncomingMessage {
-    /** Set once a request has been counted against the per-address limit (by the guard), so a public route does not count it again. */
+    /** Set once the guard counted the request against the per-address limit: a public route does not again. */
     rateLimitCounted?: boolean;
   }
 }
@@ -60,44 +57,24 @@ export interface RateLimits {
    */
   readonly guard: RequestHandler;
   readonly authFailures: AuthFailures;
-  /** Sends pending counts and stops the sync timers. */
-  stop(): Promise<void>;
 }
 
 /**
- * Fixed-window limits per client address (public routes) and per API key (keyed routes), shared by
- * every gateway replica through Redis without a Redis call per request (see WindowLimiter). When
- * Redis is down each replica still applies the limits on its own, and no request fails because of it.
+ * Limits per client address (public routes) and per API key (keyed routes), shared by every gateway
+ * replica through Redis (rate-limiter-flexible: one atomic INCR-and-expire per request, a fixed
+ * window per key from its first request). A key over its limit is refused from memory until its
+ * window ends. When Redis is down or slow each replica counts in its own memory, so the limits still
+ * hold per process and no request fails because of Redis.
  */
 export function createRateLimits(options: RateLimitOptions): RateLimits {
-  const limiter = (scope: string, points: number) =>
-    points === 0
-      ? undefined
-      : new WindowLimiter(options.redis, {
-          points,
-          windowSeconds: options.windowSeconds,
-          keyPrefix: `${options.keyPrefix}rl:${scope}:`,
-          syncMs: options.syncMs,
-          timeoutMs: REDIS_TIMEOUT_MS,
-          maxKeys: options.maxClients,
-        });
-  const address = limiter('ip', options.publicPoints);
-  const key = limiter('key', options.perKeyPoints);
-  const failures =
-    options.authFailuresPerMinute === 0
-      ? undefined
-      : new WindowLimiter(options.redis, {
-          points: options.authFailuresPerMinute,
-          windowSeconds: 60,
-          keyPrefix: `${options.keyPrefix}rl:authfail:`,
-          syncMs: options.syncMs,
-          timeoutMs: REDIS_TIMEOUT_MS,
-          maxKeys: options.maxClients,
-        });
-  const byAddress = middleware(address, options.publicPoints, (req) => clientKey(req.ip), true);
+  const limiter = (scope: string, points: number, seconds: number) =>
+    points === 0 ? undefined : sharedLimiter(options, `${options.keyPrefix}rl:${scope}`, points, seconds);
+  const address = limiter('ip', options.publicPoints, options.windowSeconds);
+  const key = limiter('key', options.perKeyPoints, options.windowSeconds);
+  const byAddress = middleware(address, (req) => clientKey(req.ip), true);
   return {
     byAddress,
-    byKey: middleware(key, options.perKeyPoints, (_req, res) => String(res.locals.principal?.keyId), false),
+    byKey: middleware(key, (_req, res) => String(res.locals.principal?.keyId), false),
     guard: (req, res, next) => {
       const bearer = parseBearer(req.headers.authorization);
       if (
@@ -108,79 +85,116 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         next();
       else byAddress(req, res, next);
     },
-    authFailures: authFailuresOf(failures, options.authFailuresPerMinute),
-    async stop() {
-      await Promise.all([address?.stop(), key?.stop(), failures?.stop()]);
-    },
+    authFailures: authFailuresOf(limiter('authfail', options.authFailuresPerMinute, 60)),
   };
 }
 
-/** Failed authentications per client address (`failures` undefined: not limited). */
-function authFailuresOf(failures: WindowLimiter | undefined, points: number): AuthFailures {
+/** A limiter and its number of points per window. */
+interface Shared {
+  readonly points: number;
+  readonly limiter: RateLimiterAbstract;
+}
+
+/**
+ * Counted in Redis, and in this process's memory while Redis is down or slower than REDIS_TIMEOUT_MS
+ * (the insurance limiter). A key that reached `points` is refused from memory until its window ends.
+ */
+function sharedLimiter(
+  options: RateLimitOptions,
+  keyPrefix: string,
+  points: number,
+  duration: number,
+): Shared {
+  const memory = new RateLimiterMemory({ points, duration, keyPrefix });
+  if (!options.redis) return { points, limiter: memory };
+  const store = new RateLimiterRedis({
+    storeClient: options.redis,
+    useRedisPackage: true,
+    rejectIfRedisNotReady: true,
+    points,
+    duration,
+    keyPrefix,
+    inMemoryBlockOnConsumed: points,
+  });
+  return {
+    points,
+    limiter: new RLWrapperTimeouts({ limiter: store, insuranceLimiter: memory, timeoutMs: REDIS_TIMEOUT_MS }),
+  };
+}
+
+/** Most client addresses remembered as blocked for failed authentications. */
+const MAX_BLOCKED_ADDRESSES = 10_000;
+
+/**
+ * Failed authentications per client address (`shared` undefined: not limited). An address whose
+ * failures reached the limit (counted across replicas) is remembered as blocked until its window
+ * ends, so the check before each lookup needs no Redis call.
+ */
+function authFailuresOf(shared: Shared | undefined): AuthFailures {
+  const blocked = new LRUCache<string, true>({ max: MAX_BLOCKED_ADDRESSES, ttlAutopurge: false });
+  const block = (address: string, decision: RateLimiterRes) => {
+    if (decision.consumedPoints >= (shared?.points ?? Infinity)) {
+      blocked.set(address, true, { ttl: Math.max(1, decision.msBeforeNext) });
+    }
+  };
   return {
     refuse(req, res) {
-      const client = clientKey((req as Request).ip);
-      if (!failures?.reached(client)) return undefined;
-      return decide({ allowed: false, remaining: 0, resetMs: 60_000 }, points, res);
+      const ms = shared ? blocked.getRemainingTTL(clientKey((req as Request).ip)) : 0;
+      if (!shared || ms <= 0) return undefined;
+      return applied(res, shared.points, new RateLimiterRes(0, ms, shared.points), false);
     },
     record(req) {
-      failures?.consume(clientKey((req as Request).ip));
+      const address = clientKey((req as Request).ip);
+      shared?.limiter.consume(address).then(
+        (decision) => block(address, decision),
+        (refusal: unknown) => {
+          if (refusal instanceof RateLimiterRes) block(address, refusal);
+        },
+      );
     },
   };
 }
 
 /** A limit as middleware; a per-address one counts a request once (`rateLimitCounted`). */
 function middleware(
-  limiter: WindowLimiter | undefined,
-  points: number,
-  keyOf: (req: Request, res: Response) => string,
+  shared: Shared | undefined,
+  keyOf: (req: Request, res: ServerResponse & { locals: Record<string, { keyId?: string }> }) => string,
   perAddress: boolean,
 ): RequestHandler {
-  if (!limiter) return (_req, _res, next) => next();
+  if (!shared) return (_req, _res, next) => next();
   return (req, res, next) => {
     if (perAddress && req.rateLimitCounted) {
       next();
       return;
     }
     if (perAddress) req.rateLimitCounted = true;
-    next(decide(limiter.consume(keyOf(req, res)), points, res));
+    shared.limiter.consume(keyOf(req, res as never)).then(
+      (decision: RateLimiterRes) => next(applied(res, shared.points, decision, true)),
+      (refusal: unknown) =>
+        // Anything but a refusal is the limiter failing: the request goes on unlimited.
+        next(refusal instanceof RateLimiterRes ? applied(res, shared.points, refusal, false) : undefined),
+    );
   };
 }
 
 /** Sets the RateLimit-* headers; returns the 429 when the request is over the limit. */
-const decide = (decision: Decision, points: number, res: ServerResponse): AppError | undefined =>
-  applied(res, counted(decision, points));
-
-/** Sets a count's headers on the response; returns its 429, if any. */
-function applied(res: ServerResponse, count: Counted | undefined): AppError | undefined {
-  setLimitHeaders(res, count?.lines);
-  return count?.refused;
-}
-
-/** The RateLimit-* header lines of a decision, and the 429 when the request is over the limit. */
-function counted(decision: Decision, points: number): Counted {
-  const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-  const reset = String(resetSeconds);
-  const lines = [
-    'RateLimit-Limit',
-    String(points),
-    'RateLimit-Remaining',
-    String(decision.remaining),
-    'RateLimit-Reset',
-    reset,
-  ];
-  if (decision.allowed) return { lines, refused: undefined };
-  const refused = new AppError(
+function applied(
+  res: ServerResponse,
+  points: number,
+  decision: RateLimiterRes,
+  allowed: boolean,
+): AppError | undefined {
+  const reset = String(Math.max(1, Math.ceil(decision.msBeforeNext / 1000)));
+  res.setHeader('RateLimit-Limit', String(points));
+  res.setHeader('RateLimit-Remaining', String(allowed ? decision.remainingPoints : 0));
+  res.setHeader('RateLimit-Reset', reset);
+  if (allowed) return undefined;
+  return new AppError(
     'RATE_LIMITED',
-    `rate limit of ${points} requests exceeded; retry in ${resetSeconds} s`,
+    `rate limit of ${points} requests exceeded; retry in ${reset} s`,
     undefined,
-    { 'Retry-After': reset },
+    {
+      'Retry-After': reset,
+    },
   );
-  return { lines, refused };
-}
-
-/** Sets header lines (name, value, ...) on a response, in their order. */
-function setLimitHeaders(res: ServerResponse, lines: readonly string[] | undefined): void {
-  if (!lines) return;
-  for (let i = 0; i + 1 < lines.length; i += 2) res.setHeader(lines[i] as string, lines[i + 1] as string);
 }

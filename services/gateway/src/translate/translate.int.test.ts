@@ -193,10 +193,16 @@ describe('POST /api/v1/translate: a cache hit on the wire', () => {
   });
 
   it('counts each request once against the public limit, hit or miss', async () => {
+    // A prefix of its own: the counts of this file's other requests are in Redis under the other one.
+    const prefix = `${gateway.config.REDIS_KEY_PREFIX}limited:`;
+    await new HotCache(redis as never, prefix).store(
+      { source: 'zh-CN', target: 'en', text: '早上好' },
+      { translatedText: 'good morning', source: 'zh-CN', engine: 'deepl', cachedAt: '', truncated: false },
+    );
     const limited = await startTestGateway({
       RATE_LIMIT_PUBLIC: '2',
       RATE_LIMIT_WINDOW_S: '86400',
-      REDIS_KEY_PREFIX: gateway.config.REDIS_KEY_PREFIX,
+      REDIS_KEY_PREFIX: prefix,
     });
     try {
       const url = `${limited.url}/api/v1/translate`;
