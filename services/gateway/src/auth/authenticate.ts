@@ -39,8 +39,10 @@ export function authenticate(
         next();
       },
       (err: unknown) => {
-        if (err instanceof AppError && AUTH_FAILURES.has(err.code)) failures?.record(req);
-        next(err);
+        // Counted before the answer, so the client's next attempt finds the count.
+        const counted =
+          err instanceof AppError && AUTH_FAILURES.has(err.code) ? failures?.record(req) : undefined;
+        void Promise.resolve(counted).then(() => next(err));
       },
     );
   };

@@ -34,8 +34,11 @@ export interface RateLimitOptions {
 export interface AuthFailures {
   /** The 429 to answer when this address failed too often this minute, without looking the key up. */
   refuse(req: IncomingMessage, res: ServerResponse): AppError | undefined;
-  /** Counts one failed authentication of the request's client address. */
-  record(req: IncomingMessage): void;
+  /**
+   * Counts one failed authentication of the request's client address; resolves once counted, so the
+   * client's next attempt finds it (never rejects).
+   */
+  record(req: IncomingMessage): Promise<void>;
 }
 
 declare module 'node:http' {
@@ -143,9 +146,9 @@ function authFailuresOf(shared: Shared | undefined): AuthFailures {
       if (!shared || ms <= 0) return undefined;
       return applied(res, shared.points, new RateLimiterRes(0, ms, shared.points), false);
     },
-    record(req) {
+    async record(req) {
       const address = clientKey((req as Request).ip);
-      shared?.limiter.consume(address).then(
+      await shared?.limiter.consume(address).then(
         (decision) => block(address, decision),
         (refusal: unknown) => {
           if (refusal instanceof RateLimiterRes) block(address, refusal);
