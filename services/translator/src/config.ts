@@ -129,7 +129,6 @@ export const translatorSettings = z
  *   after a quota answer (quotas reset slowly);
  * - APERTIUM_CHAR_LIMIT: characters per text sent to APy (its sentences are split before);
  * - ENGINE_PAIRS_REFRESH_MS: how old an engine's list of language pairs may get;
- * - TRANSLATION_IN_FLIGHT_MAX: distinct texts identical requests can join, a bound on that map;
  * - TRANSLATION_CONSUMER_CONCURRENCY: requests of a batch translated at once;
  * - TRANSLATION_OUTBOX_LINGER_MS: how long a free-text result waits to share its outbox INSERT (a
  *   SIGKILL loses at most this much; docs/decisions.md);
@@ -146,7 +145,6 @@ export const TRANSLATOR_TUNING = {
   QUOTA_COOLDOWN_MS: 15 * 60_000,
   APERTIUM_CHAR_LIMIT: 2000,
   ENGINE_PAIRS_REFRESH_MS: 5 * 60_000,
-  TRANSLATION_IN_FLIGHT_MAX: 10_000,
   TRANSLATION_CONSUMER_CONCURRENCY: 16,
   TRANSLATION_OUTBOX_LINGER_MS: 250,
   GLOSSARY_REFRESH_MS: 1000,

@@ -90,7 +90,6 @@ function composeTranslator(
     sink,
     maxTextChars: config.MAX_TEXT_CHARS,
     metrics,
-    maxInFlight: config.TRANSLATION_IN_FLIGHT_MAX,
     glossaries: new GlossaryDirectory(deps.orm, config.GLOSSARY_REFRESH_MS),
   });
   const consumers = new EngineConsumers({

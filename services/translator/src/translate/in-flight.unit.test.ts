@@ -18,7 +18,7 @@ function deferred() {
 }
 
 describe('InFlight', () => {
-  it('runs the work once for callers with the same key and tells the joiners they shared it', async () => {
+  it('runs the work once for callers with the same key', async () => {
     const inFlight = new InFlight<string>(10);
     const job = deferred();
 
@@ -26,8 +26,8 @@ describe('InFlight', () => {
     const second = inFlight.run('k', undefined, job.work);
     job.finish('done');
 
-    await expect(first).resolves.toEqual({ value: 'done', shared: false, finished: false });
-    await expect(second).resolves.toEqual({ value: 'done', shared: true, finished: false });
+    await expect(first).resolves.toBe('done');
+    await expect(second).resolves.toBe('done');
     expect(job.runs()).toBe(1);
     expect(inFlight.size).toBe(0);
   });
@@ -44,7 +44,7 @@ describe('InFlight', () => {
     await expect(first).rejects.toThrow('client went away');
     expect(job.signals[0]?.aborted).toBe(false);
     job.finish('done');
-    await expect(second).resolves.toMatchObject({ value: 'done' });
+    await expect(second).resolves.toBe('done');
   });
 
   it('aborts the work when every caller has gone, and the next caller starts afresh', async () => {
@@ -62,7 +62,7 @@ describe('InFlight', () => {
     expect(job.signals[0]?.aborted).toBe(true);
     const third = inFlight.run('k', undefined, job.work);
     job.finish('again');
-    await expect(third).resolves.toEqual({ value: 'again', shared: false, finished: false });
+    await expect(third).resolves.toBe('again');
     expect(job.runs()).toBe(2);
   });
 
@@ -79,90 +79,29 @@ describe('InFlight', () => {
     expect(other.runs()).toBe(2);
     held.finish('a');
     other.finish('b');
-    await expect(first).resolves.toMatchObject({ value: 'a' });
-    await expect(second).resolves.toEqual({ value: 'b', shared: false, finished: false });
-    await expect(third).resolves.toEqual({ value: 'b', shared: false, finished: false });
+    await expect(first).resolves.toBe('a');
+    await expect(second).resolves.toBe('b');
+    await expect(third).resolves.toBe('b');
   });
 
-  it('keeps a finished run joinable until the work it holds settles, and tells a late caller so', async () => {
+  it('forgets a run once it settles: the next caller starts afresh, after a success or a failure', async () => {
     const inFlight = new InFlight<string>(10);
-    let stored = () => {};
-    const storing = new Promise<boolean>((resolve) => (stored = () => resolve(false)));
     let runs = 0;
-    const work = async (_signal: AbortSignal, hold: (work: Promise<boolean>) => void) => {
+    const fails = async () => {
       runs += 1;
-      hold(storing);
-      return 'done';
+      throw new Error('engine down');
     };
-
-    await expect(inFlight.run('k', undefined, work)).resolves.toEqual({
-      value: 'done',
-      shared: false,
-      finished: false,
-    });
-    expect(inFlight.size).toBe(1);
-    await expect(inFlight.run('k', undefined, work)).resolves.toEqual({
-      value: 'done',
-      shared: true,
-      finished: true,
-    });
-    stored();
-    await storing;
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(inFlight.size).toBe(0);
-    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ shared: false });
-    expect(runs).toBe(2);
-  });
-
-  it('keeps a finished run joinable for the grace once its held work has settled, then forgets it', async () => {
-    const inFlight = new InFlight<string>(10, 20);
-    let runs = 0;
-    const work = async (_signal: AbortSignal, hold: (work: Promise<boolean>) => void) => {
-      runs += 1;
-      hold(Promise.resolve(true));
-      return 'done';
-    };
-
-    await inFlight.run('k', undefined, work);
-    await new Promise((resolve) => setImmediate(resolve));
-    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ finished: true });
-    expect(runs).toBe(1);
-    while (inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    await expect(inFlight.run('k', undefined, work)).resolves.toMatchObject({ finished: false });
-    expect(runs).toBe(2);
-  });
-
-  it('gives no grace to a run whose held work did not keep the value (nothing cached), or held none', async () => {
-    const inFlight = new InFlight<string>(10, 60_000);
-    await inFlight.run('not kept', undefined, async (_signal, hold) => {
-      hold(Promise.resolve(false));
-      return 'done';
-    });
-    await inFlight.run('nothing held', undefined, async () => 'done');
-    await new Promise((resolve) => setImmediate(resolve));
+    await expect(inFlight.run('k', undefined, fails)).rejects.toThrow('engine down');
+    await expect(inFlight.run('k', undefined, async () => `run ${(runs += 1)}`)).resolves.toBe('run 2');
     expect(inFlight.size).toBe(0);
   });
 
-  it('forgets a finished run whose held work fails, as one whose held work succeeds', async () => {
+  it('refuses a caller whose signal has already aborted, without running anything', async () => {
     const inFlight = new InFlight<string>(10);
-    await inFlight.run('k', undefined, async (_signal, hold) => {
-      hold(Promise.reject(new Error('Redis down')));
-      return 'done';
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(inFlight.size).toBe(0);
-  });
-
-  it('passes a failure of the work to every caller', async () => {
-    const inFlight = new InFlight<string>(10);
-    const failing = () => Promise.reject(new Error('engine down'));
-
-    const results = await Promise.allSettled([
-      inFlight.run('k', undefined, failing),
-      inFlight.run('k', undefined, failing),
-    ]);
-
-    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
-    expect(inFlight.size).toBe(0);
+    const job = deferred();
+    const gone = new AbortController();
+    gone.abort(new Error('already gone'));
+    expect(() => inFlight.run('k', gone.signal, job.work)).toThrow('already gone');
+    expect(job.runs()).toBe(0);
   });
 });

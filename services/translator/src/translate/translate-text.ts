@@ -14,7 +14,7 @@ import {
 import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
-import { InFlight, type Hold } from './in-flight.js';
+import { InFlight } from './in-flight.js';
 
 export interface TranslateTextInput {
   readonly text: string;
@@ -35,10 +35,6 @@ export interface TranslateTextDeps {
   readonly sink: CompletedTranslationSink;
   readonly maxTextChars: number;
   readonly metrics?: Registry;
-  /** Most distinct texts translated at once that identical requests can join (default 10,000). */
-  readonly maxInFlight?: number;
-  /** How long a finished run's result can still be joined once it is cached (default JOIN_GRACE_MS). */
-  readonly joinGraceMs?: number;
   /** The glossaries per language pair; none applied without it. */
   readonly glossaries?: GlossaryLookup;
 }
@@ -53,17 +49,30 @@ export interface RequestOrigin extends EventOrigin {
   readonly recordResult?: boolean;
 }
 
+/** The most distinct texts translated at once that identical requests can join (a bound on that map). */
+const MAX_IN_FLIGHT = 10_000;
+
+/** A checked request: our language codes, `auto` for an unknown source, a text within the limit. */
+interface CheckedRequest {
+  readonly text: string;
+  readonly source: string;
+  readonly target: string;
+  readonly auto: boolean;
+}
+
+/** An answer but for its duration, which each caller (joined or not) adds. */
+type Translation = Omit<TranslationResult, 'duration'>;
+
 /**
- * The translation use case: check the codes and the length, answer from the hot cache when it can,
- * otherwise detect the source (for `auto`) and run the engine chain; then cache a complete result and
- * hand it to persistence, which the answer does not wait for.
+ * The translation use case, as its steps: the hot cache; else an identical run in flight, joined;
+ * else a run of its own, which runs the engine chain (detecting the source for `auto`), stores a
+ * complete result in the cache and hands it to persistence (which the answer does not wait for).
  */
 export class TranslateText {
   private readonly lookups?: Counter<'result'>;
-  private readonly inFlight: InFlight<Outcome>;
+  private readonly inFlight = new InFlight<Translation>(MAX_IN_FLIGHT);
 
   constructor(private readonly deps: TranslateTextDeps) {
-    this.inFlight = new InFlight(deps.maxInFlight ?? 10_000, deps.joinGraceMs ?? JOIN_GRACE_MS);
     if (deps.metrics) {
       this.lookups = new Counter({
         name: 'translation_cache_lookups_total',
@@ -76,114 +85,77 @@ export class TranslateText {
 
   async execute(input: TranslateTextInput, origin: RequestOrigin): Promise<TranslationResult> {
     const started = performance.now();
-    const seconds = () => Math.round(performance.now() - started) / 1000;
-    const source = languageCode('source', input.source);
-    const auto = source === 'auto';
-    const target = languageCode('target', input.target);
-    const { text } = input;
-    assertTextLength(text, this.deps.maxTextChars);
+    const request = checkedRequest(input, this.deps.maxTextChars);
+    const translation = await this.translate(request, origin);
+    return { ...translation, duration: Math.round(performance.now() - started) / 1000 };
+  }
 
-    const asIs = (used: string, detected?: string): TranslationResult => ({
-      translatedText: text,
-      source: used,
-      target,
-      ...(detected ? { detectedSource: detected } : {}),
-      engine: 'none',
-      cached: false,
-      truncated: false,
-      fallback: false,
-      duration: seconds(),
-      attempts: [],
-    });
+  private async translate(request: CheckedRequest, origin: RequestOrigin): Promise<Translation> {
     // Nothing to translate: no engine call, nothing cached or kept.
-    if (text.trim() === '' || source === target) return asIs(source);
-
-    // The glossary version is part of the key: an edited glossary is never answered from the cache.
-    const glossaries = this.deps.glossaries;
-    const keyVersion = await this.glossaryKeyVersion(source, target, auto);
-    const key = { source, target, text, glossaryVersion: keyVersion };
-    // A known source is looked up once, by the run below (a miss costs one Redis read, not two);
-    // `auto` is looked up first, so a hit does not wait for language detection.
-    if (auto) {
-      const hit = this.usable(await this.deps.cache.read(key), target);
-      this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-      if (hit) return fromCache(hit, target, auto, seconds());
-    }
-
-    // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
-    const guessed = auto ? this.deps.detector.detect(text) : undefined;
-    const used = guessed ?? source;
-    if (used === target) return asIs(used, guessed);
-
-    // A glossary applies when the source is known (or detected by us); DeepL needs it too.
-    const pair: PairGlossary =
-      glossaries && used !== 'auto' ? await glossaries.forPair(used, target) : { version: 0 };
-    // Identical requests in flight at the same time share one run of the chain (one engine call).
-    const request = { text, source: used, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) };
-    const joinKey = hotCacheHash({ text, source: used, target, glossaryVersion: pair.version });
-    const run = { key, request, appliedVersion: pair.version, read: true };
-    const {
-      value: outcome,
-      shared,
-      finished,
-    } = await this.inFlight
-      .run(joinKey, origin.signal, (signal, hold) => this.runOnce(run, signal, hold))
-      .catch((err: unknown) => {
-        throw used === 'auto' ? undetectable(err) : err;
-      });
-    // (`auto` counted its lookup above.) A run that had finished and was being cached when this
-    // request joined it answers as the cache would have a moment later: a fallback result only
-    // while no stronger engine is healthy, else the chain runs again for this request.
-    const count = (result: 'hit' | 'miss') => (auto ? undefined : this.lookups?.inc({ result }));
-    if ('hit' in outcome) {
-      count('hit');
-      return fromCache(outcome.hit, target, auto, seconds());
-    }
-    const late = finished ? cachedEntry(outcome) : undefined;
-    const usableLate = late && this.usable(late, target);
-    count(usableLate ? 'hit' : 'miss');
-    if (usableLate) return fromCache(usableLate, target, auto, seconds());
-    if (late) return this.runAgain(run, { text, auto }, origin, seconds);
-    // The caller whose run it was keeps the result; the ones that joined it add nothing new.
-    if (origin.recordResult !== false && !shared) this.record(text, target, auto, outcome, origin);
-    return chainAnswer(outcome, target, auto, seconds());
+    if (request.text.trim() === '' || request.source === request.target) return asIs(request, request.source);
+    const key = await this.cacheKey(request);
+    const hit = this.usable(await this.deps.cache.read(key), request.target);
+    this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
+    if (hit) return fromCache(hit, request);
+    // Identical requests in flight at the same time share one run (one engine call).
+    return this.inFlight.run(hotCacheHash(key), origin.signal, (signal) =>
+      this.run(request, key, origin, signal),
+    );
   }
 
-  /** A run of the chain for this request alone (a joined run's result was a fallback it cannot use). */
-  private async runAgain(
-    run: RunInput,
-    { text, auto }: { readonly text: string; readonly auto: boolean },
+  /**
+   * One run, for every identical request that joins it: the cache once more (a run that ended just
+   * before this one started has stored its result there), the chain, the store, then persistence.
+   */
+  private async run(
+    request: CheckedRequest,
+    key: CacheKey,
     origin: RequestOrigin,
-    seconds: () => number,
-  ): Promise<TranslationResult> {
-    const outcome = await this.runOnce({ ...run, read: false }, origin.signal ?? NEVER, storeAlone);
-    if ('hit' in outcome) return fromCache(outcome.hit, run.request.target, auto, seconds());
-    if (origin.recordResult !== false) this.record(text, run.request.target, auto, outcome, origin);
-    return chainAnswer(outcome, run.request.target, auto, seconds());
+    signal: AbortSignal,
+  ): Promise<Translation> {
+    const stored = this.usable(await this.deps.cache.read(key), request.target);
+    if (stored) return fromCache(stored, request);
+    // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
+    const source = request.auto ? (this.deps.detector.detect(request.text) ?? 'auto') : request.source;
+    if (source === request.target) return asIs(request, source);
+    // A glossary applies when the source is known (or detected by us); DeepL needs it too.
+    const { glossaries } = this.deps;
+    const pair: PairGlossary =
+      glossaries && source !== 'auto' ? await glossaries.forPair(source, request.target) : { version: 0 };
+    const { text, target } = request;
+    const result = await this.deps.chain
+      .translate({ text, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) }, signal)
+      .catch((err: unknown) => {
+        throw source === 'auto' ? undetectable(err) : err;
+      });
+    const outcome = { result, actualSource: source === 'auto' ? (result.detectedSource ?? 'auto') : source };
+    await this.store(key, outcome, target, pair.version);
+    if (origin.recordResult !== false) this.record(request, outcome, origin);
+    return chainAnswer(outcome, request);
   }
 
-  /** The glossary version in the cache key: 0 without glossaries, the target's for `auto`. */
-  private async glossaryKeyVersion(source: string, target: string, auto: boolean): Promise<number> {
+  /** The cache key; the glossary version is part of it, so an edited glossary is never answered from the cache. */
+  private async cacheKey({ text, source, target, auto }: CheckedRequest): Promise<CacheKey> {
     const glossaries = this.deps.glossaries;
-    if (!glossaries) return 0;
-    return auto ? glossaries.targetVersion(target) : (await glossaries.forPair(source, target)).version;
+    if (!glossaries) return { source, target, text, glossaryVersion: 0 };
+    const version = auto
+      ? await glossaries.targetVersion(target)
+      : (await glossaries.forPair(source, target)).version;
+    return { source, target, text, glossaryVersion: version };
   }
 
   /** Hands a translation the chain produced to the sink, to be kept. */
   private record(
-    text: string,
-    target: string,
-    auto: boolean,
-    outcome: ChainOutcome,
+    request: CheckedRequest,
+    { result, actualSource }: ChainOutcome,
     origin: RequestOrigin,
   ): void {
-    const { result, actualSource } = outcome;
-    const detectedSource = detectedSourceOf(auto, actualSource);
+    const detectedSource = detectedSourceOf(request.auto, actualSource);
     this.deps.sink.record(
       {
-        text,
+        text: request.text,
         source: actualSource,
-        target,
+        target: request.target,
         translatedText: result.text,
         engine: result.engine ?? 'none',
         truncated: result.truncated,
@@ -195,46 +167,21 @@ export class TranslateText {
   }
 
   /**
-   * One run of the chain, shared by the identical requests that join it. It first reads the cache
-   * again (a run that finished a moment ago has stored its result there), unless its caller has just
-   * read it; and it stays joinable until its own result is stored (`hold`) and for JOIN_GRACE_MS
-   * after: so a request arriving at any moment either joins, or hits the cache, even one whose
-   * caller's read missed just before the store. Its caller is answered without waiting for the store.
+   * Stores a complete result under the key asked for and, for `auto`, under the language found, so a
+   * later request naming that language hits too (a Redis round trip each, or nothing while Redis is
+   * down). A truncated result is not stored.
    */
-  private async runOnce(
-    { key, request, appliedVersion, read }: RunInput,
-    signal: AbortSignal,
-    hold: Hold,
-  ): Promise<Outcome> {
-    const stored = read ? this.usable(await this.deps.cache.read(key), request.target) : undefined;
-    if (stored) return { hit: stored };
-    const result = await this.deps.chain.translate(request, signal);
-    const actualSource = request.source === 'auto' ? (result.detectedSource ?? 'auto') : request.source;
-    const outcome = { result, actualSource };
+  private async store(key: CacheKey, outcome: ChainOutcome, target: string, applied: number): Promise<void> {
     const entry = cachedEntry(outcome);
-    if (entry) hold(this.store(key, entry, request.target, appliedVersion));
-    return outcome;
-  }
-
-  /**
-   * Stores a result under the key asked for and, for `auto`, under the language found, so a later
-   * request naming that language hits too (a Redis round trip each, or nothing while Redis is down).
-   * True when it is stored under the key asked for.
-   */
-  private async store(
-    key: CacheKey,
-    entry: CachedTranslation,
-    target: string,
-    appliedVersion: number,
-  ): Promise<boolean> {
+    if (!entry) return;
     const keys = [key];
-    if (entry.source !== key.source && (await this.appliesTo(entry.source, target, appliedVersion))) {
-      keys.push({ ...key, source: entry.source, glossaryVersion: appliedVersion });
+    if (
+      entry.source !== key.source &&
+      (await appliesToPair(this.deps.glossaries, entry.source, target, applied))
+    ) {
+      keys.push({ ...key, source: entry.source, glossaryVersion: applied });
     }
-    const stored = await Promise.all(
-      keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })),
-    );
-    return stored[0] === true;
+    await Promise.all(keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })));
   }
 
   /**
@@ -245,10 +192,29 @@ export class TranslateText {
     if (!hit?.fallback) return hit;
     return this.deps.chain.strongerEngineHealthy?.(hit.engine, hit.source, target) ? undefined : hit;
   }
+}
 
-  private appliesTo(source: string, target: string, applied: number): Promise<boolean> {
-    return appliesToPair(this.deps.glossaries, source, target, applied);
-  }
+/** Our language codes for the request, or 400; 413 TEXT_TOO_LONG over the limit. */
+function checkedRequest(input: TranslateTextInput, maxTextChars: number): CheckedRequest {
+  const source = languageCode('source', input.source);
+  const target = languageCode('target', input.target);
+  assertTextLength(input.text, maxTextChars);
+  return { text: input.text, source, target, auto: source === 'auto' };
+}
+
+/** The text as it is: nothing to translate, or a detected source that is the target. */
+function asIs({ text, target, auto }: CheckedRequest, source: string): Translation {
+  return {
+    translatedText: text,
+    source,
+    target,
+    ...(auto && source !== 'auto' ? { detectedSource: source } : {}),
+    engine: 'none',
+    cached: false,
+    truncated: false,
+    fallback: false,
+    attempts: [],
+  };
 }
 
 /** Whether a result made with glossary version `applied` is right for the pair (an engine-detected source had none). */
@@ -262,31 +228,10 @@ async function appliesToPair(
   return (await glossaries.forPair(source, target)).version === applied;
 }
 
-const NEVER = new AbortController().signal;
-/** A store nobody waits for: a failure of it only means nothing was cached. */
-const storeAlone: Hold = (work) => void work.catch(() => false);
-
-/**
- * How long a finished run stays joinable once its result is cached: longer than a request takes from
- * the gateway's cache read to the translator, so a request whose read missed just before the store
- * still joins (one engine call) though the translator does not read the cache again.
- */
-export const JOIN_GRACE_MS = 1000;
-
-/** What a run of the chain translates, under which cache key, and whether it reads the cache first. */
-interface RunInput {
-  readonly key: CacheKey;
-  readonly request: ChainRequest;
-  readonly appliedVersion: number;
-  readonly read: boolean;
-}
-
-/** What one shared run produced: a result another run had just cached, or its own chain result. */
+/** What the chain produced for a run, and the source it used. */
 type ChainOutcome = { readonly result: ChainResult; readonly actualSource: string };
-type Outcome = { readonly hit: CachedTranslation } | ChainOutcome;
 type CacheKey = Parameters<HotCache['read']>[0];
 type CachedTranslation = NonNullable<Awaited<ReturnType<HotCache['read']>>>;
-type ChainRequest = Parameters<TranslationChain['translate']>[0];
 
 /** The hot-cache entry of a chain result; none for a truncated one, which is never cached. */
 function cachedEntry({ result, actualSource }: ChainOutcome): CachedTranslation | undefined {
@@ -306,12 +251,7 @@ function detectedSourceOf(auto: boolean, actualSource: string): string | undefin
 }
 
 /** The answer from a run of the chain. */
-function chainAnswer(
-  { result, actualSource }: ChainOutcome,
-  target: string,
-  auto: boolean,
-  duration: number,
-): TranslationResult {
+function chainAnswer({ result, actualSource }: ChainOutcome, { target, auto }: CheckedRequest): Translation {
   const detectedSource = detectedSourceOf(auto, actualSource);
   return {
     translatedText: result.text,
@@ -322,7 +262,6 @@ function chainAnswer(
     cached: false,
     truncated: result.truncated,
     fallback: result.fallback,
-    duration,
     attempts: [...result.attempts],
     route: [...result.route],
     ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
@@ -330,12 +269,7 @@ function chainAnswer(
 }
 
 /** The answer from a hot-cache entry. */
-function fromCache(
-  hit: CachedTranslation,
-  target: string,
-  auto: boolean,
-  duration: number,
-): TranslationResult {
+function fromCache(hit: CachedTranslation, { target, auto }: CheckedRequest): Translation {
   return {
     translatedText: hit.translatedText,
     source: hit.source,
@@ -345,12 +279,9 @@ function fromCache(
     cached: true,
     truncated: false,
     fallback: hit.fallback,
-    duration,
     attempts: [],
   };
 }
-
-/** Characters are counted as code points, as a person would count them (an emoji is one). */
 
 /**
  * With `auto` left to the engines: when every engine that ran could not work without a known source

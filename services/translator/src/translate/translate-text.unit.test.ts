@@ -230,25 +230,25 @@ describe('TranslateText', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('reads the hot cache once for a known source, on a miss and on the hit that follows', async () => {
+  it('makes one engine call for identical concurrent requests, and answers the next from the cache', async () => {
     const { chain, calls } = fakeChain({});
     const { cache: counted, reads } = readsCounted();
     const sink: CompletedTranslationSink = { record: () => undefined };
-    // No grace: the hit that follows is read from the cache, not joined.
-    const detector = { detect: () => undefined };
-    const deps = { chain, cache: counted, detector, sink, maxTextChars: 50, joinGraceMs: 0 };
+    const deps = { chain, cache: counted, detector: { detect: () => undefined }, sink, maxTextChars: 50 };
     const translateText = new TranslateText(deps);
     const request = { text: 'hello', source: 'en', target: 'de' };
 
-    expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
-    expect(reads).toEqual(['hello g0']);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(await translateText.execute(request, origin)).toMatchObject({ cached: true });
-    expect(reads).toEqual(['hello g0', 'hello g0']);
+    const answers = await Promise.all([1, 2, 3].map(() => translateText.execute(request, origin)));
+    expect(answers.map((answer) => answer.cached)).toEqual([false, false, false]);
+    expect(answers.map((answer) => answer.translatedText)).toEqual(Array(3).fill('translated'));
+    expect(calls).toHaveLength(1);
+    // Each request read the cache once; the run read it once more before the chain.
+    expect(reads).toEqual(Array(4).fill('hello g0'));
+    expect(await translateText.execute(request, origin)).toMatchObject({ cached: true, attempts: [] });
     expect(calls).toHaveLength(1);
   });
 
-  it('answers before the result is stored, and a request arriving meanwhile gets it as a hit', async () => {
+  it('answers once the result is stored, and a request arriving meanwhile joins the run', async () => {
     const { chain, calls } = fakeChain({});
     const { cache, entries } = fakeCache();
     let stored = () => {};
@@ -266,41 +266,20 @@ describe('TranslateText', () => {
     const translateText = new TranslateText(deps);
     const request = { text: 'hello', source: 'en', target: 'de' };
 
-    expect(await translateText.execute(request, origin)).toMatchObject({ cached: false });
-    expect(entries.size).toBe(0);
-    expect(await translateText.execute(request, origin)).toMatchObject({
-      cached: true,
-      translatedText: 'translated',
-      engine: 'deepl',
-      attempts: [],
-    });
+    let answered = false;
+    const first = translateText.execute(request, origin).finally(() => (answered = true));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toHaveLength(1);
+    const second = translateText.execute(request, origin);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
     stored();
-    await new Promise((resolve) => setImmediate(resolve));
+    expect(await Promise.all([first, second])).toEqual([
+      expect.objectContaining({ cached: false, translatedText: 'translated' }),
+      expect.objectContaining({ cached: false, translatedText: 'translated' }),
+    ]);
     expect(entries.size).toBe(1);
-  });
-
-  it('runs the chain again for a request joining a finished run whose fallback result it cannot use', async () => {
-    const { chain, calls } = fakeChain({ engine: 'libretranslate', fallback: true });
-    const { cache } = fakeCache();
-    const sink: CompletedTranslationSink = { record: () => undefined };
-    // The stronger engine is healthy (it recovered): a cached fallback result is read past, and so is
-    // one a finished run still holds.
-    const translateText = new TranslateText({
-      chain: { ...chain, strongerEngineHealthy: () => true },
-      cache,
-      detector: { detect: () => undefined },
-      sink,
-      maxTextChars: 50,
-    });
-    const request = { text: 'hello', source: 'en', target: 'de' };
-
-    await translateText.execute(request, origin);
-    await new Promise((resolve) => setImmediate(resolve));
-    const again = await translateText.execute(request, origin);
-
-    expect(again).toMatchObject({ cached: false, fallback: true });
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(1);
   });
 
   it('makes no second engine call for an auto request whose cache read missed just before a run stored', async () => {
