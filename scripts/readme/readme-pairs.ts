@@ -22,6 +22,10 @@ const written = withPairsTable(readme, pairsTable(data.pairs));
 if (check) {
   if (written !== readme) {
     console.error('readme:pairs: the README table differs from the live pair list; run npm run readme:pairs');
+    const live = new Set(written.split('\n'));
+    const readmeLines = new Set(readme.split('\n'));
+    for (const line of readmeLines) if (!live.has(line)) console.error(`  README only: ${line}`);
+    for (const line of live) if (!readmeLines.has(line)) console.error(`  live only:   ${line}`);
     process.exitCode = 1;
   }
 } else if (written !== readme) {
