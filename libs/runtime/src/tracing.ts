@@ -98,6 +98,13 @@ function samplerOf(env: NodeJS.ProcessEnv): Sampler {
   }
 }
 
+/** Records a thrown error on its span (exception event, status ERROR) and returns it to rethrow. */
+function failSpan(span: Span, err: unknown): unknown {
+  span.recordException(err instanceof Error ? err : String(err));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  return err;
+}
+
 export interface SpanOptions {
   readonly kind?: SpanKind;
   /** The parent; the active context when not given. */
@@ -120,9 +127,7 @@ export async function withSpan<T>(
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (err) {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-    throw err;
+    throw failSpan(span, err);
   } finally {
     span.end();
   }
@@ -140,9 +145,7 @@ export function withSpanSync<T>(
   try {
     return context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (err) {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-    throw err;
+    throw failSpan(span, err);
   } finally {
     span.end();
   }

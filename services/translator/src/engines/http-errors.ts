@@ -67,6 +67,22 @@ export async function send(
   }
 }
 
+/** `send` of `body` as JSON by POST, with `headers` beside the content type. */
+export function postJson(
+  engine: EngineName,
+  url: string,
+  body: unknown,
+  signal: AbortSignal,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<HttpReply> {
+  const init = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  } as const;
+  return send(engine, url, init, signal);
+}
+
 /** The failure for a non-2xx status: 429 and 5xx are transient (with Retry-After), the rest rejected. */
 export function statusFailure(engine: EngineName, reply: HttpReply, detail?: string): EngineError {
   return failureForStatus(engine, reply.status, detail, headerOf(reply, 'retry-after'));

@@ -12,7 +12,7 @@ import { z } from 'zod';
 
 import type { EngineError } from '../engine.js';
 import { GlossaryNotAppliedError, type EngineGlossary } from '../engine.js';
-import { endpoint, send, stringField, type HttpReply } from '../http-errors.js';
+import { endpoint, postJson, send, stringField, type HttpReply } from '../http-errors.js';
 
 /** How long creating a glossary at DeepL may take before the requests waiting for it mask instead. */
 const CREATE_TIMEOUT_MS = 10_000;
@@ -192,16 +192,7 @@ async function createAtDeepL(
   };
   let reply: HttpReply;
   try {
-    reply = await send(
-      'deepl',
-      url,
-      {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      },
-      signal,
-    );
+    reply = await postJson('deepl', url, body, signal, { authorization });
   } catch (error) {
     throw new GlossaryNotAppliedError('deepl', `glossary not created: ${String(error)}`, { cause: error });
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
-import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { endpoint, postJson, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { createDeepLGlossaries, glossaryParams, glossaryRefusal } from './deepl-glossaries.js';
 import { fromDeepLCode, toDeepLSource, toDeepLTarget } from './deepl.languages.js';
@@ -81,16 +81,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         ...(sourceLang ? { source_lang: sourceLang } : {}),
         ...(await glossaryParams(glossaries, glossary, sourceLang, targetLang, signal)),
       };
-      const reply = await send(
-        'deepl',
-        url,
-        {
-          method: 'POST',
-          headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        },
-        signal,
-      );
+      const reply = await postJson('deepl', url, body, signal, { authorization });
       const refused = glossary && glossaryRefusal(reply);
       if (glossary && refused) glossaries.forget(glossary.key);
       if (reply.status !== 200) throw refused ?? deeplFailure(reply);

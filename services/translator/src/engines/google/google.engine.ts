@@ -1,7 +1,15 @@
 import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
-import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import {
+  endpoint,
+  isRecord,
+  postJson,
+  send,
+  statusFailure,
+  stringField,
+  type HttpReply,
+} from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { decodeHtmlEntities } from './google.entities.js';
 import { fromGoogleCode, toGoogleCode } from './google.languages.js';
@@ -75,16 +83,7 @@ export function createGoogleEngine(options: GoogleOptions): TranslationEngine {
         format: 'text',
         ...(sourceCode ? { source: sourceCode } : {}),
       };
-      const reply = await send(
-        'google',
-        url,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...keyHeader },
-          body: JSON.stringify(body),
-        },
-        signal,
-      );
+      const reply = await postJson('google', url, body, signal, keyHeader);
       if (reply.status !== 200) throw googleFailure(reply);
 
       return translatedResults(reply);

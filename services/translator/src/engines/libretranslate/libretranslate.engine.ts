@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { EngineError, type EngineResult, type TranslationEngine } from '../engine.js';
-import { endpoint, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
+import { endpoint, postJson, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { fromLibreCode, libreCandidates } from './libretranslate.languages.js';
 
@@ -95,12 +95,7 @@ function postTranslate(
     format: 'text',
     ...(apiKey ? { api_key: apiKey } : {}),
   };
-  return send(
-    'libretranslate',
-    url,
-    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-    signal,
-  );
+  return postJson('libretranslate', url, body, signal);
 }
 
 /**
