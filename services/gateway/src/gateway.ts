@@ -7,7 +7,7 @@ import { EventCodec } from '@tp/schemas';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
 
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { Kafka } from 'kafkajs';
 
@@ -41,7 +41,6 @@ import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
 import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
-import { looksLikeApiKey, parseBearer } from './auth/api-key.js';
 import { TranslatorClient } from './translate/translator-client.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -131,7 +130,7 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
   });
   const chatUsage = new ChatUsageStore(orm);
   const textLimit = {
-    maxTextChars: keyedTextLimit(keys, config.MAX_TEXT_CHARS),
+    maxTextChars: keyedTextLimit(config.MAX_TEXT_CHARS),
     keyedMaxTextChars: config.MAX_TEXT_CHARS,
   };
   return [
@@ -241,18 +240,12 @@ const rateLimits = (context: ServiceContext, config: GatewayConfig) =>
   });
 
 /**
- * The text limit of a public translation: MAX_TEXT_CHARS for a request with a valid key of any role,
- * the spec's 5000 otherwise (no key, or one that is not valid: the route is public, so it is not
- * refused, only held to the anonymous limit).
+ * The text limit of a public translation: MAX_TEXT_CHARS for a request authenticated with a key of any
+ * role (a bad key was refused before the handler), the spec's 5000 for an anonymous one.
  */
-function keyedTextLimit(keys: ApiKeyStore, max: number): (req: IncomingMessage) => Promise<number> {
+function keyedTextLimit(max: number): (req: IncomingMessage) => Promise<number> {
   const anonymous = Math.min(ANONYMOUS_MAX_TEXT_CHARS, max);
-  return async (req) => {
-    const bearer = parseBearer(req.headers.authorization);
-    if (bearer.kind !== 'token' || !looksLikeApiKey(bearer.token)) return anonymous;
-    const found = await keys.lookup(bearer.token).catch(() => undefined);
-    return found?.kind === 'valid' ? max : anonymous;
-  };
+  return (req) => Promise.resolve((req as Request).res?.locals.principal ? max : anonymous);
 }
 
 /** The max.message.bytes of a topic, read through the client's shared TopicLimits. */

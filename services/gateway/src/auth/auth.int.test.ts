@@ -176,7 +176,8 @@ describe('the access table written from the spec', () => {
         route(r),
         {
           access: DOCUMENT_ACCESS[r.access],
-          security: r.access === 'public' ? [] : [{ bearerAuth: [] }],
+          // Public routes take a key too (issue 35): anonymous, or a key checked as on keyed routes.
+          security: r.access === 'public' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
         },
       ]),
     );
@@ -241,9 +242,9 @@ describe('authentication on every route, as the spec table says', () => {
     }
   });
 
-  it('asks no key on public routes, and ignores a bad one there', async () => {
+  it('asks no key on public routes, and lets a valid key of either role through there', async () => {
     for (const op of SPEC_ROUTES.filter((o) => o.access === 'public')) {
-      for (const header of [undefined, 'Bearer nonsense', `Bearer ${gateway.keys.revoked}`]) {
+      for (const header of [undefined, `Bearer ${gateway.keys.client}`, `Bearer ${gateway.keys.admin}`]) {
         const res = await call(op.method, op.path, header);
         expect({ route: route(op), header, denied: [401, 403].includes(res.status) }).toEqual({
           route: route(op),
@@ -253,6 +254,20 @@ describe('authentication on every route, as the spec table says', () => {
       }
     }
   });
+
+  // Issue 35: a key sent to a public route is checked as on keyed routes, never silently ignored.
+  for (const [label, code, header, status] of cases().slice(1)) {
+    it(`answers ${status} ${code} to ${label} on every public route`, async () => {
+      for (const op of SPEC_ROUTES.filter((o) => o.access === 'public')) {
+        const res = await call(op.method, op.path, header(gateway));
+        expect({ route: route(op), status: res.status, error: errorName(op.path, res.body) }).toEqual({
+          route: route(op),
+          status,
+          error: code,
+        });
+      }
+    });
+  }
 
   it('accepts the scheme name in any case', async () => {
     const res = await call('get', '/api/v1/me', `bearer ${gateway.keys.client}`);

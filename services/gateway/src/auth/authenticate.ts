@@ -19,14 +19,16 @@ const AUTH_FAILURES = new Set(['API_KEY_MISSING', 'API_KEY_MALFORMED', 'API_KEY_
 /**
  * Missing, malformed, unknown or revoked key -> 401; a valid key without the role -> 403. The key is
  * never logged (the logger redacts the Authorization header) nor echoed in an error message. A client
- * address that failed too often this minute gets 429 before its key costs a Postgres query.
+ * address that failed too often this minute gets 429 before its key costs a Postgres query. On a
+ * public route a request without `Authorization` goes on anonymous; one with it is checked exactly
+ * as on a keyed route, so a bad key is refused there too and a good one is counted as that key.
  */
-export function authenticate(
-  store: ApiKeyStore,
-  access: Exclude<Access, 'public'>,
-  failures?: AuthFailures,
-): RequestHandler {
+export function authenticate(store: ApiKeyStore, access: Access, failures?: AuthFailures): RequestHandler {
   return (req, res, next) => {
+    if (access === 'public' && parseBearer(req.headers.authorization).kind === 'missing') {
+      next();
+      return;
+    }
     const refused = failures?.refuse(req, res);
     if (refused) {
       next(refused);
@@ -51,7 +53,7 @@ export function authenticate(
 async function identify(
   store: ApiKeyStore,
   header: string | undefined,
-  access: Exclude<Access, 'public'>,
+  access: Access,
   log: () => Logger,
 ): Promise<Principal> {
   const bearer = parseBearer(header);

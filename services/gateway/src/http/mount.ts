@@ -19,22 +19,25 @@ export interface MountOptions {
 }
 
 /**
- * Registers routes in the order every request is handled: auth (401/403) or the per-address limit,
- * the per-key rate limit, the key's requests-per-day budget (429), body reading (415/413/400), validation (400), the handler. Then a 405 with
+ * Registers routes in the order every request is handled: auth (401/403; on a public route only when
+ * the request carries `Authorization`), the per-key rate limit (per client address for an anonymous
+ * request), the key's requests-per-day budget (429), body reading (415/413/400), validation (400),
+ * the handler. Then a 405 with
  * `Allow` for known paths called with another method, naming what each allowed method does there.
  */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: MountOptions): void {
   const json = express.json({ limit: `${options.bodyLimitKb}kb`, strict: true, verify: noteEmptyBody });
   const budget = requestBudget(options.budgets);
+  const { byKey, byAddress } = options.limits;
+  // A public route's request is limited per key when it carries one, per client address otherwise.
+  const byCaller: RequestHandler = (req, res, next) =>
+    (res.locals.principal ? byKey : byAddress)(req, res, next);
   for (const route of routes) {
-    const chain: RequestHandler[] =
-      route.access === 'public'
-        ? [options.limits.byAddress]
-        : [
-            authenticate(options.keys, route.access, options.limits.authFailures),
-            options.limits.byKey,
-            budget,
-          ];
+    const chain: RequestHandler[] = [
+      authenticate(options.keys, route.access, options.limits.authFailures),
+      route.access === 'public' ? byCaller : byKey,
+      budget,
+    ];
     if (route.request?.body) chain.push(requireJson, json, emptyBodyIsNone);
     chain.push(handle(route));
     app[route.method](expressPath(route.path), ...chain);

@@ -31,16 +31,16 @@ export const openAiErrorSchema = z
 
 /** The failures every route of this kind can answer with, beside its own `errors`. */
 function impliedErrors(route: AnyRoute): ErrorCode[] {
-  const codes: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL'];
-  if (route.access !== 'public') {
-    codes.push(
-      'API_KEY_MISSING',
-      'API_KEY_MALFORMED',
-      'API_KEY_INVALID',
-      'API_KEY_REVOKED',
-      'DEPENDENCY_UNAVAILABLE',
-    );
-  }
+  // A key is checked on every route: a public one answers anonymously only without `Authorization`.
+  const codes: ErrorCode[] = [
+    'RATE_LIMITED',
+    'INTERNAL',
+    'API_KEY_MALFORMED',
+    'API_KEY_INVALID',
+    'API_KEY_REVOKED',
+    'DEPENDENCY_UNAVAILABLE',
+  ];
+  if (route.access !== 'public') codes.push('API_KEY_MISSING');
   if (route.access === 'admin') codes.push('FORBIDDEN');
   if (route.request) codes.push('VALIDATION_FAILED');
   if (route.request?.body)
@@ -75,7 +75,8 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
     ...(route.description ? { description: route.description } : {}),
     tags: [...route.tags],
     'x-access': route.access,
-    security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
+    // Public: anonymous (`{}`) or with a key, which is then checked and counted as on keyed routes.
+    security: route.access === 'public' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
     requestParams: {
       ...(params ? { path: params } : {}),
       ...(query ? { query } : {}),

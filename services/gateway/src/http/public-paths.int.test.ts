@@ -144,7 +144,8 @@ describe('text limits of POST /api/v1/translate', () => {
     expect(anonymous.status).toBe(413);
     expect(await anonymous.json()).toMatchObject({ error: 'TEXT_TOO_LONG', details: { max: 5000 } });
     const invalidKey = await translate(long, { authorization: `Bearer tp_${'C'.repeat(43)}` });
-    expect(invalidKey.status).toBe(413);
+    expect(invalidKey.status).toBe(401);
+    expect(await invalidKey.json()).toMatchObject({ error: 'API_KEY_INVALID' });
     // With a key the text passes the limit; the translator of this fixture is down, hence 503.
     const keyed = await translate(long, { authorization: `Bearer ${open.keys.client}` });
     expect(keyed.status).toBe(503);

@@ -21,7 +21,7 @@ export interface RouteContext<R extends RequestSchemas> {
   readonly query: Parsed<R['query']>;
   readonly headers: Parsed<R['headers']>;
   readonly body: Parsed<R['body']>;
-  /** The caller's key on keyed routes; undefined on public ones. */
+  /** The caller's key: always on keyed routes; on public ones when the request carried a valid key. */
   readonly principal: Principal | undefined;
   /** Aborted when the client goes away before the answer is sent. */
   readonly signal: AbortSignal;

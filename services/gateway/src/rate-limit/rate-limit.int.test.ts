@@ -82,6 +82,34 @@ describe('rate limits', () => {
     expect((await me(first, other.key)).status).toBe(200);
   });
 
+  it('counts a keyed request on a public route against its key, not its address (issue 35)', async () => {
+    const { key } = await second.store.create('client', 'public routes');
+    // This address has used up its public limit (the tests above, or these requests).
+    for (let i = 0; i < 4 && (await languages(second)).status !== 429; i += 1);
+    expect((await languages(second)).status).toBe(429);
+    const keyed = () =>
+      fetch(`${second.url}/api/v1/translate/languages`, { headers: { authorization: `Bearer ${key}` } });
+    const served = await keyed();
+    expect(served.status).toBe(200);
+    expect(served.headers.get('ratelimit-limit')).toBe(LIMITS.RATE_LIMIT_PER_KEY);
+    // The key's own limit of 2 spans public and keyed routes alike.
+    expect((await me(second, key)).status).toBe(200);
+    expect((await keyed()).status).toBe(429);
+  });
+
+  it("applies a key's requests-per-day budget on public routes too", async () => {
+    const { key } = await noRedis.store.create('client', 'budgeted', { limits: { requestsPerDay: 1 } });
+    const keyed = () =>
+      fetch(`${noRedis.url}/api/v1/translate/languages`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await keyed()).status).toBe(200);
+    const spent = await keyed();
+    expect(spent.status).toBe(429);
+    expect(await spent.json()).toMatchObject({
+      error: 'QUOTA_EXCEEDED',
+      details: { budget: 'requests_per_day' },
+    });
+  });
+
   it('keeps limiting, per process, when Redis is down, and never fails a request because of it', async () => {
     const statuses = [];
     for (let i = 0; i < 4; i += 1) statuses.push((await languages(noRedis)).status);
