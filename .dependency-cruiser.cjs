@@ -20,6 +20,7 @@ const useCases = {
     'content/report-change',
     'moderation/moderate',
     'moderation/terms',
+    'usage',
   ],
   // Shared: engines/ (the engine adapters), chain/ (the engine chain over them); translate/ is the
   // translation use case, consume-requests/ its Kafka driver (it names TranslateText's type only).

@@ -37,6 +37,7 @@ import { ChatUsageStore } from './chat/usage/chat-usage.store.js';
 import type { ModerateText } from './moderation/moderate/moderate-text.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
+import { usageRoute } from './usage/usage.routes.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
@@ -142,7 +143,8 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     ...chatUsageRoutes(chatUsage),
     ...gatewayContentRoutes(parts),
     whoamiRoute(budgets),
-    ...keyRoutes(keys),
+    usageRoute(budgets),
+    ...keyRoutes(keys, budgets),
     gatewayStatusRoute(parts),
     ...deadLetterRoutes(new DeadLetterIndex(orm), parts.codec),
     requestMetricsRoute(context.metrics),

@@ -14,6 +14,7 @@ import { Migration20261124233000_translation_fallback } from './Migration2026112
 import { Migration20261125000000_content_history_indexes } from './Migration20261125000000_content_history_indexes.js';
 import { Migration20261125130000_glossary_deletions } from './Migration20261125130000_glossary_deletions.js';
 import { Migration20261129000000_default_zh_tw_target } from './Migration20261129000000_default_zh_tw_target.js';
+import { Migration20261129100000_character_usage } from './Migration20261129100000_character_usage.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -54,5 +55,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129000000_default_zh_tw_target',
     class: Migration20261129000000_default_zh_tw_target,
+  },
+  {
+    name: 'Migration20261129100000_character_usage',
+    class: Migration20261129100000_character_usage,
   },
 ];

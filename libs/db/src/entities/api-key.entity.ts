@@ -23,6 +23,8 @@ export const ApiKey = defineEntity({
     /** Chat tokens (the provider's total_tokens) per UTC day and per UTC calendar month. */
     tokensPerDay: p.bigint('number').nullable(),
     tokensPerMonth: p.bigint('number').nullable(),
+    /** Characters translated by the engines per UTC calendar month (hot-cache hits are free). */
+    charactersPerMonth: p.bigint('number').nullable(),
     /** Modules the key may report and read (issue 16); null: every module. */
     modules: p.array().nullable(),
   },

@@ -9,6 +9,9 @@ export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
  * What one key spent in one budget period (a UTC day or a UTC calendar month), counted by the gateway
  * with conditional upserts so that parallel requests cannot spend past a limit. `tokens` includes the
  * reservations of chat completions still in flight. Requests are counted on day rows only.
+ * `characters` are the characters of texts the engines translated for the key (the monthly character
+ * budget counts them, including reservations of translations in flight); `cached_characters` those
+ * answered from the hot cache, counted apart and never against the budget.
  */
 export const KeyBudgetUsage = defineEntity({
   name: 'KeyBudgetUsage',
@@ -20,6 +23,8 @@ export const KeyBudgetUsage = defineEntity({
     startsOn: p.date().primary(),
     requests: p.integer().default(0),
     tokens: p.bigint('number').default(0),
+    characters: p.bigint('number').default(0),
+    cachedCharacters: p.bigint('number').default(0),
   },
 });
 export type KeyBudgetUsage = InferEntity<typeof KeyBudgetUsage>;

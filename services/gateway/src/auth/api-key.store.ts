@@ -16,6 +16,7 @@ export interface ApiKeyView {
   readonly requests_per_day: number | null;
   readonly tokens_per_day: number | null;
   readonly tokens_per_month: number | null;
+  readonly characters_per_month: number | null;
   /** The modules a scoped key may report and read; null: every module. */
   readonly modules: string[] | null;
 }
@@ -149,7 +150,7 @@ export class ApiKeyStore {
     const rows = await this.orm.em
       .getConnection()
       .execute<KeyRow[]>(
-        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month, modules from api_keys where key_hash = ?',
+        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month, characters_per_month, modules from api_keys where key_hash = ?',
         [hash],
       );
     const row = rows[0];
@@ -161,6 +162,7 @@ export class ApiKeyStore {
       // bigint columns come back as strings.
       tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
       tokensPerMonth: row.tokens_per_month === null ? null : Number(row.tokens_per_month),
+      charactersPerMonth: row.characters_per_month === null ? null : Number(row.characters_per_month),
     };
     const principal = { keyId: row.id, name: row.name, role: row.role, limits };
     return { kind: 'valid', principal: row.modules ? { ...principal, modules: row.modules } : principal };
@@ -186,6 +188,7 @@ interface KeyRow {
   readonly requests_per_day: number | null;
   readonly tokens_per_day: string | null;
   readonly tokens_per_month: string | null;
+  readonly characters_per_month: string | null;
   readonly modules: string[] | null;
 }
 
@@ -201,6 +204,7 @@ function view(entity: ApiKey): ApiKeyView {
     requests_per_day: entity.requestsPerDay ?? null,
     tokens_per_day: entity.tokensPerDay ?? null,
     tokens_per_month: entity.tokensPerMonth ?? null,
+    characters_per_month: entity.charactersPerMonth ?? null,
     modules: entity.modules ? [...entity.modules] : null,
   };
 }

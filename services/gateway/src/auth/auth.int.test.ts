@@ -115,6 +115,12 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
     access: 'api key',
     source: 'not in the spec: docs/decisions.md, GET /api/v1/me (any key)',
   },
+  {
+    method: 'get',
+    path: '/api/v1/usage',
+    access: 'api key',
+    source: "not in the spec: issue 35, the calling key's characters (DeepL's /v2/usage), any key",
+  },
   ...(
     [
       ['get', '/api/admin/translate/status'],

@@ -354,6 +354,15 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'whoami', method: 'get', path: '/api/v1/me', auth: 'client', status: 200 },
   { name: 'no key', method: 'get', path: '/api/v1/me', auth: 'none', status: 401 },
+  { name: 'character usage', method: 'get', path: '/api/v1/usage', auth: 'client', status: 200 },
+  { name: 'usage without a key', method: 'get', path: '/api/v1/usage', auth: 'none', status: 401 },
+  {
+    name: 'languages, revoked key',
+    method: 'get',
+    path: '/api/v1/translate/languages',
+    auth: 'revoked',
+    status: 401,
+  },
   {
     name: 'create key',
     method: 'post',

@@ -1,7 +1,8 @@
 // npm run --silent keys -- create --role admin|client [--name N] [--modules a,b] [--requests-per-day N]
-//     [--tokens-per-day N] [--tokens-per-month N]                   prints only the new key on stdout
+//     [--tokens-per-day N] [--tokens-per-month N] [--characters-per-month N]
+//                                                                   prints only the new key on stdout
 // npm run --silent keys -- limits <id> [--requests-per-day N|none] [--tokens-per-day N|none]
-//     [--tokens-per-month N|none]                                   changes only the limits given
+//     [--tokens-per-month N|none] [--characters-per-month N|none]   changes only the limits given
 // npm run --silent keys -- list [--json]
 // npm run --silent keys -- revoke <id>
 // Talks to Postgres directly (DATABASE_URL), so it also makes the first admin key of a fresh install.
@@ -12,7 +13,7 @@ import { z } from 'zod';
 
 import { ApiKeyStore, type LimitsChange } from '../auth/api-key.store.js';
 import { keyModules } from '../auth/module-scope.js';
-import { MAX_REQUESTS_PER_DAY, MAX_TOKENS_LIMIT } from './keys.routes.js';
+import { MAX_CHARACTERS_LIMIT, MAX_REQUESTS_PER_DAY, MAX_TOKENS_LIMIT } from './keys.routes.js';
 
 const { DATABASE_URL: url } = parseEnv(
   z.object({
@@ -57,12 +58,13 @@ interface LimitOptions {
   readonly requestsPerDay?: number | 'none';
   readonly tokensPerDay?: number | 'none';
   readonly tokensPerMonth?: number | 'none';
+  readonly charactersPerMonth?: number | 'none';
 }
 
 /** Only the options given; a limit left out keeps its value. */
 const limitsOf = (options: LimitOptions): LimitsChange =>
   Object.fromEntries(
-    (['requestsPerDay', 'tokensPerDay', 'tokensPerMonth'] as const)
+    (['requestsPerDay', 'tokensPerDay', 'tokensPerMonth', 'charactersPerMonth'] as const)
       .filter((name) => options[name] !== undefined)
       .map((name) => [name, options[name] === 'none' ? null : options[name]]),
   );
@@ -71,14 +73,20 @@ const withLimitOptions = (command: Command): Command =>
   command
     .option('--requests-per-day <n>', 'authenticated requests per UTC day', limit(MAX_REQUESTS_PER_DAY))
     .option('--tokens-per-day <n>', 'chat tokens per UTC day', limit(MAX_TOKENS_LIMIT))
-    .option('--tokens-per-month <n>', 'chat tokens per UTC calendar month', limit(MAX_TOKENS_LIMIT));
+    .option('--tokens-per-month <n>', 'chat tokens per UTC calendar month', limit(MAX_TOKENS_LIMIT))
+    .option(
+      '--characters-per-month <n>',
+      'characters translated by the engines per UTC calendar month (cache hits are free)',
+      limit(MAX_CHARACTERS_LIMIT),
+    );
 
 const budgets = (key: {
   requests_per_day: number | null;
   tokens_per_day: number | null;
   tokens_per_month: number | null;
+  characters_per_month: number | null;
 }) =>
-  `requests/day ${key.requests_per_day ?? 'none'}, tokens/day ${key.tokens_per_day ?? 'none'}, tokens/month ${key.tokens_per_month ?? 'none'}`;
+  `requests/day ${key.requests_per_day ?? 'none'}, tokens/day ${key.tokens_per_day ?? 'none'}, tokens/month ${key.tokens_per_month ?? 'none'}, characters/month ${key.characters_per_month ?? 'none'}`;
 
 /** `shop,cms` -> the checked scope; the same rule as the admin API's `modules`. */
 function modules(value: string): string[] {

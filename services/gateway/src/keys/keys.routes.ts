@@ -5,10 +5,12 @@ import { z } from 'zod';
 import type { ApiKeyStore, LimitsChange } from '../auth/api-key.store.js';
 import { MAX_KEY_MODULES, keyModules } from '../auth/module-scope.js';
 import { defineRoute } from '../http/route.js';
+import { NOTHING_SPENT, type BudgetStore } from './budgets/budget.store.js';
 
 /** The largest limits: requests fit Postgres' int, tokens stay exact in a JavaScript number. */
 export const MAX_REQUESTS_PER_DAY = 2_000_000_000;
 export const MAX_TOKENS_LIMIT = 1_000_000_000_000_000;
+export const MAX_CHARACTERS_LIMIT = MAX_TOKENS_LIMIT;
 
 const limit = (max: number, description: string) =>
   z
@@ -26,12 +28,17 @@ const limitFields = {
   ),
   tokens_per_day: limit(MAX_TOKENS_LIMIT, 'Chat tokens (total_tokens) per UTC day'),
   tokens_per_month: limit(MAX_TOKENS_LIMIT, 'Chat tokens (total_tokens) per UTC calendar month'),
+  characters_per_month: limit(
+    MAX_CHARACTERS_LIMIT,
+    'Characters (code points) the engines translate per UTC calendar month, through POST /api/v1/translate; hot-cache hits do not count',
+  ),
 };
 
 const limitsBody = z.strictObject({
   requests_per_day: limitFields.requests_per_day.optional(),
   tokens_per_day: limitFields.tokens_per_day.optional(),
   tokens_per_month: limitFields.tokens_per_month.optional(),
+  characters_per_month: limitFields.characters_per_month.optional(),
 });
 
 /** Only the fields sent change; a field left out keeps its value. */
@@ -40,6 +47,7 @@ function limitsChange(body: z.infer<typeof limitsBody>): LimitsChange {
     ...(body.requests_per_day === undefined ? {} : { requestsPerDay: body.requests_per_day }),
     ...(body.tokens_per_day === undefined ? {} : { tokensPerDay: body.tokens_per_day }),
     ...(body.tokens_per_month === undefined ? {} : { tokensPerMonth: body.tokens_per_month }),
+    ...(body.characters_per_month === undefined ? {} : { charactersPerMonth: body.characters_per_month }),
   };
 }
 
@@ -73,9 +81,19 @@ const createBody = limitsBody
   });
 
 /** Admin management of API keys; the CLI (keys.cli.ts) does the same against the database. */
-export function keyRoutes(store: ApiKeyStore) {
-  return [createKeyRoute(store), listKeysRoute(store), updateKeyRoute(store), revokeKeyRoute(store)];
+export function keyRoutes(store: ApiKeyStore, budgets: BudgetStore) {
+  return [createKeyRoute(store), listKeysRoute(store, budgets), updateKeyRoute(store), revokeKeyRoute(store)];
 }
+
+const count = (description: string) => z.int().min(0).meta({ description });
+
+/** A key's characters of POST /api/v1/translate in the current UTC day and month (GET /api/v1/usage). */
+const keyCharacters = z.object({
+  today: count('Characters the engines translated today (UTC).'),
+  cached_today: count('Characters answered from the hot cache today.'),
+  month: count('Characters the engines translated this UTC calendar month (the budget counts these).'),
+  cached_month: count('Characters answered from the hot cache this month.'),
+});
 
 const createKeyRoute = (store: ApiKeyStore) =>
   defineRoute({
@@ -98,7 +116,7 @@ const createKeyRoute = (store: ApiKeyStore) =>
       }),
   });
 
-const listKeysRoute = (store: ApiKeyStore) =>
+const listKeysRoute = (store: ApiKeyStore, budgets: BudgetStore) =>
   defineRoute({
     method: 'get',
     path: '/api/admin/keys',
@@ -107,10 +125,26 @@ const listKeysRoute = (store: ApiKeyStore) =>
     access: 'admin',
     response: {
       status: 200,
-      description: 'All keys, oldest first.',
-      schema: z.object({ keys: z.array(apiKeySchema) }),
+      description: "All keys, oldest first, with this day's and month's translated characters.",
+      schema: z.object({ keys: z.array(apiKeySchema.extend({ characters: keyCharacters })) }),
     },
-    handler: async () => ({ keys: await store.list() }),
+    handler: async () => {
+      const [keys, characters] = await Promise.all([store.list(), budgets.charactersByKey()]);
+      return {
+        keys: keys.map((key) => {
+          const spent = characters.get(key.id) ?? NOTHING_SPENT;
+          return {
+            ...key,
+            characters: {
+              today: spent.charactersToday,
+              cached_today: spent.cachedCharactersToday,
+              month: spent.charactersThisMonth,
+              cached_month: spent.cachedCharactersThisMonth,
+            },
+          };
+        }),
+      };
+    },
   });
 
 const updateKeyRoute = (store: ApiKeyStore) =>

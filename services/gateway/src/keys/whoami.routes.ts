@@ -9,7 +9,7 @@ const budget = z
     limit: z.number().nullable().meta({ description: 'null = no limit.' }),
     used: z.number().meta({
       description:
-        'Spent in the current period; for tokens, including what completions in flight have reserved. Requests are counted only while a limit is set.',
+        'Spent in the current period; for tokens and characters, including what requests in flight have reserved. Requests are counted only while a limit is set; characters always (GET /api/v1/usage).',
     }),
     remaining: z.number().nullable().meta({ description: 'null when there is no limit.' }),
     resets_at: z.iso.datetime().meta({ description: 'When the period ends (UTC).' }),
@@ -42,6 +42,7 @@ export function whoamiRoute(budgets: BudgetStore) {
           requests_per_day: budget,
           tokens_per_day: budget,
           tokens_per_month: budget,
+          characters_per_month: budget,
         }),
       }),
     },
@@ -67,6 +68,7 @@ export function whoamiRoute(budgets: BudgetStore) {
           requests_per_day: entry(limits.requestsPerDay, spent.requestsToday, day),
           tokens_per_day: entry(limits.tokensPerDay, spent.tokensToday, day),
           tokens_per_month: entry(limits.tokensPerMonth, spent.tokensThisMonth, month),
+          characters_per_month: entry(limits.charactersPerMonth, spent.charactersThisMonth, month),
         },
       };
     },

@@ -5,9 +5,16 @@ export interface KeyLimits {
   readonly requestsPerDay: number | null;
   readonly tokensPerDay: number | null;
   readonly tokensPerMonth: number | null;
+  /** Characters the engines translate per UTC calendar month (hot-cache hits are free). */
+  readonly charactersPerMonth: number | null;
 }
 
-export const NO_LIMITS: KeyLimits = { requestsPerDay: null, tokensPerDay: null, tokensPerMonth: null };
+export const NO_LIMITS: KeyLimits = {
+  requestsPerDay: null,
+  tokensPerDay: null,
+  tokensPerMonth: null,
+  charactersPerMonth: null,
+};
 
 /** Tokens set aside for one chat completion, to be replaced by what it used once it is over. */
 export interface TokenReservation {
@@ -26,6 +33,33 @@ export interface Spent {
   readonly requestsToday: number;
   readonly tokensToday: number;
   readonly tokensThisMonth: number;
+}
+
+/** Characters translated by the engines (with reservations in flight), and answered from the cache. */
+export interface CharactersSpent {
+  readonly charactersToday: number;
+  readonly cachedCharactersToday: number;
+  readonly charactersThisMonth: number;
+  readonly cachedCharactersThisMonth: number;
+}
+
+export const NOTHING_SPENT: CharactersSpent = {
+  charactersToday: 0,
+  cachedCharactersToday: 0,
+  charactersThisMonth: 0,
+  cachedCharactersThisMonth: 0,
+};
+
+/** Characters of translation work: by the engines (`translated`), and from the hot cache (`cached`). */
+export interface CharacterCounts {
+  readonly translated: number;
+  readonly cached: number;
+}
+
+/** The day and month rows (their first days) a count went to, for a later correction. */
+export interface CharacterPeriods {
+  readonly day: string;
+  readonly month: string;
 }
 
 // The periods follow the database's clock, so every gateway process agrees on when a day ends.
@@ -109,21 +143,99 @@ export class BudgetStore {
     );
   }
 
-  async spent(keyId: string): Promise<Spent> {
+  /**
+   * Counts characters of one translation request in the day's and the month's rows, in one statement:
+   * `translated` (engine work, or a reservation for it) against `limit` per month, `cached` apart.
+   * Undefined (nothing counted) when the month's characters plus `translated` would pass the limit.
+   */
+  async countCharacters(
+    keyId: string,
+    counts: CharacterCounts,
+    limit: number | null,
+  ): Promise<CharacterPeriods | undefined> {
+    if (limit !== null && counts.translated > limit) return undefined;
+    const rows = await this.orm.em.getConnection().execute<{ day: string | null; month: string | null }[]>(
+      `with month as (
+         insert into key_budget_usage as u (api_key_id, period, starts_on, characters, cached_characters)
+           values (?, 'month', ${THIS_MONTH}, ?, ?)
+         on conflict (api_key_id, period, starts_on) do update
+           set characters = u.characters + excluded.characters,
+               cached_characters = u.cached_characters + excluded.cached_characters
+           where excluded.characters = 0 or ?::bigint is null or u.characters + excluded.characters <= ?::bigint
+         returning u.starts_on
+       ), day as (
+         insert into key_budget_usage as u (api_key_id, period, starts_on, characters, cached_characters)
+           select ?, 'day', ${TODAY}, ?, ? from month
+         on conflict (api_key_id, period, starts_on) do update
+           set characters = u.characters + excluded.characters,
+               cached_characters = u.cached_characters + excluded.cached_characters
+         returning u.starts_on
+       )
+       select (select starts_on::text from day) as day, (select starts_on::text from month) as month`,
+      [keyId, counts.translated, counts.cached, limit, limit, keyId, counts.translated, counts.cached],
+    );
+    const { day, month } = rows[0] ?? {};
+    return day && month ? { day, month } : undefined;
+  }
+
+  /** Corrects characters counted by countCharacters in the periods it returned (never below 0). */
+  async correctCharacters(keyId: string, periods: CharacterPeriods, change: CharacterCounts): Promise<void> {
+    await this.orm.em.getConnection().execute(
+      `update key_budget_usage set characters = greatest(characters + ?, 0),
+         cached_characters = greatest(cached_characters + ?, 0)
+       where api_key_id = ? and ((period = 'day' and starts_on = ?) or (period = 'month' and starts_on = ?))`,
+      [change.translated, change.cached, keyId, periods.day, periods.month],
+      'run',
+    );
+  }
+
+  /** Characters of every key that translated this UTC month, for the admin list of keys. */
+  async charactersByKey(): Promise<Map<string, CharactersSpent>> {
     const rows = await this.orm.em
       .getConnection()
-      .execute<{ period: BudgetPeriod; requests: number; tokens: string }[]>(
-        `select period, requests, tokens from key_budget_usage
+      .execute<{ api_key_id: string; period: BudgetPeriod; characters: string; cached_characters: string }[]>(
+        `select api_key_id, period, characters, cached_characters from key_budget_usage
+       where (period = 'day' and starts_on = ${TODAY}) or (period = 'month' and starts_on = ${THIS_MONTH})`,
+      );
+    const byKey = new Map<string, CharactersSpent>();
+    for (const row of rows) {
+      const spent = byKey.get(row.api_key_id) ?? NOTHING_SPENT;
+      const [characters, cached] = [Number(row.characters), Number(row.cached_characters)];
+      byKey.set(
+        row.api_key_id,
+        row.period === 'day'
+          ? { ...spent, charactersToday: characters, cachedCharactersToday: cached }
+          : { ...spent, charactersThisMonth: characters, cachedCharactersThisMonth: cached },
+      );
+    }
+    return byKey;
+  }
+
+  async spent(keyId: string): Promise<Spent & CharactersSpent> {
+    const rows = await this.orm.em.getConnection().execute<
+      {
+        period: BudgetPeriod;
+        requests: number;
+        tokens: string;
+        characters: string;
+        cached_characters: string;
+      }[]
+    >(
+      `select period, requests, tokens, characters, cached_characters from key_budget_usage
          where api_key_id = ? and ((period = 'day' and starts_on = ${TODAY})
            or (period = 'month' and starts_on = ${THIS_MONTH}))`,
-        [keyId],
-      );
+      [keyId],
+    );
     const day = rows.find((row) => row.period === 'day');
     const month = rows.find((row) => row.period === 'month');
     return {
       requestsToday: day?.requests ?? 0,
       tokensToday: Number(day?.tokens ?? 0),
       tokensThisMonth: Number(month?.tokens ?? 0),
+      charactersToday: Number(day?.characters ?? 0),
+      cachedCharactersToday: Number(day?.cached_characters ?? 0),
+      charactersThisMonth: Number(month?.characters ?? 0),
+      cachedCharactersThisMonth: Number(month?.cached_characters ?? 0),
     };
   }
 }

@@ -5,16 +5,25 @@ import type { Request, RequestHandler } from 'express';
 import type { Principal } from '../../auth/api-key.store.js';
 import { periodEnd, type BudgetStore, type TokenReservation } from './budget.store.js';
 
-type Budget = 'requests' | 'tokens';
+type Budget = 'requests' | 'tokens' | 'characters';
 
-/** 429 QUOTA_EXCEEDED (OpenAI: insufficient_quota), with the wait until the period ends. */
-export function budgetSpent(budget: Budget, period: BudgetPeriod, now = new Date()): AppError {
+/**
+ * 429 QUOTA_EXCEEDED (OpenAI: insufficient_quota), with the wait until the period ends; `details`
+ * adds to the budget's name and reset time, `spent` replaces the start of the message.
+ */
+export function budgetSpent(
+  budget: Budget,
+  period: BudgetPeriod,
+  now = new Date(),
+  extra: { readonly spent?: string; readonly details?: Record<string, unknown> } = {},
+): AppError {
   const resets = periodEnd(period, now);
   const seconds = Math.max(1, Math.ceil((resets.getTime() - now.getTime()) / 1000));
+  const spent = extra.spent ?? `this API key has used its ${budget} per ${period}`;
   return new AppError(
     'QUOTA_EXCEEDED',
-    `this API key has used its ${budget} per ${period}; the budget resets at ${resets.toISOString()}`,
-    { budget: `${budget}_per_${period}`, resets_at: resets.toISOString() },
+    `${spent}; the budget resets at ${resets.toISOString()}`,
+    { budget: `${budget}_per_${period}`, resets_at: resets.toISOString(), ...extra.details },
     { 'Retry-After': String(seconds) },
   );
 }

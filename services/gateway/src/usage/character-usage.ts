@@ -1,0 +1,120 @@
+import { AppError, codePoints, requestLog } from '@tp/runtime';
+import type { Request } from 'express';
+import { Counter, type Registry } from 'prom-client';
+
+import type { Principal } from '../auth/api-key.store.js';
+import type { BudgetStore, CharacterCounts } from '../keys/budgets/budget.store.js';
+import { budgetSpent } from '../keys/budgets/budgets.js';
+
+export type { CharacterCounts } from '../keys/budgets/budget.store.js';
+
+/** The characters of texts as usage counts them: code points, the unit of every text limit. */
+export const charactersOf = (texts: readonly string[]): number =>
+  texts.reduce((sum, text) => sum + codePoints(text), 0);
+
+/** One translation request as the route sees it before and after the engines. */
+export interface MeteredTranslation<T> {
+  /** Characters answered from the gateway's hot cache and those sent to the translator. */
+  readonly expected: CharacterCounts;
+  /** The engine work; not called when the key's monthly characters would not cover `expected.translated`. */
+  readonly run: () => Promise<T>;
+  /**
+   * What the result really cost: characters the engines translated, and those answered from a
+   * cache (the gateway's or the translator's). `undefined` when `run` failed: nothing translated.
+   */
+  readonly actual: (result: T | undefined) => CharacterCounts;
+}
+
+/**
+ * Characters translated per key, UTC day and calendar month (engine work and cache hits apart), and
+ * the optional monthly character budget. A keyed request costs one upsert of the key's day and month
+ * rows before the engines run, which also reserves the characters against the budget (so parallel
+ * requests never spend past it), and a correction only when the result differs from what was
+ * expected (an item failed, or the translator found it in its cache). Anonymous requests are only
+ * counted in the metrics. Postgres unreachable: 503, never an uncounted keyed translation.
+ */
+export class CharacterUsage {
+  private readonly characters: Counter<'kind' | 'caller'>;
+  private readonly refusals: Counter;
+
+  constructor(
+    private readonly budgets: BudgetStore,
+    metrics: Registry,
+  ) {
+    this.characters = new Counter({
+      name: 'translation_characters_total',
+      help: 'Characters answered by POST /api/v1/translate: kind=translated (by the engines) or cached (hot cache); caller=key or anonymous',
+      labelNames: ['kind', 'caller'],
+      registers: [metrics],
+    });
+    this.refusals = new Counter({
+      name: 'translation_character_budget_refusals_total',
+      help: "Translation requests refused because the key's monthly characters would not cover them",
+      registers: [metrics],
+    });
+  }
+
+  /** Runs the translation, counted for `principal` (undefined: an anonymous request). */
+  async translate<T>(
+    principal: Principal | undefined,
+    req: Request,
+    work: MeteredTranslation<T>,
+  ): Promise<T> {
+    if (!principal) {
+      const result = await work.run().catch((err: unknown) => {
+        this.observe(work.actual(undefined), 'anonymous');
+        throw err;
+      });
+      this.observe(work.actual(result), 'anonymous');
+      return result;
+    }
+    const periods = await this.budgets
+      .countCharacters(principal.keyId, work.expected, principal.limits.charactersPerMonth)
+      .catch((err: unknown) => {
+        requestLog(req).error({ err }, 'character usage could not be counted');
+        throw new AppError(
+          'DEPENDENCY_UNAVAILABLE',
+          'cannot count the characters of this key right now; retry later',
+        );
+      });
+    if (!periods) throw await this.refusal(principal, work.expected.translated);
+    let result: T | undefined;
+    try {
+      result = await work.run();
+      return result;
+    } finally {
+      const actual = work.actual(result);
+      this.observe(actual, 'key');
+      const change = {
+        translated: actual.translated - work.expected.translated,
+        cached: actual.cached - work.expected.cached,
+      };
+      if (change.translated !== 0 || change.cached !== 0) {
+        // After the answer: a failed correction leaves the reservation counted (the platform's side).
+        this.budgets
+          .correctCharacters(principal.keyId, periods, change)
+          .catch((err: unknown) => requestLog(req).error({ err, change }, 'character usage not corrected'));
+      }
+    }
+  }
+
+  private observe(counts: CharacterCounts, caller: 'key' | 'anonymous'): void {
+    this.characters.inc({ kind: 'translated', caller }, counts.translated);
+    this.characters.inc({ kind: 'cached', caller }, counts.cached);
+  }
+
+  /** 429 QUOTA_EXCEEDED naming what is left of the month and what the request needed. */
+  private async refusal(principal: Principal, requested: number): Promise<AppError> {
+    this.refusals.inc();
+    const limit = principal.limits.charactersPerMonth ?? 0;
+    const used = await this.budgets.spent(principal.keyId).then(
+      (spent) => spent.charactersThisMonth,
+      () => undefined,
+    );
+    const remaining = used === undefined ? undefined : Math.max(0, limit - used);
+    return budgetSpent('characters', 'month', new Date(), {
+      spent: `this request has ${requested} characters to translate; this API key has ${remaining ?? 'fewer'} of its ${limit} characters per month left`,
+      details: { limit, requested, ...(remaining === undefined ? {} : { remaining }) },
+    });
+  }
+}
