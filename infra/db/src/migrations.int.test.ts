@@ -44,6 +44,7 @@ describe('migrations', () => {
       'Migration20261125000000_content_history_indexes',
       'Migration20261125130000_glossary_deletions',
       'Migration20261129000000_default_zh_tw_target',
+      'Migration20261129100000_character_usage',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -100,6 +101,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129100000_character_usage']);
+    const characters = await client.query(
+      `select 1 from information_schema.columns where table_name = 'key_budget_usage' and column_name = 'characters'`,
+    );
+    expect(characters.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129000000_default_zh_tw_target']);
     const config = await client.query(`select target_languages from translation_config where id = 1`);
     expect(config.rows).toEqual([{ target_languages: ['en'] }]);

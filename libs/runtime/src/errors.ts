@@ -156,7 +156,7 @@ export const ERROR_CATALOGUE = {
     code: 42903,
     status: 429,
     summary:
-      'The API key has spent a budget an admin set (requests per day, chat tokens per day or per month); `details.budget` names it, `Retry-After` is the wait until it resets (UTC). OpenAI code `insufficient_quota` on `/v1` routes.',
+      'The API key has spent a budget an admin set (requests per day, chat tokens per day or per month, translated characters per month: also `details.limit`, `requested`, `remaining`); `details.budget` names it, `Retry-After` is the wait until it resets (UTC). OpenAI code `insufficient_quota` on `/v1` routes.',
   },
   INTERNAL: {
     code: 50001,

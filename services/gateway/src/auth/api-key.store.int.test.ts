@@ -27,7 +27,7 @@ describe('ApiKeyStore lookups', () => {
         keyId: id,
         name: 'partner',
         role: 'client',
-        limits: { requestsPerDay: null, tokensPerDay: null, tokensPerMonth: null },
+        limits: { requestsPerDay: null, tokensPerDay: null, tokensPerMonth: null, charactersPerMonth: null },
       },
     });
     await store.revoke(id);

@@ -84,6 +84,8 @@ describe('npm run keys', () => {
       '5000',
       '--tokens-per-month',
       '90000',
+      '--characters-per-month',
+      '2000000',
     );
     expect(created.code).toBe(0);
     const principal = async () => {
@@ -92,14 +94,31 @@ describe('npm run keys', () => {
       return found.principal;
     };
     const { keyId, limits } = await principal();
-    expect(limits).toEqual({ requestsPerDay: 100, tokensPerDay: 5000, tokensPerMonth: 90000 });
-    const changed = await keys('limits', keyId, '--tokens-per-day', 'none', '--requests-per-day', '7');
+    expect(limits).toEqual({
+      requestsPerDay: 100,
+      tokensPerDay: 5000,
+      tokensPerMonth: 90000,
+      charactersPerMonth: 2_000_000,
+    });
+    const changed = await keys(
+      'limits',
+      keyId,
+      '--tokens-per-day',
+      'none',
+      '--requests-per-day',
+      '7',
+      '--characters-per-month',
+      'none',
+    );
     expect(changed.code).toBe(0);
-    expect(changed.stdout).toContain('requests/day 7, tokens/day none, tokens/month 90000');
+    expect(changed.stdout).toContain(
+      'requests/day 7, tokens/day none, tokens/month 90000, characters/month none',
+    );
     expect((await principal()).limits).toEqual({
       requestsPerDay: 7,
       tokensPerDay: null,
       tokensPerMonth: 90000,
+      charactersPerMonth: null,
     });
     const bad = await keys('limits', keyId, '--tokens-per-day', '-3');
     expect(bad.code).toBe(1);
