@@ -105,4 +105,7 @@ export interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
   requests_per_day: number | null;
+  characters_per_month: number | null;
+  /** Characters of POST /api/v1/translate today and this month (UTC): by the engines, and cached. */
+  characters: { today: number; cached_today: number; month: number; cached_month: number };
 }

@@ -13,6 +13,7 @@ import {
   waitForText,
 } from '../../test/console-browser.js';
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+import { BudgetStore } from '../keys/budgets/budget.store.js';
 import { CONSOLE_CSP } from './serve-console.js';
 
 // The operator console in a real browser (Debian's chromium through playwright-core) against the real
@@ -160,6 +161,26 @@ describe('operator console', () => {
     await page.getByRole('button', { name: 'Revoke console-e2e' }).waitFor({ state: 'detached' });
     await waitForText(page.getByRole('table', { name: /key\(s\)/ }), 'revoked');
     expect((await me(key)).status).toBe(401);
+  });
+
+  it("shows each key's translated characters, today and this month against its budget, and sets a budget at creation", async () => {
+    const { id } = await gateway.store.create('client', 'characters-e2e', {
+      limits: { charactersPerMonth: 50_000 },
+    });
+    await new BudgetStore(orm).countCharacters(id, { translated: 1200, cached: 300 }, null);
+    await signIn(page, gateway.url, gateway.keys.admin);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const row = page.getByRole('row', { name: /characters-e2e/ });
+    await waitForText(row, '1,200 of 50,000 (+300 cached)');
+    await waitForText(row, '1,200 (+300 cached)');
+
+    await page.getByLabel('Name').fill('budgeted-e2e');
+    await page.getByLabel('Characters per month').fill('700');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent()) ?? '';
+    const usage = await fetch(`${gateway.url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await usage.json()).toMatchObject({ data: { character_limit: 700, month: { remaining: 700 } } });
+    await waitForText(page.getByRole('row', { name: /budgeted-e2e/ }), '0 of 700 (+0 cached)');
   });
 
   it('fits a 390 px phone: no page scrolls sideways, wide tables scroll in their own box', async () => {

@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Principal } from '../auth/api-key.store.js';
 import type { BudgetStore, CharacterCounts } from '../keys/budgets/budget.store.js';
 import { budgetSpent } from '../keys/budgets/budgets.js';
+import type { CharacterTally } from './character-tally.js';
 
 export type { CharacterCounts } from '../keys/budgets/budget.store.js';
 
@@ -27,11 +28,11 @@ export interface MeteredTranslation<T> {
 
 /**
  * Characters translated per key, UTC day and calendar month (engine work and cache hits apart), and
- * the optional monthly character budget. A keyed request costs one upsert of the key's day and month
- * rows before the engines run, which also reserves the characters against the budget (so parallel
- * requests never spend past it), and a correction only when the result differs from what was
- * expected (an item failed, or the translator found it in its cache). Anonymous requests are only
- * counted in the metrics. Postgres unreachable: 503, never an uncounted keyed translation.
+ * the optional monthly character budget. Engine work of a key with a budget is reserved before the
+ * engines run, with one conditional upsert of the key's day and month rows (so parallel requests
+ * never spend past it; Postgres unreachable: 503), and corrected after only when the result differs
+ * (an item failed, the translator's cache answered). Everything else a key translates is summed in
+ * memory and written once a second (CharacterTally). Anonymous requests are counted in the metrics.
  */
 export class CharacterUsage {
   private readonly characters: Counter<'kind' | 'caller'>;
@@ -39,6 +40,7 @@ export class CharacterUsage {
 
   constructor(
     private readonly budgets: BudgetStore,
+    private readonly tally: CharacterTally,
     metrics: Registry,
   ) {
     this.characters = new Counter({
@@ -60,21 +62,29 @@ export class CharacterUsage {
     req: Request,
     work: MeteredTranslation<T>,
   ): Promise<T> {
-    if (!principal) {
-      const result = await work.run().catch((err: unknown) => {
-        this.observe(work.actual(undefined), 'anonymous');
-        throw err;
-      });
-      this.observe(work.actual(result), 'anonymous');
+    const budgeted =
+      principal && principal.limits.charactersPerMonth !== null && work.expected.translated > 0;
+    if (principal && budgeted) return this.reserved(principal, req, work);
+    let result: T | undefined;
+    try {
+      result = await work.run();
       return result;
+    } finally {
+      const actual = work.actual(result);
+      this.observe(actual, principal ? 'key' : 'anonymous');
+      if (principal) this.tally.add(principal.keyId, actual);
     }
+  }
+
+  /** Engine work reserved against the key's monthly budget before it runs. */
+  private async reserved<T>(principal: Principal, req: Request, work: MeteredTranslation<T>): Promise<T> {
     const periods = await this.budgets
       .countCharacters(principal.keyId, work.expected, principal.limits.charactersPerMonth)
       .catch((err: unknown) => {
-        requestLog(req).error({ err }, 'character usage could not be counted');
+        requestLog(req).error({ err }, 'character budget could not be checked');
         throw new AppError(
           'DEPENDENCY_UNAVAILABLE',
-          'cannot count the characters of this key right now; retry later',
+          'cannot check the character budget of this key right now; retry later',
         );
       });
     if (!periods) throw await this.refusal(principal, work.expected.translated);

@@ -4,19 +4,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connectDatabase, type Orm } from '@tp/db';
-import { AppError } from '@tp/runtime';
+import { AppError, createLogger } from '@tp/runtime';
 import type { Request } from 'express';
 import { Registry } from 'prom-client';
 
 import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 import type { Principal } from '../auth/api-key.store.js';
 import { BudgetStore, NO_LIMITS, type KeyLimits } from '../keys/budgets/budget.store.js';
+import { CharacterTally } from './character-tally.js';
 import { CharacterUsage, charactersOf, type MeteredTranslation } from './character-usage.js';
 import type { UsageReport } from './read-usage.js';
 
 let gateway: TestGateway;
 let orm: Orm;
 let usage: CharacterUsage;
+let tally: CharacterTally;
 let metrics: Registry;
 
 beforeAll(async () => {
@@ -24,7 +26,10 @@ beforeAll(async () => {
   // A second connection to the gateway's own database: what it counts, the gateway's route reads.
   orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 4 });
   metrics = new Registry();
-  usage = new CharacterUsage(new BudgetStore(orm), metrics);
+  const budgets = new BudgetStore(orm);
+  // A flush a test does not call itself would come after the test's own reads.
+  tally = new CharacterTally(budgets, createLogger('test', 'silent'), 3_600_000);
+  usage = new CharacterUsage(budgets, tally, metrics);
 });
 
 afterAll(async () => {
@@ -73,6 +78,9 @@ describe('characters per key', () => {
       run: () => Promise.resolve('hit'),
       actual: () => ({ translated: 0, cached: 4 }),
     });
+    // A key without a budget is counted in memory and written by the next flush.
+    expect((await usageOf(key)).month.characters).toBe(0);
+    await tally.flush();
     const report = await usageOf(key);
     // 13 + 5 code points (the Chinese text is 5 characters, 15 UTF-8 bytes).
     expect(report).toMatchObject({
@@ -110,6 +118,29 @@ describe('characters per key', () => {
       remaining: 990,
     });
     expect(report.day).toMatchObject({ characters: 10, cached_characters: 20 });
+  });
+});
+
+describe('the tally of keys without a budget', () => {
+  it('sums the translations of a key in memory and writes them when the process stops', async () => {
+    const { key, principal } = await newKey();
+    await Promise.all(
+      Array.from({ length: 50 }, () => usage.translate(principal, req, engineWork(['abcd']))),
+    );
+    await tally.stop();
+    expect((await usageOf(key)).day).toMatchObject({ characters: 200, cached_characters: 0 });
+  });
+
+  it('counts nothing for a translation that failed', async () => {
+    const { key, principal } = await newKey();
+    const failed = usage.translate(principal, req, {
+      expected: { translated: 10, cached: 0 },
+      run: () => Promise.reject(new AppError('TRANSLATION_UNAVAILABLE', 'every engine failed')),
+      actual: () => ({ translated: 0, cached: 0 }),
+    });
+    await expect(failed).rejects.toMatchObject({ code: 'TRANSLATION_UNAVAILABLE' });
+    await tally.flush();
+    expect((await usageOf(key)).month).toMatchObject({ characters: 0, cached_characters: 0 });
   });
 });
 

@@ -1,4 +1,4 @@
-// API keys: create (the key is shown once), list, revoke; chat usage per key.
+// API keys: create (the key is shown once), list with translated characters, revoke; chat usage per key.
 
 import { api, describeError } from '../api.js';
 import { badge, field, fill, h, input, notice, select, table, time } from '../dom.js';
@@ -26,12 +26,20 @@ function createForm(reload: () => Promise<void>): HTMLElement {
   const name = input({ name: 'name', required: true, maxlength: 100 });
   const role = select(['client', 'admin'], { name: 'role' });
   const perDay = input({ type: 'number', name: 'requests_per_day', min: 0, placeholder: 'no limit' });
+  const perMonth = input({ type: 'number', name: 'characters_per_month', min: 0, placeholder: 'no limit' });
   const shown = h('div', { 'aria-live': 'polite' });
   const form = h(
     'form',
     { class: 'card', 'aria-labelledby': 'create-title' },
     h('h3', { id: 'create-title' }, 'Create a key'),
-    h('div', { class: 'row' }, field('Name', name), field('Role', role), field('Requests per day', perDay)),
+    h(
+      'div',
+      { class: 'row' },
+      field('Name', name),
+      field('Role', role),
+      field('Requests per day', perDay),
+      field('Characters per month', perMonth),
+    ),
     h('button', { type: 'submit' }, 'Create key'),
     shown,
   );
@@ -41,6 +49,7 @@ function createForm(reload: () => Promise<void>): HTMLElement {
       name: name.value,
       role: role.value,
       ...(perDay.value ? { requests_per_day: Number(perDay.value) } : {}),
+      ...(perMonth.value ? { characters_per_month: Number(perMonth.value) } : {}),
     })
       .then(async (created) => {
         const key = h('output', { class: 'secret', id: 'new-key' }, created.key);
@@ -77,13 +86,25 @@ async function showKeys(host: HTMLElement): Promise<void> {
     status,
     table(
       `${keys.length} key(s)`,
-      ['Name', 'Role', 'Prefix', 'Created', 'Last used', 'State', ''],
+      [
+        'Name',
+        'Role',
+        'Prefix',
+        'Created',
+        'Last used',
+        'Characters today',
+        'Characters this month',
+        'State',
+        '',
+      ],
       keys.map((k) => [
         k.name,
         k.role,
         `${k.prefix}…`,
         time(k.created_at),
         time(k.last_used_at),
+        characters(k.characters.today, k.characters.cached_today),
+        characters(k.characters.month, k.characters.cached_month, k.characters_per_month),
         k.revoked_at ? badge(`revoked ${time(k.revoked_at)}`, 'bad') : badge('active', 'good'),
         k.revoked_at
           ? ''
@@ -91,6 +112,13 @@ async function showKeys(host: HTMLElement): Promise<void> {
       ]),
     ),
   );
+}
+
+/** `1,200 (+300 cached)` or `1,200 of 50,000 (+300 cached)`: engine characters, the budget, cache hits. */
+function characters(translated: number, cached: number, limit?: number | null): string {
+  const n = (value: number) => value.toLocaleString('en');
+  const budget = limit === null || limit === undefined ? '' : ` of ${n(limit)}`;
+  return `${n(translated)}${budget} (+${n(cached)} cached)`;
 }
 
 async function showUsage(host: HTMLElement): Promise<void> {
