@@ -74,6 +74,35 @@ export const translationResult = z.strictObject({
 });
 export type TranslationResult = z.infer<typeof translationResult>;
 
+/** Texts one POST /translate/batch (and one POST /api/v1/translate) takes. */
+export const MAX_TRANSLATE_TEXTS = 128;
+
+/** Body of POST /translate/batch: texts of one pair, each translated on its own, answered in order. */
+export const translateBatchRequest = z.strictObject({
+  texts: z
+    .array(z.string({ error: 'must be a string' }))
+    .min(1, { error: 'must hold at least one text' })
+    .max(MAX_TRANSLATE_TEXTS, { error: `must hold at most ${MAX_TRANSLATE_TEXTS} texts` }),
+  source: text().default(DEFAULT_SOURCE),
+  target: text(),
+});
+
+/** A text's own failure within a batch: the error envelope's fields, without the request id. */
+export const itemError = z.strictObject({
+  code: z.int(),
+  error: z.string(),
+  message: z.string(),
+  details: z.unknown().optional(),
+});
+export type ItemError = z.infer<typeof itemError>;
+
+/** The answer of POST /translate/batch: one item per text, in order, and how many failed. */
+export const translateBatchAnswer = z.strictObject({
+  items: z.array(z.union([translationResult, z.strictObject({ error: itemError })])),
+  failed: z.int(),
+});
+export type TranslateBatchAnswer = z.infer<typeof translateBatchAnswer>;
+
 const testAttempt = z
   .strictObject({
     slot: z.enum(SLOTS),

@@ -106,6 +106,75 @@ describe('POST /api/v1/translate at the gateway', () => {
   });
 });
 
+describe('POST /api/v1/translate with an array of texts, at the gateway', () => {
+  beforeAll(async () => {
+    const cache = new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX);
+    for (const [text, translatedText] of [
+      ['Good night', 'Buenas noches'],
+      ['Thank you', 'Gracias'],
+    ]) {
+      await cache.store(
+        { source: 'en', target: 'es', text: text as string },
+        {
+          translatedText: translatedText as string,
+          source: 'en',
+          engine: 'apertium',
+          cachedAt: '',
+          truncated: false,
+        },
+      );
+    }
+  });
+
+  it('answers texts all in the hot cache without the translator, in the order sent', async () => {
+    const { status, body } = await translate({
+      text: ['Thank you', 'Good night', 'Thank you'],
+      source: 'en',
+      target: 'es',
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      code: 0,
+      data: {
+        count: 3,
+        failed: 0,
+        translations: [
+          { translatedText: 'Gracias', cached: true, engine: 'apertium', source: 'en', target: 'es' },
+          { translatedText: 'Buenas noches', cached: true },
+          { translatedText: 'Gracias', cached: true },
+        ],
+      },
+    });
+  });
+
+  it('answers 503 TRANSLATOR_UNAVAILABLE when a text misses and the translator is down', async () => {
+    const { status, body } = await translate({
+      text: ['Thank you', 'Never seen'],
+      source: 'en',
+      target: 'es',
+    });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ error: 'TRANSLATOR_UNAVAILABLE' });
+  });
+
+  it.each([
+    ['no texts', 400, 'VALIDATION_FAILED', { text: [], target: 'es' }],
+    ['129 texts', 400, 'VALIDATION_FAILED', { text: Array(129).fill('a'), target: 'es' }],
+    ['a text that is a number', 400, 'VALIDATION_FAILED', { text: ['a', 1], target: 'es' }],
+    [
+      'texts over the maximum together',
+      413,
+      'TEXT_TOO_LONG',
+      { text: ['x'.repeat(60), 'y'.repeat(41)], target: 'es' },
+    ],
+    ['an unknown target language', 400, 'UNSUPPORTED_LANGUAGE', { text: ['hi'], target: 'xx-klingon' }],
+  ])('answers %s with %i %s', async (_label, status, error, body) => {
+    const res = await translate(body);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ error });
+  });
+});
+
 describe('POST /api/v1/translate: a cache hit on the wire', () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(`${gateway.url}/api/v1/translate`, {

@@ -1,13 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 
-import { assertTextLength, codePointString, requestId } from '@tp/runtime';
+import { AppError, assertTextLength, codePointString, requestId } from '@tp/runtime';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, languageCode } from '@tp/translation';
-import { DEFAULT_SOURCE, language, servedPair, type TranslationResult } from '@tp/service-contracts';
+import {
+  DEFAULT_SOURCE,
+  MAX_TRANSLATE_TEXTS,
+  itemError,
+  language,
+  servedPair,
+  type TranslateBatchAnswer,
+  type TranslationResult,
+} from '@tp/service-contracts';
 import { z } from 'zod';
 
-import { defineRoute } from '../http/route.js';
+import { defineRoute, type RequestSchemas, type RouteContext } from '../http/route.js';
 import type { TranslatorClient } from './translator-client.js';
+
+type RouteContextOf = Pick<RouteContext<RequestSchemas>, 'req' | 'signal'>;
 
 export const translationSchema = z
   .object({
@@ -45,32 +55,72 @@ const pairsQuery = z.strictObject({
   target: tagOf('target').optional(),
 });
 
-/** The body of POST /api/v1/translate. */
-export const translateBody = z.strictObject({
-  text: z.string().min(1, { message: 'text must not be empty' }),
+const oneText = z.string().min(1, { message: 'text must not be empty' });
+const pairFields = {
   source: tag.default(DEFAULT_SOURCE).meta({ description: 'Language code, or `auto`; default zh-CN.' }),
   target: tag,
+};
+
+/** The body of POST /api/v1/translate. */
+export const translateBody = z.strictObject({
+  text: z.union([oneText, z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)]),
+  ...pairFields,
 });
 
+/** One text of at most `maxTextChars` code points, as the document shows it (the handler checks the length). */
+const documentedText = (maxTextChars: number) =>
+  codePointString(maxTextChars, { check: false }).min(1, { message: 'text must not be empty' });
+
 /**
- * translateBody as the document shows it: `text` of at most `maxTextChars` code points, which the
- * handler enforces (413 TEXT_TOO_LONG, with a limit that depends on the key: translationRequest).
+ * A body of one text, as the document shows it: `text` of at most `maxTextChars` code points, which
+ * the handler enforces (413 TEXT_TOO_LONG, with a limit that depends on the key: translationRequest).
  */
+export const documentedTextBody = (maxTextChars: number) =>
+  z.strictObject({ text: documentedText(maxTextChars), ...pairFields });
+
+/** translateBody as the document shows it: one text, or many within `maxTextChars` together. */
 export const documentedTranslateBody = (maxTextChars: number) =>
   translateBody.extend({
-    text: codePointString(maxTextChars, { check: false }).min(1, { message: 'text must not be empty' }),
+    text: z.union([
+      documentedText(maxTextChars).meta({ description: 'One text: the answer is one Translation.' }),
+      z
+        .array(codePointString(maxTextChars, { check: false }))
+        .min(1)
+        .max(MAX_TRANSLATE_TEXTS)
+        .meta({
+          description: `Up to ${MAX_TRANSLATE_TEXTS} texts, at most ${maxTextChars} characters together: the answer is a TranslationBatch, one item per text in order.`,
+        }),
+    ]),
   });
+
+/** One text's failure within a batch: the error envelope's fields (docs/errors.md). */
+const batchItemError = z
+  .object({ error: itemError.meta({ description: 'As the error envelope: code, error, message, details.' }) })
+  .meta({ id: 'TranslationItemError' });
+
+export const translationBatchSchema = z
+  .object({
+    translations: z
+      .array(z.union([translationSchema, batchItemError]))
+      .meta({ description: 'One item per text, in the order sent: its translation or its own error.' }),
+    count: z.int().min(0).meta({ description: 'Texts sent.' }),
+    failed: z.int().min(0).meta({ description: 'Items that are errors; the others are translations.' }),
+  })
+  .meta({ id: 'TranslationBatch' });
 
 export type Translation = z.input<typeof translationSchema>;
 
 /** A validated body with canonical language codes; throws the route's 400/413 otherwise. */
-export function translationRequest(input: z.output<typeof translateBody>, maxTextChars: number) {
+export function translationRequest<T extends string | readonly string[]>(
+  input: { text: T; source: string; target: string },
+  maxTextChars: number,
+) {
   const request = {
     text: input.text,
     source: languageCode('source', input.source),
     target: languageCode('target', input.target),
   };
-  assertTextLength(request.text, maxTextChars);
+  assertTextLength(typeof request.text === 'string' ? request.text : request.text.join(''), maxTextChars);
   return request;
 }
 
@@ -127,7 +177,12 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
     tags: ['translation'],
     access: 'public',
     request: { body: documentedTranslateBody(keyedMaxTextChars) },
-    response: { status: 200, description: 'The translation.', schema: translationSchema },
+    response: {
+      status: 200,
+      description:
+        'The translation of a `text` string; for an array, a TranslationBatch with one item per text (its translation or its own error).',
+      schema: z.union([translationSchema, translationBatchSchema]),
+    },
     errors: [
       'TEXT_TOO_LONG',
       'TRANSLATION_UNAVAILABLE',
@@ -136,17 +191,60 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
       'UNSUPPORTED_LANGUAGE_PAIR',
     ],
     handler: async (context) => {
-      const { req } = context;
       const started = performance.now();
-      const body = translationRequest(context.body, await maxTextChars(req));
       const seconds = () => Math.round(performance.now() - started) / 1000;
-      // The translator also stores `auto` requests under `auto`, so those can hit here too.
-      const hit = await cache.read(body);
-      if (hit) return cachedTranslation(hit, body.target, seconds());
-      const result = await translator.translate(body, requestId(req), context.signal);
-      return translatedAnswer(result, seconds());
+      const body = translationRequest(context.body, await maxTextChars(context.req));
+      const { text, ...pair } = body;
+      if (typeof text === 'string')
+        return translateOne({ translator, cache }, { ...pair, text }, context, seconds);
+      return translateMany({ translator, cache }, { ...pair, texts: text }, context, seconds);
     },
   });
+
+type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache'>;
+type Pair = { readonly source: string; readonly target: string };
+
+/** One text: the hot cache, else the translator. */
+async function translateOne(
+  { translator, cache }: Steps,
+  request: Pair & { readonly text: string },
+  { req, signal }: RouteContextOf,
+  seconds: () => number,
+): Promise<Translation> {
+  // The translator also stores `auto` requests under `auto`, so those can hit here too.
+  const hit = await cache.read(request);
+  if (hit) return cachedTranslation(hit, request.target, seconds());
+  const result = await translator.translate(request, requestId(req), signal);
+  return translatedAnswer(result, seconds());
+}
+
+/** Many texts: each from the hot cache, the rest from the translator in one call, in the order sent. */
+async function translateMany(
+  { translator, cache }: Steps,
+  { texts, source, target }: Pair & { readonly texts: readonly string[] },
+  { req, signal }: RouteContextOf,
+  seconds: () => number,
+): Promise<z.input<typeof translationBatchSchema>> {
+  const hits = await Promise.all(texts.map((text) => cache.read({ source, target, text })));
+  const missed = texts.filter((_, index) => !hits[index]);
+  const answer: TranslateBatchAnswer =
+    missed.length > 0
+      ? await translator.translateBatch({ texts: missed, source, target }, requestId(req), signal)
+      : { items: [], failed: 0 };
+  if (answer.items.length !== missed.length) {
+    throw new AppError(
+      'TRANSLATOR_UNAVAILABLE',
+      `the translator service answered ${answer.items.length} items for ${missed.length} texts`,
+    );
+  }
+  const fromTranslator = answer.items.values();
+  const translations = hits.map((hit) => {
+    if (hit) return cachedTranslation(hit, target, seconds());
+    const item = fromTranslator.next().value as TranslateBatchAnswer['items'][number];
+    return 'error' in item ? { error: item.error } : translatedAnswer(item, seconds());
+  });
+  return { translations, count: texts.length, failed: answer.failed };
+}
 
 const languagesRoute = (translator: TranslatorClient) =>
   defineRoute({

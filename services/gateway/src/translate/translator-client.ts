@@ -4,8 +4,10 @@ import {
   languageDetectAnswer,
   languagesAnswer,
   pairsAnswer,
+  translateBatchAnswer,
   translationResult,
   type pairsQuery,
+  type translateBatchRequest,
   type translateRequest,
 } from '@tp/service-contracts';
 import type { z } from 'zod';
@@ -14,6 +16,9 @@ import { ServiceClient } from '../http/service-client.js';
 
 /** What the gateway asks the translator to translate (the translator checks it: @tp/service-contracts). */
 export type TranslateCall = z.input<typeof translateRequest>;
+
+/** Texts of one pair the gateway asks the translator to translate, each on its own. */
+export type TranslateBatchCall = z.input<typeof translateBatchRequest>;
 
 /** HTTP client of the internal translator service; each answer is checked against its contract. */
 export class TranslatorClient {
@@ -30,6 +35,16 @@ export class TranslatorClient {
   /** POST /translate: the hot cache, then the engine chain. */
   translate(call: TranslateCall, requestId: string, signal: AbortSignal) {
     return this.client.call('/translate', translationResult, {
+      method: 'POST',
+      body: call,
+      requestId,
+      signal,
+    });
+  }
+
+  /** POST /translate/batch: per text, the hot cache, then the engine chain; each its own result or error. */
+  translateBatch(call: TranslateBatchCall, requestId: string, signal: AbortSignal) {
+    return this.client.call('/translate/batch', translateBatchAnswer, {
       method: 'POST',
       body: call,
       requestId,

@@ -23,16 +23,28 @@ export interface TranslateTextInput {
   readonly target: string;
 }
 
+/** Texts of one request, translated each on its own (POST /translate/batch). */
+export interface TranslateBatchInput {
+  readonly texts: readonly string[];
+  /** A language code (any case, `_` or `-`), or `auto`; for every text. */
+  readonly source: string;
+  readonly target: string;
+}
+
+/** One text's answer within a batch: its translation, or its own error (the others keep theirs). */
+export type BatchItem = TranslationResult | AppError;
+
 /** The answer of POST /translate (its contract: @tp/service-contracts). */
 export type { TranslationResult };
 
 export interface TranslateTextDeps {
   /** Without `strongerEngineHealthy`, a cached fallback result is served like any other. */
-  readonly chain: Pick<TranslationChain, 'translate'> &
+  readonly chain: Pick<TranslationChain, 'translateBatch'> &
     Partial<Pick<TranslationChain, 'strongerEngineHealthy'>>;
   readonly cache: Pick<HotCache, 'read' | 'store'>;
   readonly detector: Pick<LanguageDetector, 'detect'>;
   readonly sink: CompletedTranslationSink;
+  /** The most characters one request may carry, all its texts together. */
   readonly maxTextChars: number;
   readonly metrics?: Registry;
   /** The glossaries per language pair; none applied without it. */
@@ -52,7 +64,15 @@ export interface RequestOrigin extends EventOrigin {
 /** The most distinct texts translated at once that identical requests can join (a bound on that map). */
 const MAX_IN_FLIGHT = 10_000;
 
-/** A checked request: our language codes, `auto` for an unknown source, a text within the limit. */
+/** A checked request: our language codes, `auto` for an unknown source, texts within the limit. */
+interface CheckedBatch {
+  readonly texts: readonly string[];
+  readonly source: string;
+  readonly target: string;
+  readonly auto: boolean;
+}
+
+/** One text of a checked request. */
 interface CheckedRequest {
   readonly text: string;
   readonly source: string;
@@ -63,10 +83,22 @@ interface CheckedRequest {
 /** An answer but for its duration, which each caller (joined or not) adds. */
 type Translation = Omit<TranslationResult, 'duration'>;
 
+/** A text this request runs itself (no identical run was in flight): settled by runBatch. */
+interface OwnRun {
+  readonly request: CheckedRequest;
+  readonly key: CacheKey;
+  /** Aborts when every caller waiting for this text has gone. */
+  readonly signal: AbortSignal;
+  readonly resolve: (translation: Translation) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
- * The translation use case, as its steps: the hot cache; else an identical run in flight, joined;
- * else a run of its own, which runs the engine chain (detecting the source for `auto`), stores a
- * complete result in the cache and hands it to persistence (which the answer does not wait for).
+ * The translation use case, as its steps, for each text of a request: the hot cache; else an
+ * identical run in flight, joined; else a run of its own. The request's own runs go through the
+ * engine chain together (one batch per source language, detecting the source for `auto`); each
+ * stores a complete result in the cache and hands it to persistence (which the answer does not wait
+ * for). A text that fails gets its own error; the others keep their translations.
  */
 export class TranslateText {
   private readonly lookups?: Counter<'result'>;
@@ -83,55 +115,141 @@ export class TranslateText {
     }
   }
 
+  /** One text: a batch of one, its error thrown. */
   async execute(input: TranslateTextInput, origin: RequestOrigin): Promise<TranslationResult> {
-    const started = performance.now();
-    const request = checkedRequest(input, this.deps.maxTextChars);
-    const translation = await this.translate(request, origin);
-    return { ...translation, duration: Math.round(performance.now() - started) / 1000 };
+    const { text, ...pair } = input;
+    const [item] = await this.executeBatch({ ...pair, texts: [text] }, origin);
+    if (item instanceof Error || item === undefined) throw item;
+    return item;
   }
 
-  private async translate(request: CheckedRequest, origin: RequestOrigin): Promise<Translation> {
+  /**
+   * The texts of one request, each answered in order with its translation or its own AppError.
+   * Throws for the request as a whole: a bad language code (400), too many characters in all (413),
+   * or the signal's reason when the caller went away.
+   */
+  async executeBatch(input: TranslateBatchInput, origin: RequestOrigin): Promise<BatchItem[]> {
+    const started = performance.now();
+    const request = checkedBatch(input, this.deps.maxTextChars);
+    const settled = await this.translateAll(request, origin);
+    const duration = Math.round(performance.now() - started) / 1000;
+    return settled.map((item) => (item instanceof Error ? item : { ...item, duration }));
+  }
+
+  private async translateAll(
+    batch: CheckedBatch,
+    origin: RequestOrigin,
+  ): Promise<(Translation | AppError)[]> {
+    const requests = batch.texts.map((text) => ({ ...batch, text }));
+    const found = await Promise.all(requests.map((request) => this.beforeRun(request)));
+    const own: OwnRun[] = [];
+    // Identical texts in flight at the same time share one run (one engine call): this request's
+    // texts no run holds yet become its own runs, translated together below.
+    const answers = found.map((answer, index) => {
+      if (!('key' in answer)) return Promise.resolve(answer);
+      const request = requests[index] as CheckedRequest;
+      return this.inFlight.run(
+        hotCacheHash(answer.key),
+        origin.signal,
+        (signal) =>
+          new Promise<Translation>((resolve, reject) => {
+            own.push({ request, key: answer.key, signal, resolve, reject });
+          }),
+      );
+    });
+    if (own.length > 0) await this.runBatch(own, origin);
+    const settled = await Promise.allSettled(answers);
+    origin.signal?.throwIfAborted();
+    return settled.map((outcome) => {
+      if (outcome.status === 'fulfilled') return outcome.value;
+      if (outcome.reason instanceof AppError) return outcome.reason;
+      throw outcome.reason;
+    });
+  }
+
+  /** A text's answer without a run (nothing to translate, or the hot cache), or its cache key. */
+  private async beforeRun(request: CheckedRequest): Promise<Translation | { key: CacheKey }> {
     // Nothing to translate: no engine call, nothing cached or kept.
     if (request.text.trim() === '' || request.source === request.target) return asIs(request, request.source);
     const key = await this.cacheKey(request);
     const hit = this.usable(await this.deps.cache.read(key), request.target);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-    if (hit) return fromCache(hit, request);
-    // Identical requests in flight at the same time share one run (one engine call).
-    return this.inFlight.run(hotCacheHash(key), origin.signal, (signal) =>
-      this.run(request, key, origin, signal),
-    );
+    return hit ? fromCache(hit, request) : { key };
   }
 
   /**
-   * One run, for every identical request that joins it: the cache once more (a run that ended just
-   * before this one started has stored its result there), the chain, the store, then persistence.
+   * The runs of one request, for every identical request that joins them: the cache once more (a
+   * run that ended just before this one started has stored its result there), the chain, the
+   * store, then persistence. Settles every run; a run fails alone.
    */
-  private async run(
-    request: CheckedRequest,
-    key: CacheKey,
+  private async runBatch(runs: readonly OwnRun[], origin: RequestOrigin): Promise<void> {
+    const signal = everyAborted(runs.map((run) => run.signal));
+    try {
+      const open: { run: OwnRun; source: string }[] = [];
+      await Promise.all(
+        runs.map(async (run) => {
+          const { request } = run;
+          const stored = this.usable(await this.deps.cache.read(run.key), request.target);
+          if (stored) return run.resolve(fromCache(stored, request));
+          // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
+          const source = request.auto ? (this.deps.detector.detect(request.text) ?? 'auto') : request.source;
+          if (source === request.target) return run.resolve(asIs(request, source));
+          open.push({ run, source });
+        }),
+      );
+      // One chain batch per source language (a batch is one pair).
+      const bySource = new Map<string, { run: OwnRun; source: string }[]>();
+      for (const entry of open) bySource.set(entry.source, [...(bySource.get(entry.source) ?? []), entry]);
+      await Promise.all(
+        [...bySource].map(([source, group]) =>
+          this.runPair(
+            source,
+            group.map(({ run }) => run),
+            origin,
+            signal,
+          ),
+        ),
+      );
+    } catch (err) {
+      for (const run of runs) run.reject(err);
+    }
+  }
+
+  /** The runs of one source language through the chain, each settled with its result or error. */
+  private async runPair(
+    source: string,
+    runs: readonly OwnRun[],
     origin: RequestOrigin,
     signal: AbortSignal,
-  ): Promise<Translation> {
-    const stored = this.usable(await this.deps.cache.read(key), request.target);
-    if (stored) return fromCache(stored, request);
-    // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
-    const source = request.auto ? (this.deps.detector.detect(request.text) ?? 'auto') : request.source;
-    if (source === request.target) return asIs(request, source);
+  ): Promise<void> {
+    const [first] = runs;
+    if (!first) return;
+    const { target } = first.request;
     // A glossary applies when the source is known (or detected by us); DeepL needs it too.
     const { glossaries } = this.deps;
     const pair: PairGlossary =
-      glossaries && source !== 'auto' ? await glossaries.forPair(source, request.target) : { version: 0 };
-    const { text, target } = request;
-    const result = await this.deps.chain
-      .translate({ text, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) }, signal)
-      .catch((err: unknown) => {
-        throw source === 'auto' ? undetectable(err) : err;
-      });
-    const outcome = { result, actualSource: source === 'auto' ? (result.detectedSource ?? 'auto') : source };
-    await this.store(key, outcome, target, pair.version);
-    if (origin.recordResult !== false) this.record(request, outcome, origin);
-    return chainAnswer(outcome, request);
+      glossaries && source !== 'auto' ? await glossaries.forPair(source, target) : { version: 0 };
+    const texts = runs.map((run) => run.request.text);
+    const items = await this.deps.chain.translateBatch(
+      { texts, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) },
+      signal,
+    );
+    await Promise.all(
+      runs.map(async (run, index) => {
+        const result = items[index];
+        if (result === undefined || result instanceof Error) {
+          run.reject(source === 'auto' ? undetectable(result) : result);
+          return;
+        }
+        const outcome = {
+          result,
+          actualSource: source === 'auto' ? (result.detectedSource ?? 'auto') : source,
+        };
+        await this.store(run.key, outcome, target, pair.version);
+        if (origin.recordResult !== false) this.record(run.request, outcome, origin);
+        run.resolve(chainAnswer(outcome, run.request));
+      }),
+    );
   }
 
   /** The cache key; the glossary version is part of it, so an edited glossary is never answered from the cache. */
@@ -194,12 +312,30 @@ export class TranslateText {
   }
 }
 
-/** Our language codes for the request, or 400; 413 TEXT_TOO_LONG over the limit. */
-function checkedRequest(input: TranslateTextInput, maxTextChars: number): CheckedRequest {
+/** Our language codes for the request, or 400; 413 TEXT_TOO_LONG over the limit, all texts together. */
+function checkedBatch(input: TranslateBatchInput, maxTextChars: number): CheckedBatch {
   const source = languageCode('source', input.source);
   const target = languageCode('target', input.target);
-  assertTextLength(input.text, maxTextChars);
-  return { text: input.text, source, target, auto: source === 'auto' };
+  assertTextLength(input.texts.length === 1 ? (input.texts[0] ?? '') : input.texts.join(''), maxTextChars);
+  return { texts: input.texts, source, target, auto: source === 'auto' };
+}
+
+/**
+ * A signal that aborts once every one of `signals` has: the runs of a batch share one chain call,
+ * which stops only when nobody waits for any of them.
+ */
+function everyAborted(signals: readonly AbortSignal[]): AbortSignal {
+  const controller = new AbortController();
+  let left = signals.length;
+  const onAbort = () => {
+    left -= 1;
+    if (left === 0) controller.abort(signals[0]?.reason);
+  };
+  for (const signal of signals) {
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  }
+  return controller.signal;
 }
 
 /** The text as it is: nothing to translate, or a detected source that is the target. */

@@ -5,6 +5,7 @@ import type { CacheKeyInput, CachedTranslation, HotCache } from '@tp/translation
 import {
   AllEnginesFailedError,
   type Attempt,
+  type ChainItemError,
   type ChainResult,
   type TranslateRequest,
   type TranslationChain,
@@ -14,25 +15,35 @@ import { TranslateText } from './translate-text.js';
 
 const origin = { correlationId: 'corr', causationId: 'req' };
 
-/** A chain that answers with `answer` (or throws it) and remembers what it was asked. */
-function fakeChain(answer: Partial<ChainResult> | Error) {
+/**
+ * A chain that answers each text with `answer` (or fails it with it), remembering each text it was
+ * asked (`calls`) and each batch (`batches`).
+ */
+type FakeAnswer = Partial<ChainResult> | ChainItemError;
+
+function fakeChain(answer: FakeAnswer | ((text: string) => FakeAnswer)) {
   const calls: TranslateRequest[] = [];
-  const chain: Pick<TranslationChain, 'translate'> = {
-    async translate(request) {
-      calls.push(request);
-      if (answer instanceof Error) throw answer;
-      return {
-        text: 'translated',
-        engine: 'deepl',
-        truncated: false,
-        fallback: false,
-        attempts: [],
-        route: [],
-        ...answer,
-      };
+  const batches: string[][] = [];
+  const chain: Pick<TranslationChain, 'translateBatch'> = {
+    async translateBatch({ texts, ...pair }) {
+      batches.push([...texts]);
+      return texts.map((text) => {
+        calls.push({ text, ...pair });
+        const own = typeof answer === 'function' ? answer(text) : answer;
+        if (own instanceof Error) return own;
+        return {
+          text: 'translated',
+          engine: 'deepl',
+          truncated: false,
+          fallback: false,
+          attempts: [],
+          route: [],
+          ...own,
+        };
+      });
     },
   };
-  return { chain, calls };
+  return { chain, calls, batches };
 }
 
 /** An in-memory hot cache with the real one's rule: truncated entries are not stored. */
@@ -64,7 +75,7 @@ function readsCounted() {
   return { cache: counted, reads };
 }
 
-function setup(answer: Partial<ChainResult> | Error = {}, detected?: string) {
+function setup(answer: FakeAnswer = {}, detected?: string) {
   const { chain, calls } = fakeChain(answer);
   const { cache, entries } = fakeCache();
   const recorded: CompletedTranslation[] = [];
@@ -315,3 +326,105 @@ describe('TranslateText', () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+describe('TranslateText on a batch', () => {
+  it('answers each text in order from one chain call, a failed text with its own error', async () => {
+    const failed = new AllEnginesFailedError([attempt('primary', 'failed', 'transient: deepl: HTTP 503')]);
+    const { chain, batches } = fakeChain((text) => (text === 'two' ? failed : { text: text.toUpperCase() }));
+    const { cache } = fakeCache();
+    const recorded: CompletedTranslation[] = [];
+    const translateText = new TranslateText({
+      chain,
+      cache,
+      detector: { detect: () => undefined },
+      sink: { record: (completed) => recorded.push(completed) },
+      maxTextChars: 50,
+    });
+
+    const items = await translateText.executeBatch(
+      { texts: ['one', 'two', 'three'], source: 'en', target: 'de' },
+      origin,
+    );
+
+    expect(batches).toEqual([['one', 'two', 'three']]);
+    expect(items).toEqual([
+      expect.objectContaining({ translatedText: 'ONE', cached: false }),
+      failed,
+      expect.objectContaining({ translatedText: 'THREE', cached: false }),
+    ]);
+    expect(recorded.map((completed) => completed.text)).toEqual(['one', 'three']);
+  });
+
+  it('answers cached texts from the cache and sends only the others to the chain', async () => {
+    const { translateText, batches } = setupBatch();
+    await translateText.executeBatch({ texts: ['Good morning'], source: 'en', target: 'de' }, origin);
+
+    const items = await translateText.executeBatch(
+      { texts: ['Good morning', 'Good night'], source: 'en', target: 'de' },
+      origin,
+    );
+
+    expect(batches).toEqual([['Good morning'], ['Good night']]);
+    expect(items.map((item) => !(item instanceof Error) && item.cached)).toEqual([true, false]);
+  });
+
+  it('translates a text repeated within a batch once, and answers both', async () => {
+    const { translateText, calls } = setupBatch();
+
+    const items = await translateText.executeBatch(
+      { texts: ['Hello', 'Hello', '  '], source: 'en', target: 'de' },
+      origin,
+    );
+
+    expect(calls.map((call) => call.text)).toEqual(['Hello']);
+    expect(items).toEqual([
+      expect.objectContaining({ translatedText: 'translated', engine: 'deepl' }),
+      expect.objectContaining({ translatedText: 'translated', engine: 'deepl' }),
+      expect.objectContaining({ translatedText: '  ', engine: 'none' }),
+    ]);
+  });
+
+  it('sends an auto batch to the chain per detected language', async () => {
+    const { chain, batches, calls } = fakeChain({});
+    const translateText = new TranslateText({
+      chain,
+      cache: fakeCache().cache,
+      detector: { detect: (text) => (text.startsWith('Guten') ? 'de' : 'fr') },
+      sink: { record: () => undefined },
+      maxTextChars: 50,
+    });
+
+    const items = await translateText.executeBatch(
+      { texts: ['Guten Tag', 'Bonjour', 'Guten Abend'], source: 'auto', target: 'en' },
+      origin,
+    );
+
+    expect(batches.sort()).toEqual([['Bonjour'], ['Guten Tag', 'Guten Abend']]);
+    expect(calls.map((call) => call.source).sort()).toEqual(['de', 'de', 'fr']);
+    expect(items.map((item) => !(item instanceof Error) && item.detectedSource)).toEqual(['de', 'fr', 'de']);
+  });
+
+  it('refuses a batch whose texts together pass the maximum with TEXT_TOO_LONG, before any engine call', async () => {
+    const { translateText, calls } = setupBatch();
+    const err = await rejection(
+      translateText.executeBatch(
+        { texts: ['x'.repeat(30), 'y'.repeat(21)], source: 'en', target: 'de' },
+        origin,
+      ),
+    );
+    expect(err).toMatchObject({ code: 'TEXT_TOO_LONG', httpStatus: 413, details: { length: 51, max: 50 } });
+    expect(calls).toHaveLength(0);
+  });
+});
+
+function setupBatch() {
+  const { chain, calls, batches } = fakeChain({});
+  const translateText = new TranslateText({
+    chain,
+    cache: fakeCache().cache,
+    detector: { detect: () => undefined },
+    sink: { record: () => undefined },
+    maxTextChars: 50,
+  });
+  return { translateText, calls, batches };
+}

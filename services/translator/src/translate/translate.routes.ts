@@ -4,7 +4,10 @@ import { AppError, clientGone, requireJson } from '@tp/runtime';
 import {
   languageDetectRequest,
   pairsQuery,
+  translateBatchRequest,
   translateRequest,
+  type ItemError,
+  type TranslateBatchAnswer,
   type languageDetectAnswer,
   type EnginesAnswer,
   type pairsAnswer,
@@ -12,7 +15,7 @@ import {
   type TranslationResult,
 } from '@tp/service-contracts';
 import { LANGUAGES, languageCode } from '@tp/translation';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { z } from 'zod';
 
 import type { TranslationChain } from '../chain/index.js';
@@ -54,6 +57,9 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
       throw err;
     }
   });
+
+  // Texts of one pair, each with its own translation or error, in order.
+  app.post('/translate/batch', requireJson, json, translateBatch(options.translateText));
 
   // The language of each text, by the detector `source: auto` uses (the gateway checks the lengths).
   app.post('/detect', requireJson, json, (req, res) => {
@@ -98,6 +104,36 @@ export function translateRoutes(app: Express, options: TranslateRoutesOptions): 
     };
     res.json(answer);
   });
+}
+
+/** POST /translate/batch's handler. */
+function translateBatch(translateText: TranslateText): RequestHandler {
+  return async (req, res) => {
+    const body = parseRequest(translateBatchRequest, req.body, 'body');
+    const signal = clientGone(res);
+    try {
+      const items = await translateText.executeBatch(body, requestOrigin(req, signal));
+      const answer: TranslateBatchAnswer = {
+        items: items.map((item) => (item instanceof AppError ? { error: itemError(item) } : item)),
+        failed: items.filter((item) => item instanceof AppError).length,
+      };
+      res.json(answer);
+    } catch (err) {
+      // The caller is gone: nobody to answer.
+      if (signal.aborted) return;
+      throw err;
+    }
+  };
+}
+
+/** A text's own failure, as the error envelope has it. */
+function itemError(error: AppError): ItemError {
+  return {
+    code: error.numeric,
+    error: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  };
 }
 
 /** Who asked: the request's correlation and id, and the signal of the caller going away. */
