@@ -8,7 +8,7 @@
 // the comment of each) or to a lib, and the service's root (main.ts, <service>.ts) wires them together.
 // A folder that is not listed is shared: any folder of the same service may import it.
 const useCases = {
-  // Shared: auth/, http/, rate-limit/, and each module's own root files (e.g. content/entity-address.ts,
+  // Shared: auth/, http/, rate-limit/, compat/ (the DeepL and LibreTranslate language codes), and each module's own root files (e.g. content/entity-address.ts,
   // translate/translator-client.ts, keys/budgets/ which auth and chat charge against).
   gateway: [
     'admin/dead-letters',
@@ -16,6 +16,8 @@ const useCases = {
     'admin/translate/retranslate',
     'admin/translate/test-translation',
     'chat/usage',
+    'compat-deepl',
+    'compat-libretranslate',
     'content/read-content',
     'content/report-change',
     'moderation/moderate',

@@ -13,7 +13,11 @@ import type { Kafka } from 'kafkajs';
 
 import { detectRoute } from './detect/detect.routes.js';
 import { deadLetterRoutes } from './admin/dead-letters/dead-letters.routes.js';
-import { translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
+import { adminGlossaries, translateAdminRoutes } from './admin/translate/translate-admin.routes.js';
+import { deeplErrorShape } from './compat-deepl/deepl-wire.js';
+import { deeplRoutes } from './compat-deepl/deepl.routes.js';
+import { libreErrorShapes } from './compat-libretranslate/libre-wire.js';
+import { libreRoutes } from './compat-libretranslate/libre.routes.js';
 import { ApiKeyStore } from './auth/api-key.store.js';
 import type { GatewayConfig } from './config.js';
 import { contentRoutes } from './content/content.routes.js';
@@ -56,7 +60,7 @@ export function startGateway(config: GatewayConfig) {
     name: 'gateway',
     config,
     needs: { postgres: true, redis: true, kafka: true },
-    errorShapes: [openAiErrorShape],
+    errorShapes: [openAiErrorShape, deeplErrorShape, ...libreErrorShapes],
     compose: (context) => composeGateway(config, context),
   });
 }
@@ -134,6 +138,18 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     maxTextChars: keyedTextLimit(config.MAX_TEXT_CHARS),
     keyedMaxTextChars: config.MAX_TEXT_CHARS,
   };
+  const adminOptions = {
+    orm,
+    codec: parts.codec,
+    translator,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    maxTextChars: config.MAX_TEXT_CHARS,
+    redis: context.deps.redis,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
+    logger: context.logger,
+  };
+  const glossaries = adminGlossaries(adminOptions);
   return [
     ...translateRoutes({ translator, cache: parts.hotCache, ...textLimit }),
     detectRoute({ translator, ...textLimit }),
@@ -148,16 +164,12 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     gatewayStatusRoute(parts),
     ...deadLetterRoutes(new DeadLetterIndex(orm), parts.codec),
     requestMetricsRoute(context.metrics),
-    ...translateAdminRoutes({
-      orm,
-      codec: parts.codec,
+    ...translateAdminRoutes(adminOptions, glossaries),
+    ...deeplRoutes({ translator, glossaries }),
+    ...libreRoutes({
       translator,
-      topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      maxTextChars: config.MAX_TEXT_CHARS,
-      redis: context.deps.redis,
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
-      logger: context.logger,
+      maxTextChars: textLimit.maxTextChars,
+      anonymousMaxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     }),
   ] as AnyRoute[];
 }

@@ -103,15 +103,16 @@ export function concretePath(path: string, value = '00000000-0000-4000-8000-0000
 }
 
 /**
- * The stable error name of an error body: `error` of the envelope, or, under /v1/ (OpenAI's shape),
- * `error.code` in upper case.
+ * The stable error name of an error body: `error` of the envelope, under /v1/ (OpenAI's shape)
+ * `error.code` in upper case, in DeepL's and LibreTranslate's shapes the `code` beside their message.
  */
 export function errorName(path: string, body: unknown): string | undefined {
-  const error = (body as { error?: unknown } | undefined)?.error;
+  const { error, code } = (body ?? {}) as { error?: unknown; code?: unknown };
   if (path.startsWith('/v1/')) {
-    const code = (error as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' ? code.toUpperCase() : undefined;
+    const openAiCode = (error as { code?: unknown } | undefined)?.code;
+    return typeof openAiCode === 'string' ? openAiCode.toUpperCase() : undefined;
   }
+  if (typeof code === 'string') return code;
   return typeof error === 'string' ? error : undefined;
 }
 

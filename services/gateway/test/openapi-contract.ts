@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parse as parseForm } from 'node:querystring';
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -55,12 +56,19 @@ export class OpenApiContract {
     this.ajv.addSchema({ ...doc, $id: 'openapi.json' });
   }
 
-  /** Throws, with Ajv's errors, unless the status is documented for the operation and the body matches. */
-  check(method: string, path: string, status: number, body: unknown): void {
+  /**
+   * Throws, with Ajv's errors, unless the status is documented for the operation and the body (of
+   * `mediaType`; none for a 204) matches.
+   */
+  check(method: string, path: string, status: number, body: unknown, mediaType = 'application/json'): void {
     const operation = this.doc.paths[path]?.[method] as { responses?: Record<string, unknown> } | undefined;
     if (!operation) throw new Error(`${method} ${path} is not in the OpenAPI document`);
     if (!operation.responses?.[String(status)]) {
       throw new Error(`${method} ${path} answered ${status}, which the document does not list`);
+    }
+    if (status === 204) {
+      this.checked.push({ operation: `${method} ${path}`, status });
+      return;
     }
     const validate = this.schemaAt([
       'paths',
@@ -69,7 +77,7 @@ export class OpenApiContract {
       'responses',
       String(status),
       'content',
-      'application/json',
+      mediaType,
       'schema',
     ]);
     if (!validate(body)) {
@@ -128,7 +136,8 @@ export class OpenApiContract {
       parameters?: Parameter[];
       requestBody?: unknown;
     };
-    const token = /^bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
+    // The DeepL-compatible routes also take `DeepL-Auth-Key <key>` (deeplAuth).
+    const token = /^(?:bearer|deepl-auth-key) +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
     const role = token === keys.admin ? 'admin' : token === keys.client ? 'client' : undefined;
     if (op['x-access'] !== 'public' && role === undefined) return false;
     if (op['x-access'] === 'admin' && role !== 'admin') return false;
@@ -152,12 +161,29 @@ export class OpenApiContract {
       if (!this.schemaAt([...base, 'parameters', String(i), 'schema'])(value)) return false;
     }
     if (!op.requestBody) return true;
-    if (!/^application\/json(\s*;\s*charset=utf-8)?$/i.test(request.headers['content-type'] ?? ''))
-      return false;
+    return this.validBody(request, base, op.requestBody as { content: Record<string, unknown> });
+  }
+
+  /** A JSON body, or a form where the operation takes one (a repeated field is a list, as Express reads it). */
+  private validBody(
+    request: RawRequest,
+    base: readonly string[],
+    requestBody: { content: Record<string, unknown> },
+  ): boolean {
+    const type = request.headers['content-type'] ?? '';
+    const form = 'application/x-www-form-urlencoded';
     try {
-      return this.schemaAt([...base, 'requestBody', 'content', 'application/json', 'schema'])(
-        JSON.parse(request.body ?? ''),
-      );
+      if (/^application\/json(\s*;\s*charset=utf-8)?$/i.test(type)) {
+        return this.schemaAt([...base, 'requestBody', 'content', 'application/json', 'schema'])(
+          JSON.parse(request.body ?? ''),
+        );
+      }
+      if (type.toLowerCase() === form && requestBody.content[form] && request.body) {
+        return this.schemaAt([...base, 'requestBody', 'content', form, 'schema'])({
+          ...parseForm(request.body),
+        });
+      }
+      return false;
     } catch {
       return false;
     }

@@ -11,6 +11,8 @@ export interface ErrorShape {
   /** Path prefix, e.g. `/v1/`; the first shape whose prefix starts the request path is used. */
   readonly prefix: string;
   readonly body: (error: AppError) => object;
+  /** The status that API gives this failure (DeepL answers a bad key 403, a spent quota 456); ours otherwise. */
+  readonly status?: (error: AppError) => number;
 }
 
 export interface FinishOptions {
@@ -32,7 +34,8 @@ export function finishHttpApp(app: Express, { errorShapes = [] }: FinishOptions 
     const error = toAppError(err);
     if (error.httpStatus >= 500) requestLog(req).error({ err }, 'request failed');
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-    res.status(error.httpStatus).json(errorBody(error, req.path, req.id, errorShapes));
+    const status = shapeOf(req.path, errorShapes)?.status?.(error) ?? error.httpStatus;
+    res.status(status).json(errorBody(error, req.path, req.id, errorShapes));
   };
   app.use(handler);
   return app;
@@ -45,7 +48,7 @@ export function errorBody(
   requestId: string,
   shapes: readonly ErrorShape[] = [],
 ): object {
-  const shape = shapes.find(({ prefix }) => path.startsWith(prefix));
+  const shape = shapeOf(path, shapes);
   if (shape) return shape.body(error);
   return {
     code: error.numeric,
@@ -55,6 +58,9 @@ export function errorBody(
     request_id: requestId,
   };
 }
+
+const shapeOf = (path: string, shapes: readonly ErrorShape[]) =>
+  shapes.find(({ prefix }) => path.startsWith(prefix));
 
 const BODY_ERRORS: Record<string, ErrorCode> = {
   'entity.parse.failed': 'MALFORMED_JSON',

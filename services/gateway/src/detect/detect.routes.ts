@@ -7,6 +7,7 @@ import {
   languageCandidate,
   type languageDetection,
 } from '@tp/service-contracts';
+import type { Request } from 'express';
 import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
@@ -58,13 +59,26 @@ export const detectRoute = ({ translator, maxTextChars, keyedMaxTextChars }: Det
       schema: z.object({ results: z.array(detectionSchema) }),
     },
     errors: ['TEXT_TOO_LONG', 'TRANSLATOR_UNAVAILABLE'],
-    handler: async ({ req, body, signal }) => {
-      const texts = typeof body.text === 'string' ? [body.text] : body.text;
-      assertTextLength(texts.join(''), await maxTextChars(req));
-      const { detections } = await translator.detect(texts, requestId(req), signal);
-      return { results: detections.map(publicDetection) };
-    },
+    handler: async ({ req, body, signal }) => ({
+      results: await detectLanguages({ translator, maxTextChars }, body.text, req, signal),
+    }),
   });
+
+/**
+ * The detection use case: the texts held to the request's limit (413 TEXT_TOO_LONG), then the
+ * translator's detector. POST /api/v1/detect and LibreTranslate's /detect call it.
+ */
+export async function detectLanguages(
+  { translator, maxTextChars }: Pick<DetectRouteOptions, 'translator' | 'maxTextChars'>,
+  text: string | readonly string[],
+  req: Request,
+  signal: AbortSignal,
+) {
+  const texts = typeof text === 'string' ? [text] : [...text];
+  assertTextLength(texts.join(''), await maxTextChars(req));
+  const { detections } = await translator.detect(texts, requestId(req), signal);
+  return detections.map(publicDetection);
+}
 
 function publicDetection(detection: z.output<typeof languageDetection>) {
   return {

@@ -86,6 +86,37 @@ const unicode = fc.oneof(
 const headerValue = (s: string) =>
   [...Buffer.from(s, 'utf8').toString('latin1')].filter((ch) => ch >= ' ' && ch !== '\x7f').join('');
 
+/** Fields of the DeepL- and LibreTranslate-compatible bodies, well and badly formed. */
+function compatBody() {
+  const keys = [gateway.keys.client, gateway.keys.admin, gateway.keys.revoked, 'nonsense', ''];
+  return fc.record(
+    {
+      q: fc.oneof(fc.string({ maxLength: 30 }), fc.array(fc.string({ maxLength: 10 }), { maxLength: 5 })),
+      text: fc.oneof(fc.string({ maxLength: 30 }), fc.array(unicode, { maxLength: 5 })),
+      source: fc.constantFrom('auto', 'en', 'zh-Hans', 'zt', 'xx', ''),
+      target: fc.constantFrom('es', 'zh-Hant', 'pb', 'auto', ''),
+      target_lang: fc.constantFrom('ES', 'EN-GB', 'ZH-HANT', 'en-us', 'EN', 'XX', ''),
+      source_lang: fc.constantFrom('EN', 'ZH', 'EN-US', 'ca', ''),
+      type: fc.constantFrom('source', 'target', 'both'),
+      format: fc.constantFrom('text', 'html', 'markdown'),
+      api_key: fc.constantFrom(...keys),
+      auth_key: fc.constantFrom(...keys),
+      name: fc.string({ maxLength: 20 }),
+      entries: fc.oneof(fc.string({ maxLength: 40 }), fc.constant('a\tb\nc\td')),
+      entries_format: fc.constantFrom('tsv', 'csv', 'xml'),
+    },
+    { requiredKeys: [] },
+  );
+}
+
+/** An object as a form body: lists as repeated fields (`text=a&text=b`). */
+const formText = (value: Record<string, unknown>) =>
+  new URLSearchParams(
+    Object.entries(value).flatMap(([name, v]) =>
+      (Array.isArray(v) ? v : [v]).map((one): [string, string] => [name, String(one)]),
+    ),
+  ).toString();
+
 function requests(): fc.Arbitrary<RawRequest> {
   const ops = operations(gateway.openapi);
   const junk = fc.constantFrom(
@@ -127,6 +158,10 @@ function requests(): fc.Arbitrary<RawRequest> {
       `Bearer ${gateway.keys.client}`,
       `Bearer ${gateway.keys.admin}`,
       `Bearer ${gateway.keys.revoked}`,
+      `DeepL-Auth-Key ${gateway.keys.client}`,
+      `DeepL-Auth-Key ${gateway.keys.admin}`,
+      `deepl-auth-key ${gateway.keys.revoked}`,
+      'DeepL-Auth-Key ',
     ),
     fc.string({ maxLength: 60 }).map(printable),
     unicode.map((u) => headerValue(`Bearer ${u}`)),
@@ -164,6 +199,8 @@ function requests(): fc.Arbitrary<RawRequest> {
         { requiredKeys: [] },
       )
       .map((v) => JSON.stringify(v)),
+    compatBody().map((v) => JSON.stringify(v)),
+    compatBody().map((v) => formText(v)),
     fc.constant('x'.repeat(20 * 1024)),
     unicode.map((u) =>
       JSON.stringify({ text: u, target: 'en', model: u, messages: [{ role: 'user', content: u }] }),
@@ -245,7 +282,7 @@ async function serviceDown(
  * none). Returns whether a body was checked.
  */
 function checkSuccess(request: RawRequest, status: number, text: string): boolean {
-  if (request.method === 'HEAD' || request.method === 'OPTIONS') return false;
+  if (request.method === 'HEAD' || request.method === 'OPTIONS' || status === 204) return false;
   const matched = contract.operationOf(request.method, request.path);
   expect({ request: `${request.method} ${request.path}`, documented: matched !== undefined }).toEqual({
     request: `${request.method} ${request.path}`,
@@ -255,12 +292,19 @@ function checkSuccess(request: RawRequest, status: number, text: string): boolea
   return true;
 }
 
-/** A failure below 500 has the documented error shape (OpenAI's under /v1). */
+const LIBRE_PREFIXES = ['/translate', '/detect', '/languages', '/frontend/'];
+
+/** A failure below 500 has the documented error shape (OpenAI's under /v1, DeepL's, LibreTranslate's). */
 function checkFailureShape(request: RawRequest, status: number, text: string): void {
   if (request.method === 'HEAD' || status === 431 || request.path.startsWith('/docs')) return;
-  const shape = new URL(request.path, 'http://x').pathname.startsWith('/v1/')
+  const { pathname } = new URL(request.path, 'http://x');
+  const shape = pathname.startsWith('/v1/')
     ? { error: { message: expect.any(String), type: expect.any(String), code: expect.any(String) } }
-    : { code: expect.any(Number), error: expect.any(String) };
+    : pathname.startsWith('/v2/')
+      ? { message: expect.any(String), code: expect.any(String) }
+      : LIBRE_PREFIXES.some((prefix) => pathname.startsWith(prefix))
+        ? { error: expect.any(String), code: expect.any(String) }
+        : { code: expect.any(Number), error: expect.any(String) };
   expect(JSON.parse(text)).toMatchObject(shape);
 }
 

@@ -1,7 +1,7 @@
 import { AppError, clientGone, requireJson } from '@tp/runtime';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 
 import type { ApiKeyStore } from '../auth/api-key.store.js';
 import { authenticate } from '../auth/authenticate.js';
@@ -27,18 +27,31 @@ export interface MountOptions {
  */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: MountOptions): void {
   const json = express.json({ limit: `${options.bodyLimitKb}kb`, strict: true, verify: noteEmptyBody });
+  const form = express.urlencoded({
+    limit: `${options.bodyLimitKb}kb`,
+    extended: false,
+    verify: noteEmptyBody,
+  });
   const budget = requestBudget(options.budgets);
   const { byKey, byAddress } = options.limits;
   // A public route's request is limited per key when it carries one, per client address otherwise.
   const byCaller: RequestHandler = (req, res, next) =>
     (res.locals.principal ? byKey : byAddress)(req, res, next);
   for (const route of routes) {
-    const chain: RequestHandler[] = [
+    const access: RequestHandler[] = [
       authenticate(options.keys, route.access, options.limits.authFailures),
       route.access === 'public' ? byCaller : byKey,
       budget,
     ];
-    if (route.request?.body) chain.push(requireJson, json, emptyBodyIsNone);
+    const body: RequestHandler[] = !route.request?.body
+      ? []
+      : route.wire?.forms
+        ? [requireJsonOrForm, json, form, emptyBodyIsNone]
+        : [requireJson, json, emptyBodyIsNone];
+    // Another API's wire format may carry the key in the body: the body is read first.
+    const chain = route.wire
+      ? [...body, adoptCredential(route.wire.credential), ...access]
+      : [...access, ...body];
     chain.push(handle(route));
     app[route.method](expressPath(route.path), ...chain);
   }
@@ -72,7 +85,7 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 const literalPrefix = (path: string) =>
   path.slice(0, path.indexOf('{') < 0 ? path.length : path.indexOf('{'));
 
-/** Requests whose JSON body had zero bytes (`Content-Type: application/json`, `Content-Length: 0`). */
+/** Requests whose JSON or form body had zero bytes (`Content-Length: 0`). */
 const emptyBodies = new WeakSet<IncomingMessage>();
 
 /** express.json's `verify`: it sees the raw bytes before they are parsed. */
@@ -90,8 +103,26 @@ const emptyBodyIsNone: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** A body must be JSON or a form (415 UNSUPPORTED_MEDIA_TYPE otherwise), as DeepL's API takes both. */
+const requireJsonOrForm: RequestHandler = (req, res, next) => {
+  if (req.is('application/x-www-form-urlencoded')) next();
+  else requireJson(req, res, next);
+};
+
+/**
+ * The key where another API carries it (DeepL's `Authorization: DeepL-Auth-Key`, LibreTranslate's
+ * `api_key`), as the bearer token the usual auth and the keyed limits read.
+ */
+function adoptCredential(credential: ((req: Request) => string | undefined) | undefined): RequestHandler {
+  return (req, _res, next) => {
+    const key = credential?.(req);
+    if (key !== undefined) req.headers.authorization = `Bearer ${key}`;
+    next();
+  };
+}
+
 function handle(route: AnyRoute): RequestHandler {
-  const envelope = route.envelope ?? true;
+  const envelope = (route.envelope ?? true) && !route.wire;
   return async (req, res) => {
     const parsed = parseRequest(route.request, req);
     let signal: AbortSignal | undefined;
@@ -107,6 +138,10 @@ function handle(route: AnyRoute): RequestHandler {
     } as Parameters<AnyRoute['handler']>[0]);
     // A handler that wrote the answer itself (a stream), or whose client is gone, has nothing to add.
     if (res.headersSent || res.destroyed) return;
+    if (route.response.status === 204) {
+      res.status(204).end();
+      return;
+    }
     res.status(route.response.status).json(envelope ? okEnvelope(result) : result);
   };
 }

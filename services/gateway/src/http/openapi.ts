@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, routeLabel, type ErrorCode } from '@tp/runtime';
+import { AppError, ERROR_CATALOGUE, routeLabel, type ErrorCode } from '@tp/runtime';
 import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
@@ -49,11 +49,13 @@ function impliedErrors(route: AnyRoute): ErrorCode[] {
 }
 
 function operation(route: AnyRoute): ZodOpenApiOperationObject {
-  const envelope = route.envelope ?? true;
-  const errorSchema = envelope ? errorEnvelopeSchema : openAiErrorSchema;
+  const envelope = (route.envelope ?? true) && !route.wire;
+  const errorSchema = route.wire?.errors.schema ?? (envelope ? errorEnvelopeSchema : openAiErrorSchema);
+  const statusOf = (code: ErrorCode) =>
+    route.wire ? route.wire.errors.status(new AppError(code, code)) : ERROR_CATALOGUE[code].status;
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const code of new Set([...impliedErrors(route), ...(route.errors ?? [])])) {
-    const status = ERROR_CATALOGUE[code].status;
+    const status = statusOf(code);
     byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
   }
   const failures = Object.fromEntries(
@@ -70,33 +72,44 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
     ? z.object({ code: z.literal(0), data: route.response.schema })
     : route.response.schema;
   const { params, query, headers, body } = route.request ?? {};
+  const scheme = route.wire?.security ?? 'bearerAuth';
   return {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [...route.tags],
     'x-access': route.access,
     // Public: anonymous (`{}`) or with a key, which is then checked and counted as on keyed routes.
-    security: route.access === 'public' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
+    security: route.access === 'public' ? [{}, { [scheme]: [] }] : [{ [scheme]: [] }],
     requestParams: {
       ...(params ? { path: params } : {}),
       ...(query ? { query } : {}),
       ...(headers ? { header: headers } : {}),
     },
-    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    ...(body ? { requestBody: { required: true, content: bodyContent(route, body) } } : {}),
     responses: {
       [String(route.response.status)]: {
         description: route.response.description,
         ...(route.response.headers ? { headers: route.response.headers } : {}),
-        content: {
-          'application/json': { schema: success },
-          ...(route.response.eventStream
-            ? {
-                'text/event-stream': { schema: z.string().meta({ description: route.response.eventStream }) },
-              }
-            : {}),
-        },
+        ...successContent(route, success),
       },
       ...failures,
+    },
+  };
+}
+
+const bodyContent = (route: AnyRoute, body: z.ZodType) => ({
+  'application/json': { schema: body },
+  ...(route.wire?.forms ? { 'application/x-www-form-urlencoded': { schema: body } } : {}),
+});
+
+function successContent(route: AnyRoute, success: z.ZodType) {
+  if (route.response.status === 204) return {};
+  return {
+    content: {
+      [route.response.contentType ?? 'application/json']: { schema: success },
+      ...(route.response.eventStream
+        ? { 'text/event-stream': { schema: z.string().meta({ description: route.response.eventStream }) } }
+        : {}),
     },
   };
 }
@@ -131,6 +144,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
           type: 'http',
           scheme: 'bearer',
           description: 'An API key: `Authorization: Bearer tp_...`',
+        },
+        deeplAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description:
+            'The DeepL-compatible /v2 routes: `Authorization: DeepL-Auth-Key tp_...` (or `Bearer`, or the legacy `auth_key` form field).',
         },
       },
     },

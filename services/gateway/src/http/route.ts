@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@tp/runtime';
+import type { AppError, ErrorCode } from '@tp/runtime';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 
@@ -30,6 +30,24 @@ export interface RouteContext<R extends RequestSchemas> {
 }
 
 /**
+ * How a route that speaks another API's wire format (DeepL's /v2, LibreTranslate's) reads bodies and
+ * keys and answers failures. Its body (form or JSON) is read before its key, which may be in it.
+ */
+export interface WireFormat {
+  /** Also read `application/x-www-form-urlencoded` bodies; a repeated field becomes a list. */
+  readonly forms?: boolean;
+  /** The API key where that API carries it, handed to the usual auth as `Authorization: Bearer`. */
+  readonly credential?: (req: Request) => string | undefined;
+  /** The OpenAPI security scheme naming where the key goes (default bearerAuth). */
+  readonly security?: 'deeplAuth';
+  /** That API's error body and statuses, for the document (the service's ErrorShape answers them). */
+  readonly errors: {
+    readonly schema: z.ZodType;
+    readonly status: (error: AppError) => number;
+  };
+}
+
+/**
  * One HTTP route: the single source for its Express handler, its validation, its auth and its
  * OpenAPI entry, so the served document cannot drift from what the gateway does.
  */
@@ -43,7 +61,10 @@ export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.Zo
   readonly access: Access;
   readonly request?: R;
   readonly response: {
-    readonly status: 200 | 201 | 202;
+    /** 204 answers no body (the handler's result is ignored). */
+    readonly status: 200 | 201 | 202 | 204;
+    /** The success content type when not JSON (the handler then writes the answer itself). */
+    readonly contentType?: string;
     readonly description: string;
     /** Schema of `data` in `{code: 0, data}`; of the whole body when `envelope` is false. */
     readonly schema: S;
@@ -54,6 +75,8 @@ export interface Route<R extends RequestSchemas = RequestSchemas, S extends z.Zo
   };
   /** False for routes that answer in someone else's shape (the OpenAI-compatible /v1 routes). */
   readonly envelope?: boolean;
+  /** For routes in another API's wire format (DeepL, LibreTranslate); implies no envelope. */
+  readonly wire?: WireFormat;
   /** Failures this route adds to the ones implied by its access and request (auth, validation...). */
   readonly errors?: readonly ErrorCode[];
   handler(context: RouteContext<R>): Promise<z.input<S>> | z.input<S>;

@@ -8,7 +8,7 @@ import type { TranslatorClient } from '../../translate/translator-client.js';
 import { TranslationRequests } from '../../content/read-content/translation-requests.js';
 import { GlossaryRetranslation } from './glossaries/glossary-retranslation.js';
 import { GlossaryStore } from './glossaries/glossary.store.js';
-import { glossaryRoutes } from './glossaries/glossaries.routes.js';
+import { glossaryRoutes, glossaryWrites, type GlossaryWrites } from './glossaries/glossaries.routes.js';
 import { translationConfigRoutes } from './config/translation-config.routes.js';
 import { TranslationConfigStore } from './translation-config.store.js';
 import { RetranslateEntityHandler } from './retranslate/retranslate.handler.js';
@@ -29,15 +29,19 @@ export interface TranslateAdminOptions {
 }
 
 /** The spec's admin translation endpoints besides the status: config, glossaries, test and retranslate. */
-export function translateAdminRoutes(options: TranslateAdminOptions) {
+export function translateAdminRoutes(options: TranslateAdminOptions, glossaries: GlossaryWrites) {
   const { orm, codec, translator, topicPrefix, maxTextChars } = options;
   return [
     ...translationConfigRoutes(new TranslationConfigStore(orm)),
-    ...glossaryRoutes(new GlossaryStore(orm), glossaryRetranslation(options)),
+    ...glossaryRoutes(glossaries),
     testTranslationRoute(translator, maxTextChars),
     retranslateRoute(new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec, topicPrefix })])),
   ];
 }
+
+/** The glossary use cases (admin API, DeepL's /v2/glossaries) over one store and one request-again. */
+export const adminGlossaries = (options: TranslateAdminOptions): GlossaryWrites =>
+  glossaryWrites(new GlossaryStore(options.orm), glossaryRetranslation(options));
 
 /**
  * Requests again, after a glossary edit, the stored content its changed terms touch: the read path's

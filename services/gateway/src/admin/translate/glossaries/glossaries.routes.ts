@@ -10,7 +10,13 @@ import { z } from 'zod';
 
 import { defineRoute } from '../../../http/route.js';
 import type { GlossaryRetranslation } from './glossary-retranslation.js';
-import type { GlossaryStore, GlossaryView } from './glossary.store.js';
+import type {
+  GlossaryChange,
+  GlossaryStore,
+  GlossarySummary,
+  GlossaryView,
+  NewGlossary,
+} from './glossary.store.js';
 
 const TAGS = ['admin: translation'];
 const PATH = '/api/admin/translate/glossaries';
@@ -75,7 +81,7 @@ const updateBody = z
 const idParams = z.strictObject({ id: z.uuid() });
 
 /** Entries from a body: a list is checked as it is; text is parsed in its format first. */
-function readEntries(
+export function readEntries(
   entries: string | readonly GlossaryEntry[],
   format: 'csv' | 'tsv' = 'csv',
 ): GlossaryEntry[] {
@@ -109,20 +115,51 @@ function afterWrite(retranslation: GlossaryRetranslation | undefined): AfterWrit
   };
 }
 
-/** Admin management of glossaries: one term list per language pair. */
-export function glossaryRoutes(store: GlossaryStore, retranslation?: GlossaryRetranslation) {
+/**
+ * The glossary use cases, each write followed by the request-again of the stored content it touches:
+ * the admin API's and the DeepL-compatible /v2/glossaries.
+ */
+export function glossaryWrites(store: GlossaryStore, retranslation?: GlossaryRetranslation) {
   const requestAgain = afterWrite(retranslation);
+  return {
+    list: () => store.list(),
+    get: (id: string) => store.get(id),
+    async create(input: NewGlossary, req: RequestOf): Promise<GlossaryView> {
+      const created = await store.create(input);
+      await requestAgain(undefined, created, req);
+      return created;
+    },
+    async update(id: string, change: GlossaryChange, req: RequestOf): Promise<GlossaryView> {
+      const before = await store.get(id);
+      const updated = await store.update(id, change);
+      await requestAgain(before, updated, req);
+      return updated;
+    },
+    async remove(id: string, req: RequestOf): Promise<GlossarySummary> {
+      const before = await store.get(id);
+      const removed = await store.remove(id);
+      await requestAgain(before, undefined, req);
+      return removed;
+    },
+  };
+}
+
+export type GlossaryWrites = ReturnType<typeof glossaryWrites>;
+type RequestOf = Parameters<typeof requestId>[0];
+
+/** Admin management of glossaries: one term list per language pair. */
+export function glossaryRoutes(glossaries: GlossaryWrites) {
   return [
-    listGlossaryRoute(store),
-    createGlossaryRoute(store, requestAgain),
-    readGlossaryRoute(store),
-    updateGlossaryRoute(store, requestAgain),
-    deleteGlossaryRoute(store, requestAgain),
+    listGlossaryRoute(glossaries),
+    createGlossaryRoute(glossaries),
+    readGlossaryRoute(glossaries),
+    updateGlossaryRoute(glossaries),
+    deleteGlossaryRoute(glossaries),
   ];
 }
 
 /** GET: every glossary, without entries. */
-function listGlossaryRoute(store: GlossaryStore) {
+function listGlossaryRoute(store: GlossaryWrites) {
   return defineRoute({
     method: 'get',
     path: PATH,
@@ -140,7 +177,7 @@ function listGlossaryRoute(store: GlossaryStore) {
 }
 
 /** POST: a new glossary for a pair. */
-function createGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
+function createGlossaryRoute(glossaries: GlossaryWrites) {
   return defineRoute({
     method: 'post',
     path: PATH,
@@ -151,21 +188,21 @@ function createGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
     request: { body: createBody },
     response: { status: 201, description: 'The new glossary.', schema: glossarySchema },
     errors: ['CONFLICT', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-    handler: async ({ body, req }) => {
-      const created = await store.create({
-        name: body.name,
-        sourceLang: body.source_lang,
-        targetLang: body.target_lang,
-        entries: readEntries(body.entries, body.entries_format),
-      });
-      await requestAgain(undefined, created, req);
-      return created;
-    },
+    handler: ({ body, req }) =>
+      glossaries.create(
+        {
+          name: body.name,
+          sourceLang: body.source_lang,
+          targetLang: body.target_lang,
+          entries: readEntries(body.entries, body.entries_format),
+        },
+        req,
+      ),
   });
 }
 
 /** GET by id: one glossary with its entries. */
-function readGlossaryRoute(store: GlossaryStore) {
+function readGlossaryRoute(store: GlossaryWrites) {
   return defineRoute({
     method: 'get',
     path: `${PATH}/{id}`,
@@ -180,7 +217,7 @@ function readGlossaryRoute(store: GlossaryStore) {
 }
 
 /** PUT: rename, or replace the entries. */
-function updateGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
+function updateGlossaryRoute(glossaries: GlossaryWrites) {
   return defineRoute({
     method: 'put',
     path: `${PATH}/{id}`,
@@ -191,20 +228,20 @@ function updateGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
     request: { params: idParams, body: updateBody },
     response: { status: 200, description: 'The updated glossary.', schema: glossarySchema },
     errors: ['NOT_FOUND', 'GLOSSARY_ENTRIES_INVALID', 'GLOSSARY_TOO_LARGE'],
-    handler: async ({ params, body, req }) => {
-      const before = await store.get(params.id);
-      const updated = await store.update(params.id, {
-        name: body.name,
-        entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
-      });
-      await requestAgain(before, updated, req);
-      return updated;
-    },
+    handler: ({ params, body, req }) =>
+      glossaries.update(
+        params.id,
+        {
+          name: body.name,
+          entries: body.entries === undefined ? undefined : readEntries(body.entries, body.entries_format),
+        },
+        req,
+      ),
   });
 }
 
 /** DELETE by id. */
-function deleteGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
+function deleteGlossaryRoute(glossaries: GlossaryWrites) {
   return defineRoute({
     method: 'delete',
     path: `${PATH}/{id}`,
@@ -216,11 +253,6 @@ function deleteGlossaryRoute(store: GlossaryStore, requestAgain: AfterWrite) {
     request: { params: idParams },
     response: { status: 200, description: 'The deleted glossary.', schema: summarySchema },
     errors: ['NOT_FOUND'],
-    handler: async ({ params, req }) => {
-      const before = await store.get(params.id);
-      const removed = await store.remove(params.id);
-      await requestAgain(before, undefined, req);
-      return removed;
-    },
+    handler: ({ params, req }) => glossaries.remove(params.id, req),
   });
 }

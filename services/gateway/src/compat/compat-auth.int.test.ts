@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+
+import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+
+// How the DeepL- and LibreTranslate-compatible routes read a key and answer failures, at the gateway
+// alone (the translator is down: the glossary list needs only Postgres). The client libraries' view:
+// test/e2e/compat-clients.e2e.test.ts.
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+const glossaries = (init: RequestInit = {}) => fetch(`${gateway.url}/v2/glossaries`, init);
+const languages = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${gateway.url}/v2/languages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
+
+describe('the key of a DeepL request', () => {
+  it('is read from Authorization: DeepL-Auth-Key, in any case of the scheme', async () => {
+    for (const scheme of ['DeepL-Auth-Key', 'deepl-auth-key']) {
+      const res = await glossaries({ headers: { authorization: `${scheme} ${gateway.keys.client}` } });
+      expect({ scheme, status: res.status }).toEqual({ scheme, status: 200 });
+      expect(await res.json()).toEqual({ glossaries: expect.any(Array) });
+    }
+  });
+
+  it('is read from the legacy auth_key form field', async () => {
+    const withKey = await languages(`auth_key=${gateway.keys.client}&type=target`);
+    // Past authentication: the translator it asks for the pairs is down.
+    expect(withKey.status).toBe(503);
+    expect(await withKey.json()).toMatchObject({ code: 'TRANSLATOR_UNAVAILABLE' });
+    const without = await languages('type=target');
+    expect(without.status).toBe(403);
+  });
+
+  it('answers a missing, unknown or revoked key 403 with DeepL’s {message}', async () => {
+    const cases = [
+      [undefined, 'API_KEY_MISSING'],
+      [`DeepL-Auth-Key tp_${'A'.repeat(43)}`, 'API_KEY_INVALID'],
+      [`DeepL-Auth-Key ${gateway.keys.revoked}`, 'API_KEY_REVOKED'],
+      ['DeepL-Auth-Key ', 'API_KEY_MALFORMED'],
+    ] as const;
+    for (const [authorization, code] of cases) {
+      const res = await glossaries({ headers: authorization ? { authorization } : {} });
+      expect({ authorization, status: res.status, body: await res.json() }).toEqual({
+        authorization,
+        status: 403,
+        body: { message: expect.any(String), code },
+      });
+    }
+  });
+
+  it('answers a glossary write with a client key 403 FORBIDDEN', async () => {
+    const res = await glossaries({
+      method: 'POST',
+      headers: {
+        authorization: `DeepL-Auth-Key ${gateway.keys.client}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'name=x&source_lang=EN&target_lang=DE&entries=a%09b&entries_format=tsv',
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
+
+describe('DeepL failures', () => {
+  it('answers an unknown /v2 path 404 in DeepL’s shape', async () => {
+    const res = await fetch(`${gateway.url}/v2/nowhere`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: expect.any(String), code: 'NOT_FOUND' });
+  });
+
+  it('answers a body that is neither JSON nor a form 415', async () => {
+    const res = await glossaries({
+      method: 'POST',
+      headers: { authorization: `DeepL-Auth-Key ${gateway.keys.admin}`, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  it('answers an empty form 400, as a request without a body', async () => {
+    const res = await languages('', { authorization: `DeepL-Auth-Key ${gateway.keys.client}` });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('the key of a LibreTranslate request', () => {
+  const detect = (body: Record<string, string>) =>
+    fetch(`${gateway.url}/detect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'Buenos días', ...body }),
+    });
+
+  it('is read from api_key (and apiKey) in the body, and refused 403 when it is not valid', async () => {
+    for (const field of ['api_key', 'apiKey']) {
+      const res = await detect({ [field]: gateway.keys.revoked });
+      expect({ field, status: res.status, body: await res.json() }).toEqual({
+        field,
+        status: 403,
+        body: { error: expect.any(String), code: 'API_KEY_REVOKED' },
+      });
+    }
+  });
+
+  it('lets a valid key, an empty one and none through', async () => {
+    for (const body of [{ api_key: gateway.keys.client }, { api_key: '' }, {}] as Record<string, string>[]) {
+      const res = await detect(body);
+      // Past authentication: the translator is down here.
+      expect({ body, status: res.status }).toEqual({ body, status: 503 });
+    }
+  });
+});
+
+describe('LibreTranslate failures', () => {
+  it('answers in LibreTranslate’s {error} shape, 400 for a bad request', async () => {
+    const res = await fetch(`${gateway.url}/detect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'wrong field' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: expect.stringContaining('q'), code: 'VALIDATION_FAILED' });
+  });
+
+  it('keeps a 503 when the translator is down', async () => {
+    const res = await fetch(`${gateway.url}/languages`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: expect.any(String), code: 'TRANSLATOR_UNAVAILABLE' });
+  });
+});
