@@ -1,3 +1,4 @@
+import { TEXT_FORMATS } from '@tp/translation';
 import { z } from 'zod';
 
 // The translator's internal HTTP API, as the gateway calls it. Objects are strict: a field one side
@@ -20,11 +21,15 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 const text = () => z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' });
 
+/** How the texts are written: plain text (default), HTML or Markdown, cut into segments (@tp/translation). */
+const format = z.enum(TEXT_FORMATS).default('text');
+
 /** Body of POST /translate and POST /translate/test; unknown fields are refused (a typo such as `targt`). */
 export const translateRequest = z.strictObject({
   text: text(),
   source: text().default(DEFAULT_SOURCE),
   target: text(),
+  format,
 });
 
 /** The query of GET /pairs: our language codes narrowing the list. */
@@ -85,6 +90,7 @@ export const translateBatchRequest = z.strictObject({
     .max(MAX_TRANSLATE_TEXTS, { error: `must hold at most ${MAX_TRANSLATE_TEXTS} texts` }),
   source: text().default(DEFAULT_SOURCE),
   target: text(),
+  format,
 });
 
 /** A text's own failure within a batch: the error envelope's fields, without the request id. */

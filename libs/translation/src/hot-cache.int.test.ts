@@ -79,4 +79,17 @@ describe('HotCache on a real Redis', () => {
     await redis.set(hotCacheKey(input, prefix), 'not json', { expiration: { type: 'EX', value: 60 } });
     expect(await cache.read(input)).toBeUndefined();
   });
+
+  it('keeps a translation of HTML or Markdown apart from the same characters as plain text', async () => {
+    const cache = new HotCache(redis, prefix);
+    const plain = { source: 'en', target: 'es', text: '<b>big</b>' };
+    const html = { ...plain, format: 'html' };
+    await cache.store(html, { ...entry, translatedText: '<b>grande</b>', truncated: false });
+
+    expect(await cache.read(plain)).toBeUndefined();
+    expect(await cache.read({ ...plain, format: 'markdown' })).toBeUndefined();
+    expect((await cache.read(html))?.translatedText).toBe('<b>grande</b>');
+    // Plain text keeps the spec's key, whether `format` is absent or `text`.
+    expect(hotCacheKey({ ...plain, format: 'text' }, prefix)).toBe(hotCacheKey(plain, prefix));
+  });
 });

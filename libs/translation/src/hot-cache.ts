@@ -27,17 +27,22 @@ export interface CacheKeyInput {
    * glossary is never answered from translations made with the one before.
    */
   readonly glossaryVersion?: number;
+  /** How the text is written (`html`, `markdown`); absent or `text`: plain text, the spec's key. */
+  readonly format?: string;
 }
 
 /**
  * The spec's key: the first 32 hex characters of SHA-256 over source, target and text. The parts are
  * joined with U+0000, which no language code contains, so ("a", "b|c") and ("a|b", "c") never collide.
- * With a glossary, `U+0000 g<version>` follows the text.
+ * With a glossary, `U+0000 g<version>` follows the text. HTML or Markdown puts `f<format> U+0000`
+ * first (the same characters as markup or as plain text are two translations): before the text, so
+ * no text can make one key look like the other, and never a language code, so never a plain key.
  */
-export function hotCacheHash({ source, target, text, glossaryVersion }: CacheKeyInput): string {
+export function hotCacheHash({ source, target, text, glossaryVersion, format }: CacheKeyInput): string {
   // Without a glossary the key is the spec's, as before glossaries existed.
   const glossary = glossaryVersion ? `\u0000g${glossaryVersion}` : '';
-  const input = `${source}\u0000${target}\u0000${text}${glossary}`;
+  const written = format && format !== 'text' ? `f${format}\u0000` : '';
+  const input = `${written}${source}\u0000${target}\u0000${text}${glossary}`;
   const known = recentHashes.get(input);
   if (known !== undefined) return known;
   // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.

@@ -175,6 +175,52 @@ describe('POST /api/v1/translate with an array of texts, at the gateway', () => 
   });
 });
 
+describe('POST /api/v1/translate with a format, at the gateway', () => {
+  it('answers an HTML text from the hot cache under its format, not under plain text', async () => {
+    const cache = new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX);
+    const text = '<p>Good <b>night</b></p>';
+    await cache.store(
+      { source: 'en', target: 'es', text, format: 'html' },
+      {
+        translatedText: '<p>Buenas <b>noches</b></p>',
+        source: 'en',
+        engine: 'apertium',
+        cachedAt: '',
+        truncated: false,
+      },
+    );
+
+    const html = await translate({ text, source: 'en', target: 'es', format: 'html' });
+    const plain = await translate({ text, source: 'en', target: 'es' });
+
+    expect(html.status).toBe(200);
+    expect(html.body).toMatchObject({
+      data: { translatedText: '<p>Buenas <b>noches</b></p>', cached: true },
+    });
+    // A miss (the translator is down here): plain text is another translation.
+    expect(plain.status).toBe(503);
+  });
+
+  it('refuses a format it does not know with 400 VALIDATION_FAILED', async () => {
+    const { status, body } = await translate({ text: 'hi', target: 'es', format: 'rtf' });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      error: 'VALIDATION_FAILED',
+      details: { issues: [{ path: 'body.format' }] },
+    });
+  });
+
+  it('refuses a 5 MB HTML body up front with 413 PAYLOAD_TOO_LARGE', async () => {
+    const { status, body } = await translate({
+      text: '<div>'.repeat(1_000_000),
+      target: 'es',
+      format: 'html',
+    });
+    expect(status).toBe(413);
+    expect(body).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
+  });
+});
+
 describe('POST /api/v1/translate: a cache hit on the wire', () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(`${gateway.url}/api/v1/translate`, {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 
 import { AppError, assertTextLength, codePointString, requestId } from '@tp/runtime';
 import type { CachedTranslation, HotCache } from '@tp/translation';
-import { LANGUAGES, languageCode } from '@tp/translation';
+import { LANGUAGES, TEXT_FORMATS, languageCode, type TextFormat } from '@tp/translation';
 import {
   DEFAULT_SOURCE,
   MAX_TRANSLATE_TEXTS,
@@ -61,10 +61,16 @@ const pairFields = {
   target: tag,
 };
 
+const format = z.enum(TEXT_FORMATS).default('text').meta({
+  description:
+    'How the text is written. `html`: text nodes and the alt, title, placeholder and aria-label attributes are translated with inline tags kept in place; translate="no", class notranslate, code, pre, script and style are left as they are; the answer is well-formed HTML. `markdown`: code, URLs, link targets and HTML blocks are left as they are; emphasis, links, lists and headings are kept. Markup beyond the limits of docs/api.md is 400 MARKUP_TOO_COMPLEX.',
+});
+
 /** The body of POST /api/v1/translate. */
 export const translateBody = z.strictObject({
   text: z.union([oneText, z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)]),
   ...pairFields,
+  format,
 });
 
 /** One text of at most `maxTextChars` code points, as the document shows it (the handler checks the length). */
@@ -112,11 +118,12 @@ export type Translation = z.input<typeof translationSchema>;
 
 /** A validated body with canonical language codes; throws the route's 400/413 otherwise. */
 export function translationRequest<T extends string | readonly string[]>(
-  input: { text: T; source: string; target: string },
+  input: { text: T; source: string; target: string; format?: TextFormat },
   maxTextChars: number,
 ) {
   const request = {
     text: input.text,
+    ...(input.format && input.format !== 'text' ? { format: input.format } : {}),
     source: languageCode('source', input.source),
     target: languageCode('target', input.target),
   };
@@ -202,7 +209,7 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
   });
 
 type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache'>;
-type Pair = { readonly source: string; readonly target: string };
+type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat };
 
 /** One text: the hot cache, else the translator. */
 async function translateOne(
@@ -221,15 +228,15 @@ async function translateOne(
 /** Many texts: each from the hot cache, the rest from the translator in one call, in the order sent. */
 async function translateMany(
   { translator, cache }: Steps,
-  { texts, source, target }: Pair & { readonly texts: readonly string[] },
+  { texts, ...pair }: Pair & { readonly texts: readonly string[] },
   { req, signal }: RouteContextOf,
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
-  const hits = await Promise.all(texts.map((text) => cache.read({ source, target, text })));
+  const hits = await Promise.all(texts.map((text) => cache.read({ ...pair, text })));
   const missed = texts.filter((_, index) => !hits[index]);
   const answer: TranslateBatchAnswer =
     missed.length > 0
-      ? await translator.translateBatch({ texts: missed, source, target }, requestId(req), signal)
+      ? await translator.translateBatch({ ...pair, texts: missed }, requestId(req), signal)
       : { items: [], failed: 0 };
   if (answer.items.length !== missed.length) {
     throw new AppError(
@@ -239,7 +246,7 @@ async function translateMany(
   }
   const fromTranslator = answer.items.values();
   const translations = hits.map((hit) => {
-    if (hit) return cachedTranslation(hit, target, seconds());
+    if (hit) return cachedTranslation(hit, pair.target, seconds());
     const item = fromTranslator.next().value as TranslateBatchAnswer['items'][number];
     return 'error' in item ? { error: item.error } : translatedAnswer(item, seconds());
   });

@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 
 import { AppError, assertTextLength } from '@tp/runtime';
-import { hotCacheHash, languageCode, type HotCache } from '@tp/translation';
+import {
+  hotCacheHash,
+  languageCode,
+  segmentText,
+  type HotCache,
+  type Segmented,
+  type TextFormat,
+} from '@tp/translation';
 import type { TranslationResult } from '@tp/service-contracts';
 import { Counter, type Registry } from 'prom-client';
 
@@ -15,12 +22,15 @@ import type { CompletedTranslationSink, EventOrigin } from './completed-translat
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
 import { InFlight } from './in-flight.js';
+import { joinSegments } from './join-segments.js';
 
 export interface TranslateTextInput {
   readonly text: string;
   /** A language code (any case, `_` or `-`), or `auto`. */
   readonly source: string;
   readonly target: string;
+  /** How the text is written; default `text`. */
+  readonly format?: TextFormat;
 }
 
 /** Texts of one request, translated each on its own (POST /translate/batch). */
@@ -29,6 +39,8 @@ export interface TranslateBatchInput {
   /** A language code (any case, `_` or `-`), or `auto`; for every text. */
   readonly source: string;
   readonly target: string;
+  /** How every text is written; default `text`. */
+  readonly format?: TextFormat;
 }
 
 /** One text's answer within a batch: its translation, or its own error (the others keep theirs). */
@@ -70,6 +82,7 @@ interface CheckedBatch {
   readonly source: string;
   readonly target: string;
   readonly auto: boolean;
+  readonly format: TextFormat;
 }
 
 /** One text of a checked request. */
@@ -78,10 +91,18 @@ interface CheckedRequest {
   readonly source: string;
   readonly target: string;
   readonly auto: boolean;
+  readonly format: TextFormat;
 }
 
 /** An answer but for its duration, which each caller (joined or not) adds. */
 type Translation = Omit<TranslationResult, 'duration'>;
+
+/** A run on its way through the chain: the source it goes from and its segments. */
+interface PairRun {
+  readonly run: OwnRun;
+  readonly source: string;
+  readonly segmented: Segmented;
+}
 
 /** A text this request runs itself (no identical run was in flight): settled by runBatch. */
 interface OwnRun {
@@ -117,8 +138,8 @@ export class TranslateText {
 
   /** One text: a batch of one, its error thrown. */
   async execute(input: TranslateTextInput, origin: RequestOrigin): Promise<TranslationResult> {
-    const { text, ...pair } = input;
-    const [item] = await this.executeBatch({ ...pair, texts: [text] }, origin);
+    const { text, ...rest } = input;
+    const [item] = await this.executeBatch({ ...rest, texts: [text] }, origin);
     if (item instanceof Error || item === undefined) throw item;
     return item;
   }
@@ -185,59 +206,61 @@ export class TranslateText {
   private async runBatch(runs: readonly OwnRun[], origin: RequestOrigin): Promise<void> {
     const signal = everyAborted(runs.map((run) => run.signal));
     try {
-      const open: { run: OwnRun; source: string }[] = [];
+      const open: PairRun[] = [];
       await Promise.all(
         runs.map(async (run) => {
           const { request } = run;
           const stored = this.usable(await this.deps.cache.read(run.key), request.target);
           if (stored) return run.resolve(fromCache(stored, request));
+          const segmented = segmentOrReject(run);
+          if (!segmented) return;
           // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
-          const source = request.auto ? (this.deps.detector.detect(request.text) ?? 'auto') : request.source;
+          const words = request.format === 'text' ? request.text : segmented.segments.join('\n');
+          const source = request.auto ? (this.deps.detector.detect(words) ?? 'auto') : request.source;
           if (source === request.target) return run.resolve(asIs(request, source));
-          open.push({ run, source });
+          open.push({ run, source, segmented });
         }),
       );
       // One chain batch per source language (a batch is one pair).
-      const bySource = new Map<string, { run: OwnRun; source: string }[]>();
+      const bySource = new Map<string, PairRun[]>();
       for (const entry of open) bySource.set(entry.source, [...(bySource.get(entry.source) ?? []), entry]);
-      await Promise.all(
-        [...bySource].map(([source, group]) =>
-          this.runPair(
-            source,
-            group.map(({ run }) => run),
-            origin,
-            signal,
-          ),
-        ),
-      );
+      await Promise.all([...bySource].map(([source, group]) => this.runPair(source, group, origin, signal)));
     } catch (err) {
       for (const run of runs) run.reject(err);
     }
   }
 
-  /** The runs of one source language through the chain, each settled with its result or error. */
+  /**
+   * The runs of one source language through the chain, their segments in one batch, each run
+   * settled with its text put back together or the error of a segment.
+   */
   private async runPair(
     source: string,
-    runs: readonly OwnRun[],
+    runs: readonly PairRun[],
     origin: RequestOrigin,
     signal: AbortSignal,
   ): Promise<void> {
     const [first] = runs;
     if (!first) return;
-    const { target } = first.request;
+    const { target } = first.run.request;
     // A glossary applies when the source is known (or detected by us); DeepL needs it too.
     const { glossaries } = this.deps;
     const pair: PairGlossary =
       glossaries && source !== 'auto' ? await glossaries.forPair(source, target) : { version: 0 };
-    const texts = runs.map((run) => run.request.text);
-    const items = await this.deps.chain.translateBatch(
-      { texts, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) },
-      signal,
-    );
+    const texts = runs.flatMap(({ segmented }) => segmented.segments);
+    const items =
+      texts.length > 0
+        ? await this.deps.chain.translateBatch(
+            { texts, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) },
+            signal,
+          )
+        : [];
+    let next = 0;
     await Promise.all(
-      runs.map(async (run, index) => {
-        const result = items[index];
-        if (result === undefined || result instanceof Error) {
+      runs.map(async ({ run, segmented }) => {
+        const count = segmented.segments.length;
+        const result = joinSegments(items.slice(next, (next += count)), segmented);
+        if (result instanceof Error) {
           run.reject(source === 'auto' ? undetectable(result) : result);
           return;
         }
@@ -253,13 +276,13 @@ export class TranslateText {
   }
 
   /** The cache key; the glossary version is part of it, so an edited glossary is never answered from the cache. */
-  private async cacheKey({ text, source, target, auto }: CheckedRequest): Promise<CacheKey> {
+  private async cacheKey({ text, source, target, auto, format }: CheckedRequest): Promise<CacheKey> {
     const glossaries = this.deps.glossaries;
-    if (!glossaries) return { source, target, text, glossaryVersion: 0 };
+    if (!glossaries) return { source, target, text, glossaryVersion: 0, format };
     const version = auto
       ? await glossaries.targetVersion(target)
       : (await glossaries.forPair(source, target)).version;
-    return { source, target, text, glossaryVersion: version };
+    return { source, target, text, glossaryVersion: version, format };
   }
 
   /** Hands a translation the chain produced to the sink, to be kept. */
@@ -317,7 +340,17 @@ function checkedBatch(input: TranslateBatchInput, maxTextChars: number): Checked
   const source = languageCode('source', input.source);
   const target = languageCode('target', input.target);
   assertTextLength(input.texts.length === 1 ? (input.texts[0] ?? '') : input.texts.join(''), maxTextChars);
-  return { texts: input.texts, source, target, auto: source === 'auto' };
+  return { texts: input.texts, source, target, auto: source === 'auto', format: input.format ?? 'text' };
+}
+
+/** A run's text cut into segments by its format, or none: the run is refused (MARKUP_TOO_COMPLEX). */
+function segmentOrReject(run: OwnRun): Segmented | undefined {
+  try {
+    return segmentText(run.request.text, run.request.format);
+  } catch (err) {
+    run.reject(err);
+    return undefined;
+  }
 }
 
 /**
