@@ -24,6 +24,8 @@ const completed = () =>
       detectedSourceLang: null,
       requestedAt: 1_700_000_000_000,
       fallback: true,
+      moreResults: [],
+      failures: [],
     },
     { correlationId: 'corr-1', causationId: 'cause-1' },
   );
@@ -39,7 +41,7 @@ describe('EventCodec', () => {
     expect(headers[HEADERS.correlationId]).toBe('corr-1');
     expect(headers[HEADERS.causationId]).toBe('cause-1');
     const decoded = codec.decode(value, headers) as TranslationCompleted;
-    expect(decoded).toEqual({ ...event, eventVersion: 4 });
+    expect(decoded).toEqual({ ...event, eventVersion: 5 });
   });
 
   it('accepts header values as Buffers, as kafkajs delivers them', () => {

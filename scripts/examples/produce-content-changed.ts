@@ -36,8 +36,8 @@ const event =
           sourceLang: 'en',
           sourceVersion,
           fields: [
-            { name: 'name', text: 'Fresh vegetables' },
-            { name: 'slogan', text: 'The vendor sells fresh organic vegetables.' },
+            { name: 'name', text: 'Fresh vegetables', format: 'text' },
+            { name: 'slogan', text: 'The vendor sells fresh organic vegetables.', format: 'text' },
           ],
         },
         context,

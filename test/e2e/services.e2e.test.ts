@@ -173,7 +173,7 @@ describe('the four services, as processes', () => {
         entityId: 'e2e-1',
         sourceLang: 'zh-CN',
         sourceVersion: 1,
-        fields: [{ name: 'name', text: '你好' }],
+        fields: [{ name: 'name', text: '你好', format: 'text' }],
       },
       { correlationId: 'e2e' },
     );

@@ -23,6 +23,8 @@ export function untranslatableRequest(entityId: string, correlationId = `c-${ent
       text: '你好',
       sourceHash: 'h',
       sourceVersion: 1,
+      format: 'text',
+      moreFields: [],
     },
     { correlationId },
   );

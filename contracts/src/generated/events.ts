@@ -34,6 +34,8 @@ export interface ContentChangedData {
 export interface ChangedField {
   readonly name: string;
   readonly text: string;
+  /** v2: how the text is written: text (the default), html or markdown. Its translations are written the same way. */
+  readonly format: string;
 }
 
 /** A business system deleted one entity: its source and every stored translation go. Topic content.changed.v1 (with the changes, so one entity keeps its order), key <entityType>:<entityId>. */
@@ -95,7 +97,7 @@ export interface DeadLetterData {
   readonly failedAt: number;
 }
 
-/** A field translation is available. Topic translation.completed.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
+/** Field translations of one entity in one language are available (before v5: one field). Topic translation.completed.v1, keyed like the request it answers. */
 export interface TranslationCompleted {
   /** Unique id of this event; consumers use it for idempotence. */
   readonly eventId: string;
@@ -131,9 +133,35 @@ export interface TranslationCompletedData {
   readonly requestedAt: number;
   /** v4: a weaker result: an engine earlier in the chain that serves the pair failed or had its breaker open, so a later slot answered. The read path asks for it again; a result that is not fallback replaces it. */
   readonly fallback: boolean;
+  /** v5: results of the request's other fields, in the same language and under the same requestedAt as the first. A reader before v5 sees the first result only: upgrade the projection before the translators. */
+  readonly moreResults: readonly FieldResult[];
+  /** v5: fields of the request that were not translated, each retried or dead-lettered on its own. Informational: the projection writes nothing for them. */
+  readonly failures: readonly FieldFailure[];
 }
 
-/** One field of one entity needs a translation into one language. Topic translation.requested.v1, key <entityType>:<entityId>:<field>:<targetLang>. */
+export interface FieldResult {
+  readonly field: string;
+  readonly translatedText: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  readonly engine: string;
+  readonly truncated: boolean;
+  readonly fallback: boolean;
+  readonly detectedSourceLang: null | string;
+}
+
+export interface FieldFailure {
+  readonly field: string;
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  /** Error code, e.g. TRANSLATION_FAILED, TEXT_TOO_LONG. */
+  readonly code: string;
+  readonly reason: string;
+  /** true: the field went to the retry topic; false: it was dead-lettered. */
+  readonly retrying: boolean;
+}
+
+/** Fields of one entity need translations into one language (v1: one field). Topic translation.requested.v1, key <entityType>:<entityId>:<targetLang> (v1 producers: <entityType>:<entityId>:<field>:<targetLang>). */
 export interface TranslationRequested {
   /** Unique id of this event; consumers use it for idempotence. */
   readonly eventId: string;
@@ -160,6 +188,20 @@ export interface TranslationRequestedData {
   /** SHA-256 hex of the source text. */
   readonly sourceHash: string;
   readonly sourceVersion: number;
+  /** v2: how the first field's text is written: text, html or markdown. */
+  readonly format: string;
+  /** v2: the entity's other fields to translate into the same language, in one engine batch with the first. A reader before v2 sees the first field only: upgrade the translators before the producers. */
+  readonly moreFields: readonly FieldRequest[];
+}
+
+export interface FieldRequest {
+  readonly field: string;
+  readonly text: string;
+  /** SHA-256 hex of the source text. */
+  readonly sourceHash: string;
+  readonly sourceVersion: number;
+  /** text, html or markdown. */
+  readonly format: string;
 }
 
 export type IntegrationEvent = ContentChanged | ContentDeleted | DeadLetter | TranslationCompleted | TranslationRequested;
@@ -170,9 +212,9 @@ export const EVENT_TYPES = ['ContentChanged', 'ContentDeleted', 'DeadLetter', 'T
 
 /** Schema version each event type is written with (the latest .avsc). */
 export const LATEST_SCHEMA_VERSION = {
-  ContentChanged: 1,
+  ContentChanged: 2,
   ContentDeleted: 1,
   DeadLetter: 1,
-  TranslationCompleted: 4,
-  TranslationRequested: 1,
+  TranslationCompleted: 5,
+  TranslationRequested: 2,
 } as const satisfies Record<EventType, number>;

@@ -49,7 +49,7 @@ function contentChanged(i: number): ContentChanged {
       entityId: `v-${i}`,
       sourceLang: 'zh-CN',
       sourceVersion: i,
-      fields: [{ name: 'name', text: `供应商 ${i}` }],
+      fields: [{ name: 'name', text: `供应商 ${i}`, format: 'text' }],
     },
     { correlationId: `corr-${i}` },
   );

@@ -69,8 +69,8 @@ beforeAll(async () => {
 afterAll(() => fixture?.close());
 
 const FIELDS = [
-  { name: 'name', text: '你好' },
-  { name: 'description', text: '好吃的面条' },
+  { name: 'name', text: '你好', format: 'text' },
+  { name: 'description', text: '好吃的面条', format: 'text' },
 ];
 
 function changed(entityId: string, sourceVersion: number, fields = FIELDS): ContentChanged {
@@ -111,6 +111,8 @@ function completed(entityId: string, field: string, sourceVersion: number): Tran
       fallback: false,
       detectedSourceLang: null,
       requestedAt: 1_000 + sourceVersion,
+      moreResults: [],
+      failures: [],
     },
     { correlationId: `corr-${entityId}` },
   );
@@ -227,12 +229,12 @@ describe('content lifecycle in the worker', () => {
     await translatedEntity('v-omit');
     const cacheKey = contentReadCacheKey(keyPrefix, 'vendor', 'v-omit');
     await redis.hSet(cacheKey, 'en', '{"stale":true}');
-    await report(changed('v-omit', 2, [{ name: 'name', text: '你好' }]));
+    await report(changed('v-omit', 2, [{ name: 'name', text: '你好', format: 'text' }]));
     expect(await sources('v-omit')).toEqual([['name', 2]]);
     expect(await translations('v-omit')).toEqual([['name', 1]]);
     expect(await redis.exists(cacheKey)).toBe(0);
     // An older report leaving out a field removes nothing.
-    await report(changed('v-omit', 1, [{ name: 'other', text: 'x' }]));
+    await report(changed('v-omit', 1, [{ name: 'other', text: 'x', format: 'text' }]));
     expect(await sources('v-omit')).toEqual([['name', 2]]);
   });
 

@@ -17,27 +17,98 @@ import { contentChangedKey, translationMessageKey } from './message-keys.js';
 import { sourceHash } from './source-hash.js';
 import type { StoredField } from './stored-field.js';
 
-/** What a translation request carries of the stored field it asks for. */
+/** What a translation request carries of a stored field it asks for (its format `text` when not given). */
 export type RequestedField = Omit<StoredField, 'module'>;
 
-/** The request to translate one stored field into `targetLang`, with its stored version and hash. */
+/** One field of a TranslationRequested, as the translator works on it. */
+export type FieldRequest = TranslationRequestedData['moreFields'][number];
+
+/** Most fields one TranslationRequested carries (and one engine batch translates). */
+export const MAX_REQUEST_FIELDS = 100;
+/**
+ * Most bytes of source text one TranslationRequested carries (a longer field travels alone): its
+ * result, at up to four bytes per source byte, stays far below a topic's limit, and one engine
+ * batch stays a few seconds of work.
+ */
+export const MAX_REQUEST_TEXT_BYTES = 64 * 1024;
+
+/** Every field a TranslationRequested asks for, in order: the first (v1's only one), then `moreFields`. */
+export function requestedFields(data: TranslationRequestedData): FieldRequest[] {
+  const first: FieldRequest = {
+    field: data.field,
+    text: data.text,
+    sourceHash: data.sourceHash,
+    sourceVersion: data.sourceVersion,
+    format: data.format,
+  };
+  return [first, ...data.moreFields];
+}
+
+/**
+ * The request to translate stored fields of one entity, all in one source language, into
+ * `targetLang`, with their stored versions and hashes: the first field where v1 had its only one,
+ * the others in `moreFields`.
+ */
 export function translationRequestedData(
-  stored: RequestedField,
+  [first, ...more]: readonly [RequestedField, ...RequestedField[]],
   targetLang: string,
 ): TranslationRequestedData {
   return {
-    entityType: stored.entityType,
-    entityId: stored.entityId,
-    field: stored.field,
-    sourceLang: stored.sourceLang,
+    entityType: first.entityType,
+    entityId: first.entityId,
+    field: first.field,
+    sourceLang: first.sourceLang,
     targetLang,
-    text: stored.text,
-    sourceHash: stored.sourceHash,
-    sourceVersion: stored.sourceVersion,
+    text: first.text,
+    sourceHash: first.sourceHash,
+    sourceVersion: first.sourceVersion,
+    format: first.format ?? 'text',
+    moreFields: more.map((stored) => ({
+      field: stored.field,
+      text: stored.text,
+      sourceHash: stored.sourceHash,
+      sourceVersion: stored.sourceVersion,
+      format: stored.format ?? 'text',
+    })),
   };
 }
 
-/** A TranslationRequested for the outbox, on the request topic under the field's message key. */
+/**
+ * The requests that translate `fields` (of any entities) into `targetLang`: one per entity and source
+ * language, in the order the fields come, split at MAX_REQUEST_FIELDS fields or MAX_REQUEST_TEXT_BYTES
+ * bytes of text (a field longer than that alone).
+ */
+export function translationRequests(
+  fields: readonly RequestedField[],
+  targetLang: string,
+): TranslationRequestedData[] {
+  const groups = new Map<string, RequestedField[][]>();
+  const bytes = new Map<RequestedField[], number>();
+  for (const field of fields) {
+    const group = `${field.entityType}\u0000${field.entityId}\u0000${field.sourceLang}`;
+    const chunks = groups.get(group) ?? [];
+    groups.set(group, chunks);
+    const size = Buffer.byteLength(field.text);
+    let last = chunks[chunks.length - 1];
+    if (
+      !last ||
+      last.length >= MAX_REQUEST_FIELDS ||
+      (bytes.get(last) ?? 0) + size > MAX_REQUEST_TEXT_BYTES
+    ) {
+      last = [];
+      chunks.push(last);
+    }
+    last.push(field);
+    bytes.set(last, (bytes.get(last) ?? 0) + size);
+  }
+  return [...groups.values()].flatMap((chunks) =>
+    chunks.map((chunk) =>
+      translationRequestedData(chunk as [RequestedField, ...RequestedField[]], targetLang),
+    ),
+  );
+}
+
+/** A TranslationRequested for the outbox, on the request topic under its entity's and language's key. */
 export function translationRequestedEntry(
   data: TranslationRequestedData,
   topicPrefix: string,
@@ -87,17 +158,28 @@ export function freeTextField(entityId: string, text: string): TranslatedField {
   };
 }
 
+/** One field's result, as translationCompletedData takes it. */
+export interface FieldTranslation {
+  readonly field: TranslatedField;
+  readonly outcome: TranslationOutcome;
+}
+
+/** A field of a request that was not translated: retried (`retrying`) or dead-lettered on its own. */
+export type FieldFailure = TranslationCompletedData['failures'][number];
+
 /**
- * The result of translating one field: same entity, field, version and hash, the language codes and
- * engine of the outcome. `requestedAt` is the occurredAt of the request it answers (it orders the
- * results of one source version: a retranslation's wins); free text, which has no request, gives the
- * time of its result.
+ * The result of translating fields of one entity into one language: the first result where v4 had
+ * its only one, the others in `moreResults`, the fields that failed in `failures`. Language codes
+ * and `requestedAt` are the first result's: one request's fields share their pair. `requestedAt` is
+ * the occurredAt of the request it answers (it orders the results of one source version: a
+ * retranslation's wins); free text, which has no request, gives the time of its result.
  */
 export function translationCompletedData(
-  field: TranslatedField,
-  outcome: TranslationOutcome,
+  [first, ...more]: readonly [FieldTranslation, ...FieldTranslation[]],
   requestedAt: number,
+  failures: readonly FieldFailure[] = [],
 ): TranslationCompletedData {
+  const { field, outcome } = first;
   return {
     entityType: field.entityType,
     entityId: field.entityId,
@@ -112,10 +194,47 @@ export function translationCompletedData(
     detectedSourceLang: outcome.detectedSource ?? null,
     requestedAt,
     fallback: outcome.fallback,
+    moreResults: more.map(({ field: other, outcome: result }) => ({
+      field: other.field,
+      translatedText: result.translatedText,
+      sourceHash: other.sourceHash,
+      sourceVersion: other.sourceVersion,
+      engine: result.engine,
+      truncated: result.truncated,
+      fallback: result.fallback,
+      detectedSourceLang: result.detectedSource ?? null,
+    })),
+    failures: [...failures],
   };
 }
 
-/** A TranslationCompleted for the outbox, on the completed topic under the field's message key. */
+/** One translated field of a TranslationCompleted, with what its results share. */
+export type CompletedField = TranslationCompletedData['moreResults'][number] &
+  Pick<TranslationCompletedData, 'entityType' | 'entityId' | 'sourceLang' | 'targetLang' | 'requestedAt'>;
+
+/** Every result a TranslationCompleted carries, in order: the first (v4's only one), then `moreResults`. */
+export function completedFields(data: TranslationCompletedData): CompletedField[] {
+  const shared = {
+    entityType: data.entityType,
+    entityId: data.entityId,
+    sourceLang: data.sourceLang,
+    targetLang: data.targetLang,
+    requestedAt: data.requestedAt,
+  };
+  const first = {
+    field: data.field,
+    translatedText: data.translatedText,
+    sourceHash: data.sourceHash,
+    sourceVersion: data.sourceVersion,
+    engine: data.engine,
+    truncated: data.truncated,
+    fallback: data.fallback,
+    detectedSourceLang: data.detectedSourceLang,
+  };
+  return [first, ...data.moreResults].map((result) => ({ ...shared, ...result }));
+}
+
+/** A TranslationCompleted for the outbox, on the completed topic under its entity's and language's key. */
 export function translationCompletedEntry(
   data: TranslationCompletedData,
   topicPrefix: string,
@@ -140,7 +259,7 @@ export function contentChangedEntry(
     entityId: change.entityId,
     sourceLang: change.sourceLang,
     sourceVersion: change.sourceVersion,
-    fields: change.fields.map(({ name, text }) => ({ name, text })),
+    fields: change.fields.map(({ name, text, format }) => ({ name, text, format })),
   };
   return {
     topic: topicName('contentChanged', topicPrefix),

@@ -1,4 +1,5 @@
 import { FREE_TEXT_ENTITY_TYPE, type ContentChangedData, type ContentDeletedData } from '@tp/contracts';
+import { TEXT_FORMATS } from '@tp/translation';
 import { z } from 'zod';
 
 import { CONTENT_COLUMN_CHARS } from './stored-field.js';
@@ -92,7 +93,7 @@ export const contentChangedRules = z.object({
   sourceLang: z.string(),
   sourceVersion,
   fields: z
-    .array(z.object({ name: fieldName, text: contentText() }))
+    .array(z.object({ name: fieldName, text: contentText(), format: z.enum(TEXT_FORMATS) }))
     .min(1, { message: 'at least one field is needed' })
     .max(MAX_REPORTED_FIELDS, { message: `at most ${MAX_REPORTED_FIELDS} fields per report` })
     .superRefine((fields, ctx) => {

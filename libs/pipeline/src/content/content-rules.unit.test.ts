@@ -18,7 +18,7 @@ const change = (over: Partial<ContentChangedData> = {}): ContentChangedData => (
   entityId: 'v-1',
   sourceLang: 'zh-CN',
   sourceVersion: 1,
-  fields: [{ name: 'name', text: '你好' }],
+  fields: [{ name: 'name', text: '你好', format: 'text' }],
   ...over,
 });
 
@@ -76,7 +76,11 @@ describe('brokenContentRules', () => {
     expect(brokenContentRules(change())).toBeUndefined();
     expect(brokenContentRules(deletion())).toBeUndefined();
     expect(brokenContentRules(deletion({ sourceVersion: 0 }))).toBeUndefined();
-    const most = Array.from({ length: MAX_REPORTED_FIELDS }, (_, i) => ({ name: `f${i}`, text: 'x' }));
+    const most = Array.from({ length: MAX_REPORTED_FIELDS }, (_, i) => ({
+      name: `f${i}`,
+      text: 'x',
+      format: 'text',
+    }));
     expect(brokenContentRules(change({ fields: most }))).toBeUndefined();
   });
 
@@ -91,21 +95,36 @@ describe('brokenContentRules', () => {
       brokenContentRules(
         change({
           fields: [
-            { name: 'a', text: 'x' },
-            { name: 'a', text: 'y' },
+            { name: 'a', text: 'x', format: 'text' },
+            { name: 'a', text: 'y', format: 'text' },
           ],
         }),
       ),
     ).toBe('fields.1.name: the name of fields.0 again');
-    const many = Array.from({ length: MAX_REPORTED_FIELDS + 1 }, (_, i) => ({ name: `f${i}`, text: 'x' }));
+    const many = Array.from({ length: MAX_REPORTED_FIELDS + 1 }, (_, i) => ({
+      name: `f${i}`,
+      text: 'x',
+      format: 'text',
+    }));
     expect(brokenContentRules(change({ fields: many }))).toBe(
       `fields: at most ${MAX_REPORTED_FIELDS} fields per report`,
     );
     expect(brokenContentRules(change({ sourceVersion: 2 ** 53 }))).toMatch(/^sourceVersion: /);
   });
 
+  it('takes a field written as text, html or markdown, and names any other format', () => {
+    for (const format of ['text', 'html', 'markdown']) {
+      expect(
+        brokenContentRules(change({ fields: [{ name: 'body', text: '<p>x</p>', format }] })),
+      ).toBeUndefined();
+    }
+    expect(brokenContentRules(change({ fields: [{ name: 'body', text: 'x', format: 'rtf' }] }))).toMatch(
+      /^fields\.0\.format: /,
+    );
+  });
+
   it('names at most ten broken rules and counts the others', () => {
-    const fields = Array.from({ length: 12 }, () => ({ name: 'bad name', text: 'x' }));
+    const fields = Array.from({ length: 12 }, () => ({ name: 'bad name', text: 'x', format: 'text' }));
     const broken = brokenContentRules(change({ fields })) ?? '';
     expect(broken.split('; ')).toHaveLength(11);
     expect(broken).toMatch(/^fields\.0\.name: .*; and 13 more$/);

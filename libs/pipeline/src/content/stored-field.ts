@@ -14,6 +14,8 @@ export interface StoredField {
   readonly sourceHash: string;
   /** The entity's version in the business system when this text was reported. */
   readonly sourceVersion: number;
+  /** How the text is written: `text` (also when absent), `html` or `markdown`. */
+  readonly format?: string;
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type TranslationRequestedData,
 } from '@tp/contracts';
 import { KafkaConsumer, KafkaProducer, type IncomingMessage } from '@tp/kafka';
-import { sourceHash, translationMessageKey } from '@tp/pipeline';
+import { completedFields, requestedFields, sourceHash, translationMessageKey } from '@tp/pipeline';
 import { EventCodec, headerString, newEvent } from '@tp/schemas';
 import type { Kafka } from 'kafkajs';
 
@@ -111,12 +111,44 @@ function request(data: Partial<TranslationRequestedData> = {}): { event: Transla
     targetLang: 'de',
     sourceHash: sourceHash(text),
     sourceVersion: 3,
+    format: 'text',
+    moreFields: [],
     ...data,
     text,
   };
   const event = newEvent('TranslationRequested', full, { correlationId: randomUUID(), causationId: 'cmd-1' });
   return { event, key: translationMessageKey(full) };
 }
+
+/** A request of several fields of a fresh entity (TranslationRequested v2), the first where v1 had it. */
+function batchRequest(
+  fields: readonly { field: string; text: string; format?: string }[],
+  over: Partial<TranslationRequestedData> = {},
+): { event: TranslationRequested; key: string } {
+  const [first, ...more] = fields;
+  if (!first) throw new Error('a request needs a field');
+  return request({
+    field: first.field,
+    text: first.text,
+    format: first.format ?? 'text',
+    moreFields: more.map(({ field, text, format }) => ({
+      field,
+      text,
+      sourceHash: sourceHash(text),
+      sourceVersion: 3,
+      format: format ?? 'text',
+    })),
+    ...over,
+  });
+}
+
+/** The fields and texts a TranslationCompleted carries, in order. */
+const resultsOf = (completed: TranslationCompleted | undefined): [string, string][] =>
+  completed ? completedFields(completed.data).map((r) => [r.field, r.translatedText]) : [];
+
+/** The request a dead letter keeps, decoded. */
+const keptRequest = (dead: DeadLetter | undefined): TranslationRequested =>
+  codec.decode(dead?.data.originalValue ?? null, dead?.data.originalHeaders ?? {}) as TranslationRequested;
 
 async function produce(...requests: { event: TranslationRequested; key: string }[]): Promise<void> {
   await producer.send(
@@ -171,7 +203,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     const completed = completedFor(event)!;
     expect(seen.find((s) => s.event === completed)?.key).toBe(key);
     expect(completed).toMatchObject({
-      eventVersion: 4,
+      eventVersion: 5,
       correlationId: event.correlationId,
       causationId: event.eventId,
       data: {
@@ -188,6 +220,8 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
         detectedSourceLang: null,
         requestedAt: event.occurredAt,
         fallback: false,
+        moreResults: [],
+        failures: [],
       },
     });
     // The consumer publishes the result itself; nothing is kept as free text through the outbox.
@@ -313,6 +347,142 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     expect(retriesOf(failing.event.eventId)).toEqual([]);
   });
 
+  it('translates the fields of a request in one engine call and answers them in one TranslationCompleted', async () => {
+    const { event, key } = batchRequest([
+      { field: 'name', text: 'Blue chair' },
+      { field: 'slogan', text: 'The bus is late' },
+      { field: 'note', text: 'Green lamp' },
+    ]);
+    const calls = libre.requests.length;
+    await produce({ event, key });
+
+    await waitFor('the TranslationCompleted', () => completedFor(event) !== undefined);
+    const completed = completedFor(event)!;
+    expect(key).toBe(`vendor:${event.data.entityId}:de`);
+    expect(seen.find((s) => s.event === completed)?.key).toBe(key);
+    expect(resultsOf(completed)).toEqual([
+      ['name', '[de] Blue chair'],
+      ['slogan', 'Der Bus hat Verspätung'],
+      ['note', '[de] Green lamp'],
+    ]);
+    expect(completed.data.failures).toEqual([]);
+    expect(completedFields(completed.data).map((r) => [r.sourceHash, r.sourceVersion])).toEqual(
+      requestedFields(event.data).map((f) => [f.sourceHash, f.sourceVersion]),
+    );
+    // One engine request with the three texts.
+    const sent = libre.requests.slice(calls).filter((r) => r.path === '/translate');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toMatchObject({
+      q: ['Blue chair', 'The bus is late', 'Green lamp'],
+    });
+  });
+
+  it('reads a request of the old shape (v1, one field) still on the topic and answers it', async () => {
+    const { event } = request({ text: 'Yellow door', targetLang: 'fr' });
+    const v1 = codec.registry.versions('TranslationRequested')[0]!;
+    const { format: _format, moreFields: _more, ...v1Data } = event.data;
+    const value = v1.type.toBuffer({ ...event, eventVersion: 1, data: v1Data });
+    const headers = { ...codec.encode(event).headers, 'tp-schema-fingerprint': v1.fingerprint };
+    await producer.send(topics.requested, [{ key: `vendor:${event.data.entityId}:name:fr`, value, headers }]);
+
+    await waitFor('the TranslationCompleted', () => completedFor(event) !== undefined);
+    expect(resultsOf(completedFor(event))).toEqual([['name', '[fr] Yellow door']]);
+    expect(seen.find((s) => s.event === completedFor(event))?.key).toBe(
+      `vendor:${event.data.entityId}:name:fr`,
+    );
+  });
+
+  it('keeps the markup of an HTML field: tags and untranslatable elements in place, attributes translated', async () => {
+    const html = '<p>Hello <b>world</b> and <a href="/x" title="Go home">more</a></p><pre>code</pre>';
+    const { event, key } = batchRequest([
+      { field: 'body', text: html, format: 'html' },
+      { field: 'title', text: 'Red door' },
+    ]);
+    await produce({ event, key });
+
+    await waitFor('the TranslationCompleted', () => completedFor(event) !== undefined);
+    expect(resultsOf(completedFor(event))).toEqual([
+      [
+        'body',
+        '<p>[de] Hello <b>world</b> and <a href="/x" title="[de] Go home">more</a></p><pre>code</pre>',
+      ],
+      ['title', '[de] Red door'],
+    ]);
+  });
+
+  it('fails a field on its own: the others are answered, it is dead-lettered alone, naming entity, language and field', async () => {
+    const { event, key } = batchRequest([
+      { field: 'name', text: 'Red table' },
+      { field: 'long', text: 'a'.repeat(MAX_TEXT_CHARS + 1) },
+      { field: 'odd', text: 'Brown box', format: 'rtf' },
+    ]);
+    await produce({ event, key });
+
+    await waitFor(
+      'the result and two dead letters',
+      () => completedFor(event) !== undefined && deadLettersOf(event.eventId).length === 2,
+    );
+    const completed = completedFor(event)!;
+    expect(resultsOf(completed)).toEqual([['name', '[de] Red table']]);
+    expect(completed.data.failures.map(({ field, code, retrying }) => ({ field, code, retrying }))).toEqual([
+      { field: 'long', code: 'TEXT_TOO_LONG', retrying: false },
+      { field: 'odd', code: 'FORMAT_UNSUPPORTED', retrying: false },
+    ]);
+    const dead = deadLettersOf(event.eventId);
+    expect(dead.map((d) => d.data.errorCode).sort()).toEqual(['FORMAT_UNSUPPORTED', 'TEXT_TOO_LONG']);
+    for (const letter of dead) {
+      const kept = keptRequest(letter);
+      const [field] = requestedFields(kept.data);
+      expect(requestedFields(kept.data)).toHaveLength(1);
+      expect(letter.data.errorMessage).toContain(`vendor/${event.data.entityId} field ${field?.field} -> de`);
+      expect(kept).toMatchObject({ eventId: event.eventId, occurredAt: event.occurredAt });
+      expect(letter.data.originalKey?.toString('utf8')).toBe(key);
+    }
+    expect(retriesOf(event.eventId)).toEqual([]);
+  });
+
+  it('retries the fields that failed, dead-letters each alone at the last attempt, and a replay translates it', async () => {
+    libre.fail({ type: 'respond', status: 503, body: { error: 'Service Unavailable' } }, { times: 1000 });
+    const { event, key } = batchRequest(
+      [
+        { field: 'name', text: 'Grey wall' },
+        { field: 'slogan', text: 'White floor' },
+      ],
+      { targetLang: 'it' },
+    );
+    await produce({ event, key });
+
+    await waitFor('two dead letters', () => deadLettersOf(event.eventId).length === 2);
+    libre.reset();
+    // The request went to the retry topic whole (every field failed), as it was.
+    expect(retriesOf(event.eventId).map((r) => headerString(r.headers, RETRY_HEADERS.attempt))).toEqual([
+      '2',
+      '3',
+    ]);
+    expect(retriesOf(event.eventId).every((r) => r.value?.equals(codec.encode(event).value))).toBe(true);
+    const dead = deadLettersOf(event.eventId);
+    expect(dead.map((d) => [d.data.errorCode, d.data.attempts])).toEqual([
+      ['TRANSLATION_FAILED', MAX_ATTEMPTS],
+      ['TRANSLATION_FAILED', MAX_ATTEMPTS],
+    ]);
+    expect(dead.map((d) => requestedFields(keptRequest(d).data).map((f) => f.field))).toEqual([
+      ['name'],
+      ['slogan'],
+    ]);
+    expect(completedFor(event)).toBeUndefined();
+
+    // A replay puts the dead letter's request back on the request topic.
+    const [slogan] = dead.filter((d) => keptRequest(d).data.field === 'slogan');
+    const headers = Object.fromEntries(
+      Object.entries(slogan!.data.originalHeaders)
+        .filter(([name]) => !Object.values(RETRY_HEADERS).includes(name as never))
+        .map(([name, value]) => [name, value.toString('utf8')]),
+    );
+    await producer.send(topics.requested, [{ key, value: slogan!.data.originalValue, headers }]);
+    await waitFor('the replayed field translated', () => completedFor(event) !== undefined);
+    expect(resultsOf(completedFor(event))).toEqual([['slogan', '[it] White floor']]);
+  });
+
   it('counts results by engine, retries by attempt, and dead letters by group and code', async () => {
     const metrics = await (await fetch(`${translator!.url}/metrics`)).text();
     const value = (pattern: RegExp) => Number(metrics.match(pattern)?.[1] ?? 0);
@@ -329,6 +499,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
       1,
     );
     const retryGroup = consumerGroup('enginesRetry', prefix).replaceAll('.', '\\.');
+    // One for the request of one field, one for each of the two fields of the batch that failed.
     expect(
       value(
         new RegExp(
@@ -336,7 +507,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
           'm',
         ),
       ),
-    ).toBe(1);
+    ).toBe(3);
     const mainGroup = consumerGroup('engines', prefix).replaceAll('.', '\\.');
     expect(
       value(

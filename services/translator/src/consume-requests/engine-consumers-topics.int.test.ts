@@ -68,6 +68,8 @@ describe('engine consumers when the topics do not exist yet', () => {
         text,
         sourceHash: createHash('sha256').update(text, 'utf8').digest('hex'),
         sourceVersion: 1,
+        format: 'text',
+        moreFields: [],
       },
       { correlationId: randomUUID() },
     );

@@ -11,7 +11,7 @@ import {
   type MessageConsumer,
   type MessageProducer,
 } from '@tp/kafka';
-import { guardWithDeadLetters } from '@tp/pipeline';
+import { deadLetterCounter, guardWithDeadLetters } from '@tp/pipeline';
 import type { BackgroundTask } from '@tp/platform';
 import type { Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
@@ -31,11 +31,12 @@ export type EngineConsumersSettings = Pick<
   | 'TRANSLATION_RETRY_BACKOFF_MS'
   | 'TRANSLATION_RETRY_MAX_BACKOFF_MS'
   | 'TRANSLATION_CONSUMER_CONCURRENCY'
+  | 'MAX_TEXT_CHARS'
 >;
 
 export interface EngineConsumersOptions {
   readonly kafka: Kafka;
-  readonly translateText: Pick<TranslateText, 'execute'>;
+  readonly translateText: Pick<TranslateText, 'executeBatch'>;
   readonly settings: EngineConsumersSettings;
   readonly logger: Logger;
   readonly metrics?: Registry;
@@ -117,23 +118,27 @@ export class EngineConsumers implements BackgroundTask {
   private async startConsumers(): Promise<void> {
     const { settings, logger, metrics, kafka } = this.options;
     const prefix = settings.KAFKA_TOPIC_PREFIX;
-    const handlerPublishingTo = (producer: MessageProducer) =>
+    const handlerPublishingTo = (group: string, producer: MessageProducer) =>
       handleTranslationRequest({
         translateText: this.options.translateText,
         producer,
         codec: this.codec,
         topicPrefix: prefix,
+        consumerGroup: group,
+        maxTextChars: settings.MAX_TEXT_CHARS,
         maxAttempts: settings.TRANSLATION_MAX_ATTEMPTS,
         backoff: {
           baseMs: settings.TRANSLATION_RETRY_BACKOFF_MS,
           maxMs: settings.TRANSLATION_RETRY_MAX_BACKOFF_MS,
         },
         logger,
-        ...(metrics ? { metrics: consumeRequestsMetrics(metrics) } : {}),
+        ...(metrics
+          ? { metrics: consumeRequestsMetrics(metrics), deadLetters: deadLetterCounter(metrics) }
+          : {}),
         stopping: this.stopping.signal,
       });
     const guarded = (group: string, producer: MessageProducer) =>
-      guardWithDeadLetters(handlerPublishingTo(producer), {
+      guardWithDeadLetters(handlerPublishingTo(group, producer), {
         producer,
         codec: this.codec,
         consumerGroup: group,

@@ -159,8 +159,7 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
 function freeTextCompletedData(completed: CompletedTranslation): TranslationCompletedData {
   const { source, target, text } = completed;
   return translationCompletedData(
-    freeTextField(hotCacheHash({ source, target, text }), text),
-    completed,
+    [{ field: freeTextField(hotCacheHash({ source, target, text }), text), outcome: completed }],
     Date.now(),
   );
 }

@@ -130,7 +130,7 @@ async function storeContent(entityId: string, fail = false): Promise<ContentChan
       entityId,
       sourceLang: 'zh-CN',
       sourceVersion: 1,
-      fields: [{ name: 'name', text: '你好' }],
+      fields: [{ name: 'name', text: '你好', format: 'text' }],
     },
     { correlationId: entityId },
   );

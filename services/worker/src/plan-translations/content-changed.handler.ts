@@ -11,7 +11,7 @@ import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { checkContentChange } from './check-content-change.js';
 import { applyDeletion } from './content-deleted.js';
 import type { TranslationPlan } from './plan-translations.js';
-import { storeChanges, type PlannedChange } from './store-changes.js';
+import { fieldRequests, storeChanges, type PlannedChange } from './store-changes.js';
 
 export interface ContentChangedHandlerOptions {
   readonly orm: Orm;
@@ -88,10 +88,10 @@ export class ContentChangedHandler {
     const attributes = { 'tp.entity_type': change.entityType, 'tp.entity_id': change.entityId };
     const plan = await withSpan('planner', attributes, async (span) => {
       const planned = await this.changes.submit({ event, change }).catch(rethrowDataErrorsAsPermanent);
-      span.setAttribute('tp.translations_requested', planned.requests.length);
+      span.setAttribute('tp.translations_requested', fieldRequests(planned).length);
       return planned;
     });
-    this.counters?.requested.inc(plan.requests.length);
+    this.counters?.requested.inc(fieldRequests(plan).length);
     if (plan.stale.length) this.counters?.skipped.inc({ reason: 'stale' }, plan.stale.length);
     if (plan.unchanged.length) this.counters?.skipped.inc({ reason: 'unchanged' }, plan.unchanged.length);
     if (plan.writes.length > 0 || plan.removed.length > 0) {

@@ -2,7 +2,8 @@ import type { ContentChangedData, TranslationRequestedData } from '@tp/contracts
 import {
   PermanentError,
   sourceHash,
-  translationRequestedData,
+  translationRequests,
+  type RequestedField,
   type StoredSource,
   type TranslationSettings,
 } from '@tp/pipeline';
@@ -25,7 +26,10 @@ export interface SourceWrite {
 
 export interface TranslationPlan {
   readonly writes: readonly SourceWrite[];
-  /** One per changed field and target language (none while translation is disabled). */
+  /**
+   * The changed fields of the entity per target language, as few requests as fit (see
+   * translationRequests; none while translation is disabled).
+   */
   readonly requests: readonly TranslationRequestedData[];
   /** Fields ignored because a newer version of them is stored. */
   readonly stale: readonly string[];
@@ -79,11 +83,11 @@ export function planTranslations(input: PlanInput): TranslationPlan {
   const newest = Math.max(-1, ...stored.map((s) => s.sourceVersion));
   const targets = settings.enabled ? targetLanguages(settings.targetLanguages, change.sourceLang) : [];
   const writes: SourceWrite[] = [];
-  const requests: TranslationRequestedData[] = [];
+  const changed: RequestedField[] = [];
   const stale: string[] = [];
   const unchanged: string[] = [];
 
-  for (const { name, text } of change.fields) {
+  for (const { name, text, format } of change.fields) {
     const hash = sourceHash(text);
     const before = byField.get(name);
     const write: SourceWrite = {
@@ -103,14 +107,20 @@ export function planTranslations(input: PlanInput): TranslationPlan {
       if (change.sourceVersion > before.sourceVersion) writes.push(write);
     } else {
       writes.push(write);
-      const changed = { ...change, field: name, text, sourceHash: hash };
-      const human = humanTranslations?.get(name);
-      for (const targetLang of targets) {
-        const humanOnly = human?.has(targetLang) && settings.humanOnlyLanguages.includes(targetLang);
-        if (!humanOnly) requests.push(translationRequestedData(changed, targetLang));
-      }
+      changed.push({ ...change, field: name, text, sourceHash: hash, format });
     }
   }
+  const requests = targets.flatMap((targetLang) =>
+    translationRequests(
+      changed.filter(
+        ({ field }) =>
+          !(
+            humanTranslations?.get(field)?.has(targetLang) && settings.humanOnlyLanguages.includes(targetLang)
+          ),
+      ),
+      targetLang,
+    ),
+  );
   const reported = new Set(change.fields.map((f) => f.name));
   const removed = stored
     .filter((s) => !reported.has(s.field) && s.sourceVersion <= change.sourceVersion)

@@ -1,9 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ContentChangedData, ContentDeletedData } from '@tp/contracts';
-import { PermanentError, sourceHash } from '@tp/pipeline';
+import { PermanentError, requestedFields, sourceHash } from '@tp/pipeline';
 
 import { checkContentChange, checkContentDeletion } from './check-content-change.js';
-import { planTranslations, type PlanInput, type StoredFieldState } from './plan-translations.js';
+import {
+  planTranslations,
+  type PlanInput,
+  type StoredFieldState,
+  type TranslationPlan,
+} from './plan-translations.js';
+
+/** Each field and language the plan requests, as `field:lang`, in the order its requests carry them. */
+const requested = (result: TranslationPlan): string[] =>
+  result.requests.flatMap((r) => requestedFields(r).map(({ field }) => `${field}:${r.targetLang}`));
 
 const change = (over: Partial<ContentChangedData> = {}): ContentChangedData => ({
   module: 'catalog',
@@ -12,8 +21,8 @@ const change = (over: Partial<ContentChangedData> = {}): ContentChangedData => (
   sourceLang: 'zh-CN',
   sourceVersion: 2,
   fields: [
-    { name: 'name', text: '你好' },
-    { name: 'description', text: '好吃' },
+    { name: 'name', text: '你好', format: 'text' },
+    { name: 'description', text: '好吃', format: 'text' },
   ],
   ...over,
 });
@@ -57,27 +66,28 @@ describe('planTranslations', () => {
       ]),
     });
     // ja is human-only: its human translation of name stays; de is not, so it is requested.
-    expect(result.requests.map((r) => `${r.field}:${r.targetLang}`)).toEqual([
+    expect(requested(result)).toEqual([
       'name:en',
-      'name:de',
       'description:en',
       'description:ja',
+      'name:de',
       'description:de',
     ]);
   });
 
-  it('stores new fields and requests each field in every target language', () => {
+  it('stores new fields and requests every field in one request per target language', () => {
     const result = plan();
     expect(result.writes.map((w) => [w.kind, w.field, w.sourceVersion])).toEqual([
       ['insert', 'name', 2],
       ['insert', 'description', 2],
     ]);
-    expect(result.requests.map((r) => `${r.field}:${r.targetLang}`)).toEqual([
+    expect(result.requests.map((r) => r.targetLang)).toEqual(['en', 'ja', 'de']);
+    expect(requested(result)).toEqual([
       'name:en',
-      'name:ja',
-      'name:de',
       'description:en',
+      'name:ja',
       'description:ja',
+      'name:de',
       'description:de',
     ]);
     expect(result.requests[0]).toEqual({
@@ -89,7 +99,35 @@ describe('planTranslations', () => {
       text: '你好',
       sourceHash: sourceHash('你好'),
       sourceVersion: 2,
+      format: 'text',
+      moreFields: [
+        {
+          field: 'description',
+          text: '好吃',
+          sourceHash: sourceHash('好吃'),
+          sourceVersion: 2,
+          format: 'text',
+        },
+      ],
     });
+  });
+
+  it('carries the format each field was reported in', () => {
+    const result = plan({
+      change: change({
+        fields: [
+          { name: 'name', text: '你好', format: 'text' },
+          { name: 'body', text: '<p>好吃</p>', format: 'html' },
+          { name: 'notes', text: '*好*', format: 'markdown' },
+        ],
+      }),
+    });
+    const [first] = result.requests;
+    expect(first && requestedFields(first).map(({ field, format }) => `${field}:${format}`)).toEqual([
+      'name:text',
+      'body:html',
+      'notes:markdown',
+    ]);
   });
 
   it('never requests the source language, and asks for each configured language once', () => {
@@ -100,15 +138,13 @@ describe('planTranslations', () => {
         humanOnlyLanguages: [],
       },
     });
-    expect(result.requests.map((r) => r.targetLang)).toEqual(['en', 'en']);
-    expect(result.requests.map((r) => r.field)).toEqual(['name', 'description']);
+    expect(requested(result)).toEqual(['name:en', 'description:en']);
   });
 
   it('requests nothing for an unchanged field, and only records a newer version of it', () => {
     const result = plan({ stored: [stored('name', '你好', 1), stored('description', '旧的', 1)] });
     expect(result.unchanged).toEqual(['name']);
-    expect(result.requests.every((r) => r.field === 'description')).toBe(true);
-    expect(result.requests).toHaveLength(3);
+    expect(requested(result)).toEqual(['description:en', 'description:ja', 'description:de']);
     expect(result.writes.map((w) => [w.kind, w.field, w.sourceVersion])).toEqual([
       ['update', 'name', 2],
       ['update', 'description', 2],
@@ -128,7 +164,7 @@ describe('planTranslations', () => {
 
   it('removes a stored field the change leaves out, unless the stored field is newer than the change', () => {
     const result = plan({
-      change: change({ fields: [{ name: 'name', text: '你好' }] }),
+      change: change({ fields: [{ name: 'name', text: '你好', format: 'text' }] }),
       stored: [stored('name', '你好', 1), stored('description', '好吃', 2), stored('tagline', '新', 3)],
     });
     expect(result.removed).toEqual(['description']);
@@ -137,7 +173,7 @@ describe('planTranslations', () => {
 
   it('ignores a field new to an entity stored at a newer version (that report left it out)', () => {
     const result = plan({
-      change: change({ sourceVersion: 1, fields: [{ name: 'tagline', text: '新' }] }),
+      change: change({ sourceVersion: 1, fields: [{ name: 'tagline', text: '新', format: 'text' }] }),
       stored: [stored('name', '你好', 2)],
     });
     expect(result).toMatchObject({ writes: [], requests: [], stale: ['tagline'], removed: [] });
@@ -162,7 +198,7 @@ describe('planTranslations', () => {
       ['insert', 'name'],
       ['insert', 'description'],
     ]);
-    expect(result.requests).toHaveLength(6);
+    expect(requested(result)).toHaveLength(6);
   });
 
   it('ignores a field whose stored version is newer, even when its text differs', () => {
@@ -175,12 +211,12 @@ describe('planTranslations', () => {
   it('applies a changed text of the same version (only a newer stored version wins)', () => {
     const result = plan({ stored: [stored('name', '别的', 2), stored('description', '好吃', 2)] });
     expect(result.writes.map((w) => w.field)).toEqual(['name']);
-    expect(result.requests.map((r) => r.field)).toEqual(['name', 'name', 'name']);
+    expect(requested(result)).toEqual(['name:en', 'name:ja', 'name:de']);
   });
 
   it('treats a new source language as a change even when the text is the same', () => {
     const result = plan({
-      change: change({ sourceLang: 'ja', fields: [{ name: 'name', text: '你好' }] }),
+      change: change({ sourceLang: 'ja', fields: [{ name: 'name', text: '你好', format: 'text' }] }),
       stored: [stored('name', '你好', 2)],
     });
     expect(result.writes.map((w) => w.field)).toEqual(['name']);
@@ -244,10 +280,10 @@ describe('checkContentChange', () => {
       /^CONTENT_INVALID entityType: tracking is reserved/,
     );
     expect(refusal(change({ fields: [] }))).toBe('CONTENT_INVALID fields: at least one field is needed');
-    expect(refusal(change({ fields: [{ name: 'a b', text: 'x' }] }))).toBe(
+    expect(refusal(change({ fields: [{ name: 'a b', text: 'x', format: 'text' }] }))).toBe(
       'CONTENT_INVALID fields.0.name: field names are 1-100 characters of A-Z, a-z, 0-9, _, . and -',
     );
-    expect(refusal(change({ fields: [{ name: 'name', text: '' }] }))).toBe(
+    expect(refusal(change({ fields: [{ name: 'name', text: '', format: 'text' }] }))).toBe(
       'CONTENT_INVALID fields.0.text: text must not be empty',
     );
     expect(refusal(change({ sourceVersion: 1.5 }))).toMatch(/^CONTENT_INVALID sourceVersion: /);
@@ -261,9 +297,9 @@ describe('checkContentChange', () => {
         module: ' ',
         sourceVersion: -1,
         fields: [
-          { name: 'name', text: 'a\u0000b' },
-          { name: 'name', text: 'b' },
-          { name: 'n'.repeat(101), text: 'c' },
+          { name: 'name', text: 'a\u0000b', format: 'text' },
+          { name: 'name', text: 'b', format: 'text' },
+          { name: 'n'.repeat(101), text: 'c', format: 'text' },
         ],
       }),
     );
@@ -283,7 +319,7 @@ describe('checkContentChange', () => {
   });
 
   it('names at most ten broken rules and counts the rest', () => {
-    const fields = Array.from({ length: 150 }, () => ({ name: 'same', text: '' }));
+    const fields = Array.from({ length: 150 }, () => ({ name: 'same', text: '', format: 'text' }));
     const message = refusal(change({ fields })) ?? '';
     expect(message.split('; ')).toHaveLength(11);
     expect(message).toMatch(/; and 289 more$/);

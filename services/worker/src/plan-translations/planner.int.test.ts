@@ -9,7 +9,13 @@ import {
 } from '@tp/contracts';
 import { ContentTranslation, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import type { KafkaProducer } from '@tp/kafka';
-import { contentChangedKey, contentReadCacheKey, sourceHash } from '@tp/pipeline';
+import {
+  contentChangedKey,
+  contentReadCacheKey,
+  requestedFields,
+  sourceHash,
+  type FieldRequest,
+} from '@tp/pipeline';
 import type { RedisClient } from '@tp/redis';
 import { EventCodec, newEvent } from '@tp/schemas';
 import type { Admin } from 'kafkajs';
@@ -63,8 +69,8 @@ function contentChanged(entityId: string, over: Partial<ContentChangedData> = {}
       sourceLang: 'zh-CN',
       sourceVersion: 1,
       fields: [
-        { name: 'name', text: '你好' },
-        { name: 'description', text: '好吃的面条' },
+        { name: 'name', text: '你好', format: 'text' },
+        { name: 'description', text: '好吃的面条', format: 'text' },
       ],
       ...over,
     },
@@ -106,12 +112,15 @@ async function sources(entityId: string) {
   return orm.em.fork().find(SourceContent, { entityId }, { orderBy: { field: 'asc' } });
 }
 
+/** One field a TranslationRequested in the outbox asks for, with the message's key and event. */
 interface Request {
   readonly key: string | null;
   readonly event: TranslationRequested;
+  readonly field: FieldRequest;
 }
 
-async function requests(entityId: string): Promise<Request[]> {
+/** The TranslationRequested of an entity in the outbox, oldest first. */
+async function messages(entityId: string): Promise<Omit<Request, 'field'>[]> {
   const rows = await orm.em.fork().find(OutboxMessage, { topic: requestedTopic }, { orderBy: { id: 'asc' } });
   return rows
     .map((row) => ({
@@ -119,6 +128,13 @@ async function requests(entityId: string): Promise<Request[]> {
       event: codec.decode(Buffer.from(row.payload), row.headers) as TranslationRequested,
     }))
     .filter((r) => r.event.data.entityId === entityId);
+}
+
+/** Each field (x language) requested for an entity, in the order its requests carry them. */
+async function requests(entityId: string): Promise<Request[]> {
+  return (await messages(entityId)).flatMap((m) =>
+    requestedFields(m.event.data).map((field) => ({ ...m, field })),
+  );
 }
 
 const counter = async (name: string, labels: Record<string, string> = {}) => {
@@ -155,7 +171,7 @@ const translations = (entityId: string) =>
 
 describe('planner: human translations (issue #19)', () => {
   it('marks human translations of a changed field stale, keeps them, and requests machine ones unless the language is human-only', async () => {
-    await send(contentChanged('v-human', { fields: [{ name: 'name', text: '旧' }] }));
+    await send(contentChanged('v-human', { fields: [{ name: 'name', text: '旧', format: 'text' }] }));
     await plannerCaughtUp();
     await human('v-human', 'en', '旧', 1);
     await human('v-human', 'ja', '旧', 1);
@@ -163,16 +179,28 @@ describe('planner: human translations (issue #19)', () => {
     try {
       const before = (await requests('v-human')).length;
       // The same text again (a version bump) marks nothing; a new text does.
-      await send(contentChanged('v-human', { sourceVersion: 2, fields: [{ name: 'name', text: '旧' }] }));
+      await send(
+        contentChanged('v-human', {
+          sourceVersion: 2,
+          fields: [{ name: 'name', text: '旧', format: 'text' }],
+        }),
+      );
       await plannerCaughtUp();
       expect((await translations('v-human')).map((t) => t.stale)).toEqual([false, false]);
-      await send(contentChanged('v-human', { sourceVersion: 3, fields: [{ name: 'name', text: '新' }] }));
+      await send(
+        contentChanged('v-human', {
+          sourceVersion: 3,
+          fields: [{ name: 'name', text: '新', format: 'text' }],
+        }),
+      );
       await plannerCaughtUp();
       expect(await translations('v-human')).toMatchObject([
         { targetLang: 'en', origin: 'human', stale: true, translatedText: 'By hand (en)' },
         { targetLang: 'ja', origin: 'human', stale: true, translatedText: 'By hand (ja)' },
       ]);
-      const asked = (await requests('v-human')).slice(before).map((r) => r.event.data);
+      const asked = (await requests('v-human'))
+        .slice(before)
+        .map((r) => ({ ...r.field, targetLang: r.event.data.targetLang }));
       expect(asked.map((d) => [d.targetLang, d.text, d.sourceVersion])).toEqual([
         ['en', '新', 3],
         ['de', '新', 3],
@@ -184,7 +212,7 @@ describe('planner: human translations (issue #19)', () => {
 });
 
 describe('planner', () => {
-  it('stores 2 fields of a new entity and requests each in 3 languages, then drops its read cache', async () => {
+  it('stores 2 fields of a new entity and requests both in one request per language (3), then drops its read cache', async () => {
     const cacheKey = contentReadCacheKey(keyPrefix, 'vendor', 'v-new');
     await redis.hSet(cacheKey, 'en', '{"stale":true}');
     const event = contentChanged('v-new');
@@ -199,23 +227,31 @@ describe('planner', () => {
     expect(stored.find((s) => s.field === 'name')?.sourceHash).toBe(sourceHash('你好'));
 
     const requested = await requests('v-new');
-    expect(requested.map((r) => r.key).sort()).toEqual(
+    expect(requested.map((r) => `${r.key} ${r.field.field}`).sort()).toEqual(
       [
-        'vendor:v-new:description:de',
-        'vendor:v-new:description:en',
-        'vendor:v-new:description:ja',
-        'vendor:v-new:name:de',
-        'vendor:v-new:name:en',
-        'vendor:v-new:name:ja',
+        'vendor:v-new:de description',
+        'vendor:v-new:en description',
+        'vendor:v-new:ja description',
+        'vendor:v-new:de name',
+        'vendor:v-new:en name',
+        'vendor:v-new:ja name',
       ].sort(),
     );
-    for (const { event: request } of requested) {
+    expect((await messages('v-new')).map((m) => m.key).sort()).toEqual([
+      'vendor:v-new:de',
+      'vendor:v-new:en',
+      'vendor:v-new:ja',
+    ]);
+    for (const { event: request, field } of requested) {
       expect(request.correlationId).toBe(event.correlationId);
       expect(request.causationId).toBe(event.eventId);
-      expect(request.data.sourceVersion).toBe(1);
+      expect(field.sourceVersion).toBe(1);
+      expect(field.format).toBe('text');
       expect(request.data.sourceLang).toBe('zh-CN');
     }
-    expect(requested.find((r) => r.key === 'vendor:v-new:name:ja')?.event.data).toMatchObject({
+    expect(
+      requested.find((r) => r.key === 'vendor:v-new:ja' && r.field.field === 'name')?.field,
+    ).toMatchObject({
       text: '你好',
       sourceHash: sourceHash('你好'),
     });
@@ -245,19 +281,17 @@ describe('planner', () => {
       contentChanged('v-edit', {
         sourceVersion: 2,
         fields: [
-          { name: 'name', text: '你好吗' },
-          { name: 'description', text: '好吃的面条' },
+          { name: 'name', text: '你好吗', format: 'text' },
+          { name: 'description', text: '好吃的面条', format: 'text' },
         ],
       }),
     );
     await plannerCaughtUp();
 
     const second = (await requests('v-edit')).slice(6);
-    expect(second.map((r) => r.event.data.field)).toEqual(['name', 'name', 'name']);
+    expect(second.map((r) => r.field.field)).toEqual(['name', 'name', 'name']);
     expect(second.map((r) => r.event.data.targetLang).sort()).toEqual(['de', 'en', 'ja']);
-    expect(second.every((r) => r.event.data.sourceVersion === 2 && r.event.data.text === '你好吗')).toBe(
-      true,
-    );
+    expect(second.every((r) => r.field.sourceVersion === 2 && r.field.text === '你好吗')).toBe(true);
     // The unchanged field records the newer version without asking for anything.
     expect((await sources('v-edit')).map((s) => [s.field, s.sourceVersion])).toEqual([
       ['description', 2],
@@ -265,7 +299,12 @@ describe('planner', () => {
     ]);
 
     const staleBefore = await counter('planner_fields_skipped_total', { reason: 'stale' });
-    await send(contentChanged('v-edit', { sourceVersion: 1, fields: [{ name: 'name', text: '旧的' }] }));
+    await send(
+      contentChanged('v-edit', {
+        sourceVersion: 1,
+        fields: [{ name: 'name', text: '旧的', format: 'text' }],
+      }),
+    );
     await plannerCaughtUp();
     expect(await requests('v-edit')).toHaveLength(9);
     expect((await sources('v-edit')).find((s) => s.field === 'name')?.text).toBe('你好吗');
@@ -283,9 +322,9 @@ describe('planner', () => {
       await setConfig(['fr'], true);
       await send(contentChanged('v-on'));
       await plannerCaughtUp();
-      expect((await requests('v-on')).map((r) => r.key).sort()).toEqual([
-        'vendor:v-on:description:fr',
-        'vendor:v-on:name:fr',
+      expect((await requests('v-on')).map((r) => `${r.key} ${r.field.field}`)).toEqual([
+        'vendor:v-on:fr name',
+        'vendor:v-on:fr description',
       ]);
     } finally {
       await setConfig(['en', 'ja', 'de'], true);
@@ -302,7 +341,7 @@ describe('planner', () => {
     const badLanguage = contentChanged('v-owned', { sourceLang: 'klingon', sourceVersion: 3 });
     const next = contentChanged('v-owned', {
       sourceVersion: 4,
-      fields: [{ name: 'name', text: '再见' }],
+      fields: [{ name: 'name', text: '再见', format: 'text' }],
     });
     const key = 'vendor:v-owned';
     await producer.send(changedTopic, [
@@ -317,7 +356,7 @@ describe('planner', () => {
     // The message after the poison ones was handled: only its field, 3 languages.
     const requested = await requests('v-owned');
     expect(requested).toHaveLength(9);
-    expect(requested.slice(6).every((r) => r.event.data.sourceVersion === 4)).toBe(true);
+    expect(requested.slice(6).every((r) => r.field.sourceVersion === 4)).toBe(true);
     expect((await sources('v-owned')).every((s) => s.module === 'catalog')).toBe(true);
 
     expect(await sources('v-other')).toEqual([]);
@@ -354,7 +393,7 @@ describe('planner', () => {
         ['name', 1],
       ]);
       const requested = await requests(id);
-      expect(requested.map((r) => `${r.event.data.field}:${r.event.data.targetLang}`).sort()).toEqual([
+      expect(requested.map((r) => `${r.field.field}:${r.event.data.targetLang}`).sort()).toEqual([
         'description:de',
         'description:en',
         'description:ja',
@@ -391,7 +430,7 @@ describe('planner', () => {
     await plannerCaughtUp();
     const shrunk = contentChanged('v-shrinks', {
       sourceVersion: 2,
-      fields: [{ name: 'name', text: '你好' }],
+      fields: [{ name: 'name', text: '你好', format: 'text' }],
     });
     const others = Array.from({ length: 6 }, (_, i) => contentChanged(`v-with-shrink-${i}`));
     await send(shrunk, ...others);
@@ -401,8 +440,31 @@ describe('planner', () => {
     for (const other of others) expect(await sources(other.data.entityId)).toHaveLength(2);
   });
 
-  it('counts every request it wrote to the outbox', async () => {
-    const rows = await orm.em.fork().count(OutboxMessage, { topic: requestedTopic });
-    expect(await counter('planner_translations_requested_total')).toBe(rows);
+  it('counts every field translation it requested through the outbox (fields x languages)', async () => {
+    const rows = await orm.em.fork().find(OutboxMessage, { topic: requestedTopic });
+    const fields = rows.flatMap((row) =>
+      requestedFields((codec.decode(Buffer.from(row.payload), row.headers) as TranslationRequested).data),
+    );
+    expect(fields.length).toBeGreaterThan(rows.length);
+    expect(await counter('planner_translations_requested_total')).toBe(fields.length);
+  });
+
+  it('carries the format each field was reported in', async () => {
+    await send(
+      contentChanged('v-rich', {
+        fields: [
+          { name: 'name', text: '你好', format: 'text' },
+          { name: 'body', text: '<p>你好</p>', format: 'html' },
+        ],
+      }),
+    );
+    await plannerCaughtUp();
+    const first = await requests('v-rich');
+    expect(
+      first.filter((r) => r.event.data.targetLang === 'en').map((r) => [r.field.field, r.field.format]),
+    ).toEqual([
+      ['name', 'text'],
+      ['body', 'html'],
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import {
   markHumanTranslationsStale,
   readTranslationSettings,
   removeFields,
+  requestedFields,
   translationRequestedEntry,
   writeSources,
   type Em,
@@ -114,6 +115,13 @@ async function applyPlans(
   await insertIntoOutbox(em, codec, entries);
   await markContentReportsPlanned(
     em,
-    accepted.map(({ item, plan }) => ({ trackingId: item.event.eventId, requests: plan.requests })),
+    accepted.map(({ item, plan }) => ({ trackingId: item.event.eventId, requests: fieldRequests(plan) })),
+  );
+}
+
+/** Each field and language a plan requests (a request carries several fields of one language). */
+export function fieldRequests(plan: TranslationPlan): { field: string; targetLang: string }[] {
+  return plan.requests.flatMap((request) =>
+    requestedFields(request).map(({ field }) => ({ field, targetLang: request.targetLang })),
   );
 }

@@ -73,6 +73,8 @@ function completed(
       detectedSourceLang: null,
       requestedAt: 1_000 + sourceVersion,
       fallback: false,
+      moreResults: [],
+      failures: [],
       ...over,
     },
     { correlationId: `corr-${entityId}` },

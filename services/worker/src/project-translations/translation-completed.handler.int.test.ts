@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { TranslationCompletedData } from '@tp/contracts';
 import { connectDatabase, ContentTranslation, type Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
@@ -70,6 +70,8 @@ function message(over: Partial<TranslationCompletedData>): IncomingMessage {
       detectedSourceLang: null,
       requestedAt: 1_000,
       fallback: false,
+      moreResults: [],
+      failures: [],
       ...over,
     },
     { correlationId: 'corr-1' },
@@ -97,5 +99,81 @@ describe('TranslationCompletedHandler: the read cache', () => {
     expect(await storedText('h-1')).toEqual(['Hola']);
     await waitFor('the DEL', () => deleted.includes(contentReadCacheKey(prefix, 'vendor', 'v-2')));
     expect(deleted).not.toContain(contentReadCacheKey(prefix, 'text', 'h-1'));
+  });
+});
+
+describe('TranslationCompletedHandler: a result of several fields (v5)', () => {
+  it('writes each field of the result as its row, all in one statement, and drops the read cache once', async () => {
+    const more = (field: string, translatedText: string) => ({
+      field,
+      translatedText,
+      sourceHash: 'b'.repeat(64),
+      sourceVersion: 1,
+      engine: 'apertium',
+      truncated: false,
+      fallback: false,
+      detectedSourceLang: null,
+    });
+    const upserts = jest.spyOn(
+      TranslationWriter.prototype as unknown as { upsert: (rows: readonly unknown[]) => Promise<unknown> },
+      'upsert',
+    );
+    try {
+      await handler.handle(
+        message({ entityId: 'v-batch', moreResults: [more('about', 'Acerca'), more('slogan', 'Lema')] }),
+      );
+      expect(upserts).toHaveBeenCalledTimes(1);
+      expect(upserts.mock.calls[0]?.[0]).toHaveLength(3);
+    } finally {
+      upserts.mockRestore();
+    }
+    const stored = await orm.em
+      .fork()
+      .find(ContentTranslation, { entityId: 'v-batch' }, { orderBy: { field: 'asc' } });
+    expect(stored.map((row) => [row.field, row.translatedText, row.engine])).toEqual([
+      ['about', 'Acerca', 'apertium'],
+      ['name', 'Hola', 'apertium'],
+      ['slogan', 'Lema', 'apertium'],
+    ]);
+    await waitFor('the DEL', () => deleted.includes(contentReadCacheKey(prefix, 'vendor', 'v-batch')));
+    expect(deleted.filter((key) => key === contentReadCacheKey(prefix, 'vendor', 'v-batch'))).toHaveLength(1);
+  });
+
+  it('projects a result of the old shape (v4, one field) still on the topic', async () => {
+    const v4 = codec.registry.versions('TranslationCompleted')[3]!;
+    const event = newEvent(
+      'TranslationCompleted',
+      {
+        entityType: 'vendor',
+        entityId: 'v-old',
+        field: 'name',
+        sourceLang: 'en',
+        targetLang: 'es',
+        translatedText: 'Hola de antes',
+        sourceHash: 'a'.repeat(64),
+        sourceVersion: 1,
+        engine: 'apertium',
+        truncated: false,
+        detectedSourceLang: null,
+        requestedAt: 1_000,
+        fallback: false,
+        moreResults: [],
+        failures: [],
+      },
+      { correlationId: 'corr-old' },
+    );
+    const { moreResults: _more, failures: _failures, ...v4Data } = event.data;
+    const value = v4.type.toBuffer({ ...event, eventVersion: 4, data: v4Data });
+    const headers = { ...codec.encode(event).headers, 'tp-schema-fingerprint': v4.fingerprint };
+    await handler.handle({
+      topic: 't',
+      partition: 0,
+      offset: '1',
+      key: null,
+      value,
+      headers,
+      timestamp: '0',
+    });
+    expect(await storedText('v-old')).toEqual(['Hola de antes']);
   });
 });

@@ -7,7 +7,7 @@ import { perRegistry } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
-import { translationRow } from './translation-row.js';
+import { translationRows } from './translation-row.js';
 import type { TranslationWriter } from './translation-writer.js';
 
 export interface TranslationCompletedHandlerOptions {
@@ -36,7 +36,8 @@ const projectionCounters = perRegistry((registry): ProjectionCounters => ({
 }));
 
 /**
- * TranslationCompleted -> content_translations (version-guarded upsert), then the entity's read cache
+ * TranslationCompleted -> content_translations (version-guarded upsert of its results, one row per
+ * field, in one statement with the rows of the messages handled at the same time), then the entity's read cache
  * is dropped (a reported entity's; free text has none). Idempotent: a redelivered event, or a result for an older source version, writes
  * nothing.
  */
@@ -55,18 +56,21 @@ export class TranslationCompletedHandler {
         `${event.eventType} on the TranslationCompleted topic`,
       );
     }
-    const row = translationRow(event);
-    const attributes = { 'tp.entity_type': row.entityType, 'tp.entity_id': row.entityId };
-    const outcome = await withSpan('projection write', attributes, async (span) => {
-      const written = await this.options.writer.write(row);
-      span.setAttribute('tp.outcome', written);
+    const rows = translationRows(event);
+    const { entityType, entityId } = event.data;
+    const attributes = { 'tp.entity_type': entityType, 'tp.entity_id': entityId, 'tp.fields': rows.length };
+    const outcomes = await withSpan('projection write', attributes, async (span) => {
+      const written = await this.options.writer.writeAll(rows);
+      span.setAttribute('tp.written', written.filter((outcome) => outcome === 'written').length);
       return written;
     });
-    (outcome === 'written' ? this.counters?.written : this.counters?.ignored)?.inc();
+    const written = outcomes.filter((outcome) => outcome === 'written').length;
+    this.counters?.written.inc(written);
+    this.counters?.ignored.inc(outcomes.length - written);
     // Free text has no merged view to drop: the read cache holds views of reported entities only
     // (built from source_contents, where no row of its type can be), so its DEL deleted nothing.
-    if (row.entityType === FREE_TEXT_ENTITY_TYPE) return;
+    if (entityType === FREE_TEXT_ENTITY_TYPE) return;
     // Also after an ignored write: a redelivery may follow a crash between the write and this delete.
-    await this.options.cache.invalidate(row.entityType, row.entityId);
+    await this.options.cache.invalidate(entityType, entityId);
   };
 }

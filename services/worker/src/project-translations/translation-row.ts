@@ -1,5 +1,11 @@
 import type { TranslationCompleted } from '@tp/contracts';
-import { CONTENT_COLUMN_CHARS, PermanentError, type TranslationWrite } from '@tp/pipeline';
+import {
+  completedFields,
+  CONTENT_COLUMN_CHARS,
+  PermanentError,
+  type CompletedField,
+  type TranslationWrite,
+} from '@tp/pipeline';
 import { codePoints } from '@tp/runtime';
 import { normaliseLanguageTag } from '@tp/translation';
 
@@ -18,11 +24,12 @@ export const rowKey = (row: TranslationRow): string =>
   `${row.entityType}\u0000${row.entityId}\u0000${row.field}\u0000${row.targetLang}`;
 
 /**
- * The row a TranslationCompleted stores, or a PermanentError when the database could never take it
- * (results produced to Kafka directly are checked like any other). Languages become our codes; the
- * source may be `auto` (free text whose language nobody could tell).
+ * The rows a TranslationCompleted stores, one per result it carries (v5: several fields of one entity
+ * in one language), or a PermanentError naming each result the database could never take (results
+ * produced to Kafka directly are checked like any other). Languages become our codes; the source may
+ * be `auto` (free text whose language nobody could tell).
  */
-export function translationRow(event: TranslationCompleted): TranslationRow {
+export function translationRows(event: TranslationCompleted): TranslationRow[] {
   const { data } = event;
   const targetLang = normaliseLanguageTag(data.targetLang);
   if (!targetLang) {
@@ -39,32 +46,43 @@ export function translationRow(event: TranslationCompleted): TranslationRow {
     );
   }
   const problems: string[] = [];
+  const results = completedFields(data);
+  results.forEach((result, i) => {
+    const at = i === 0 ? '' : `moreResults.${i - 1}.`;
+    problems.push(...resultProblems(result).map((problem) => at + problem));
+  });
+  if (!UUID.test(event.eventId)) problems.push(`eventId: ${JSON.stringify(event.eventId)} is not a UUID`);
+  if (problems.length > 0) throw new PermanentError('RESULT_INVALID', problems.join('; '));
+  return results.map((result) => ({
+    entityType: result.entityType,
+    entityId: result.entityId,
+    field: result.field,
+    targetLang,
+    sourceLang,
+    translatedText: result.translatedText,
+    sourceHash: result.sourceHash,
+    sourceVersion: result.sourceVersion,
+    requestedAt: Number.isSafeInteger(result.requestedAt) && result.requestedAt > 0 ? result.requestedAt : 0,
+    engine: result.engine,
+    truncated: result.truncated,
+    fallback: result.fallback,
+    lastEventId: event.eventId,
+  }));
+}
+
+/** What the database could never take of one result. */
+function resultProblems(result: CompletedField): string[] {
+  const problems: string[] = [];
   for (const name of ['entityType', 'entityId', 'field', 'sourceHash', 'engine'] as const) {
-    const value = data[name];
+    const value = result[name];
     if (value.trim() === '') problems.push(`${name}: empty`);
     else if (codePoints(value) > CONTENT_COLUMN_CHARS[name])
       problems.push(`${name}: longer than ${CONTENT_COLUMN_CHARS[name]} characters`);
     if (value.includes('\u0000')) problems.push(`${name}: contains U+0000`);
   }
-  if (data.translatedText.includes('\u0000')) problems.push('translatedText: contains U+0000');
-  if (!Number.isSafeInteger(data.sourceVersion) || data.sourceVersion < 0) {
-    problems.push(`sourceVersion: ${data.sourceVersion} is not a non-negative integer`);
+  if (result.translatedText.includes('\u0000')) problems.push('translatedText: contains U+0000');
+  if (!Number.isSafeInteger(result.sourceVersion) || result.sourceVersion < 0) {
+    problems.push(`sourceVersion: ${result.sourceVersion} is not a non-negative integer`);
   }
-  if (!UUID.test(event.eventId)) problems.push(`eventId: ${JSON.stringify(event.eventId)} is not a UUID`);
-  if (problems.length > 0) throw new PermanentError('RESULT_INVALID', problems.join('; '));
-  return {
-    entityType: data.entityType,
-    entityId: data.entityId,
-    field: data.field,
-    targetLang,
-    sourceLang,
-    translatedText: data.translatedText,
-    sourceHash: data.sourceHash,
-    sourceVersion: data.sourceVersion,
-    requestedAt: Number.isSafeInteger(data.requestedAt) && data.requestedAt > 0 ? data.requestedAt : 0,
-    engine: data.engine,
-    truncated: data.truncated,
-    fallback: data.fallback,
-    lastEventId: event.eventId,
-  };
+  return problems;
 }

@@ -3,7 +3,7 @@ import type { TranslationCompleted, TranslationCompletedData } from '@tp/contrac
 import { PermanentError } from '@tp/pipeline';
 import { newEvent } from '@tp/schemas';
 
-import { rowKey, translationRow } from './translation-row.js';
+import { rowKey, translationRows, type TranslationRow } from './translation-row.js';
 
 function completed(over: Partial<TranslationCompletedData> = {}): TranslationCompleted {
   return newEvent(
@@ -22,21 +22,30 @@ function completed(over: Partial<TranslationCompletedData> = {}): TranslationCom
       fallback: false,
       detectedSourceLang: null,
       requestedAt: 1_700_000_000_000,
+      moreResults: [],
+      failures: [],
       ...over,
     },
     { correlationId: 'corr-1' },
   );
 }
 
-/** The PermanentError translationRow throws for `event`, or fails. */
+/** The one row of a result of one field. */
+function translationRow(event: TranslationCompleted): TranslationRow {
+  const rows = translationRows(event);
+  expect(rows).toHaveLength(1);
+  return rows[0] as TranslationRow;
+}
+
+/** The PermanentError translationRows throws for `event`, or fails. */
 function refusal(event: TranslationCompleted): PermanentError {
   try {
-    translationRow(event);
+    translationRows(event);
   } catch (err) {
     if (err instanceof PermanentError) return err;
     throw err;
   }
-  throw new Error('translationRow accepted the event');
+  throw new Error('translationRows accepted the event');
 }
 
 describe('translationRow', () => {
@@ -57,6 +66,46 @@ describe('translationRow', () => {
       truncated: true,
       fallback: true,
       lastEventId: event.eventId,
+    });
+  });
+
+  it('makes one row of each result of a batch, sharing the languages, request time and event', () => {
+    const more = {
+      field: 'body',
+      translatedText: 'Body',
+      sourceHash: 'b'.repeat(64),
+      sourceVersion: 4,
+      engine: 'apertium',
+      truncated: false,
+      fallback: true,
+      detectedSourceLang: null,
+    };
+    const event = completed({ targetLang: 'EN', moreResults: [more] });
+    const rows = translationRows(event);
+    expect(
+      rows.map((row) => [row.field, row.translatedText, row.sourceVersion, row.engine, row.fallback]),
+    ).toEqual([
+      ['name', 'Hello', 3, 'offline', false],
+      ['body', 'Body', 4, 'apertium', true],
+    ]);
+    expect(rows.every((row) => row.targetLang === 'en' && row.requestedAt === 1_700_000_000_000)).toBe(true);
+    expect(rows.every((row) => row.lastEventId === event.eventId && row.entityId === 'v-1')).toBe(true);
+  });
+
+  it('names the result of a batch that the database could never take by its place in moreResults', () => {
+    const bad = {
+      field: '',
+      translatedText: 'x',
+      sourceHash: 'b'.repeat(64),
+      sourceVersion: 4,
+      engine: 'apertium',
+      truncated: false,
+      fallback: false,
+      detectedSourceLang: null,
+    };
+    expect(refusal(completed({ moreResults: [bad] }))).toMatchObject({
+      code: 'RESULT_INVALID',
+      message: 'moreResults.0.field: empty',
     });
   });
 

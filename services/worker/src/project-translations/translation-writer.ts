@@ -37,6 +37,11 @@ export class TranslationWriter {
     return this.batches.submit(row);
   }
 
+  /** The rows of one message, in one statement with whatever else is waiting (one outcome each). */
+  writeAll(rows: readonly TranslationRow[]): Promise<WriteOutcome[]> {
+    return Promise.all(this.batches.submitAll(rows));
+  }
+
   private async writeBatch(rows: readonly TranslationRow[]): Promise<ItemOutcome<WriteOutcome>[]> {
     try {
       return await this.upsert(rows);

@@ -33,6 +33,18 @@ export class Coalescer<T, R> {
     });
   }
 
+  /** Several items that go in one batch (when they fit in `maxBatch`); one outcome each, in order. */
+  submitAll(items: readonly T[]): Promise<R>[] {
+    const answers = items.map(
+      (item) =>
+        new Promise<R>((resolve, reject) => {
+          this.waiting.push({ item, resolve, reject });
+        }),
+    );
+    this.drain();
+    return answers;
+  }
+
   private drain(): void {
     while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, this.options.maxBatch);

@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
-import { contentReadCacheKey } from '@tp/pipeline';
+import { contentReadCacheKey, requestedFields } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 import { createClient } from 'redis';
 
@@ -201,24 +201,30 @@ describe('reading content', () => {
     await read('/api/v1/content/product/p-1', 'ja');
     const after = await requests();
     const made = after.slice(before);
-    expect(made.map((r) => r.key).sort()).toEqual(['product:p-1:blurb:ja', 'product:p-1:title:ja']);
-    const title = made.find((r) => r.key === 'product:p-1:title:ja');
-    expect(title).toMatchObject({
+    // One request for the entity in that language, with both fields.
+    expect(made.map((r) => r.key)).toEqual(['product:p-1:ja']);
+    const [request] = made;
+    expect(
+      request &&
+        requestedFields(request.event.data)
+          .map((f) => f.field)
+          .sort(),
+    ).toEqual(['blurb', 'title']);
+    const title = request && requestedFields(request.event.data).find((f) => f.field === 'title');
+    expect(title).toEqual({
+      field: 'title',
+      text: 'Phone',
+      sourceHash: sha('Phone'),
+      sourceVersion: 2,
+      format: 'text',
+    });
+    expect(request).toMatchObject({
       topic: topicName('translationRequested', topicPrefix),
       event: {
         eventType: 'TranslationRequested',
         correlationId: 'req-read-1',
         causationId: null,
-        data: {
-          entityType: 'product',
-          entityId: 'p-1',
-          field: 'title',
-          sourceLang: 'en',
-          targetLang: 'ja',
-          text: 'Phone',
-          sourceHash: sha('Phone'),
-          sourceVersion: 2,
-        },
+        data: { entityType: 'product', entityId: 'p-1', sourceLang: 'en', targetLang: 'ja' },
       },
     });
 
@@ -241,7 +247,7 @@ describe('reading content', () => {
         .slice(before)
         .map((r) => r.key)
         .sort(),
-    ).toEqual(['product:p-1:blurb:ko', 'product:p-1:title:ko']);
+    ).toEqual(['product:p-1:ko']);
   });
 
   it('requests nothing when translation is disabled', async () => {

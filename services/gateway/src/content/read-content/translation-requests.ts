@@ -3,8 +3,8 @@ import { hash } from 'node:crypto';
 import { addToOutbox, type Orm } from '@tp/db';
 import {
   readTranslationSettings,
-  translationRequestedData,
   translationRequestedEntry,
+  translationRequests,
   type StoredField,
 } from '@tp/pipeline';
 import { bounded, type RedisClient } from '@tp/redis';
@@ -53,11 +53,8 @@ export class TranslationRequests {
     const replies = await bounded(multi.execAsPipeline(), timeoutMs);
     const due = fields.filter((_, i) => String(replies[i]) === 'OK');
     if (due.length === 0) return 0;
-    const entries = due.map((field) =>
-      translationRequestedEntry(translationRequestedData(field, targetLang), this.deps.topicPrefix, {
-        correlationId,
-        causationId: null,
-      }),
+    const entries = translationRequests(due, targetLang).map((request) =>
+      translationRequestedEntry(request, this.deps.topicPrefix, { correlationId, causationId: null }),
     );
     try {
       await this.deps.orm.em.fork().transactional(async (em) => {

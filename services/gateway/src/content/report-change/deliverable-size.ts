@@ -64,10 +64,13 @@ export async function assertDeliverable(
   }
 }
 
-/** The record bytes of one field's TranslationRequested, for the longest language code. */
+/**
+ * The record bytes of a TranslationRequested of one field alone, for the longest language code (a
+ * request of several fields carries at most MAX_REQUEST_TEXT_BYTES of text: far less than a topic takes).
+ */
 function requestBytes(change: ContentChange, field: string, text: string, codec: EventCodec): number {
   const stored = { ...change, field, text, sourceHash: '0'.repeat(CONTENT_COLUMN_CHARS.sourceHash) };
-  const request = translationRequestedEntry(translationRequestedData(stored, LONGEST_LANGUAGE), '', {
+  const request = translationRequestedEntry(translationRequestedData([stored], LONGEST_LANGUAGE), '', {
     correlationId: randomUUID(),
     causationId: randomUUID(),
   });

@@ -1,9 +1,12 @@
 import { Command } from '@nestjs/cqrs';
+import type { TextFormat } from '@tp/translation';
 
 /** One changed field as the business system sent it. */
 export interface ReportedField {
   readonly name: string;
   readonly text: string;
+  /** How the text is written; its translations are written the same way. */
+  readonly format: TextFormat;
 }
 
 /** Changed source content of one entity, at one version of it. */

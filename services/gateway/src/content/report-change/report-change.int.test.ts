@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { topicName } from '@tp/contracts';
+import { topicName, type ContentChanged } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
@@ -65,7 +65,7 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
     expect(codec.decode(Buffer.from(row.payload), row.headers)).toEqual({
       eventId: trackingId,
       eventType: 'ContentChanged',
-      eventVersion: 1,
+      eventVersion: 2,
       occurredAt: expect.any(Number),
       correlationId: 'req-report-1',
       causationId: null,
@@ -76,11 +76,42 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
         sourceLang: 'zh-CN',
         sourceVersion: 3,
         fields: [
-          { name: 'name', text: '华为' },
-          { name: 'address.city', text: '深圳' },
+          { name: 'name', text: '华为', format: 'text' },
+          { name: 'address.city', text: '深圳', format: 'text' },
         ],
       },
     });
+  });
+
+  it('carries the format of each field named in formats (text for the others), and refuses a format of no field', async () => {
+    const res = await report('/api/v1/content/catalog/vendor/v-rich', {
+      ...valid,
+      fields: { name: '华为', body: '<p>你好 <b>世界</b></p>', notes: '*好*' },
+      formats: { body: 'html', notes: 'markdown' },
+    });
+    expect(res.status).toBe(202);
+    const trackingId = (res.body.data as { tracking_id: string }).tracking_id;
+    const [row] = await orm.em.fork().find(OutboxMessage, { eventId: trackingId });
+    const event = codec.decode(Buffer.from(row!.payload), row!.headers) as ContentChanged;
+    expect(event.data.fields.map(({ name, format }) => [name, format])).toEqual([
+      ['name', 'text'],
+      ['body', 'html'],
+      ['notes', 'markdown'],
+    ]);
+
+    const stray = await report('/api/v1/content/catalog/vendor/v-rich', {
+      ...valid,
+      formats: { body: 'html' },
+    });
+    expect(stray).toMatchObject({
+      status: 400,
+      body: { error: 'VALIDATION_FAILED', details: { issues: [{ path: 'body.formats.body' }] } },
+    });
+    const unknown = await report('/api/v1/content/catalog/vendor/v-rich', {
+      ...valid,
+      formats: { name: 'rtf' },
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { error: 'VALIDATION_FAILED' } });
   });
 
   it('accepts an admin key too', async () => {

@@ -8,6 +8,7 @@ import {
   sourceVersion,
 } from '@tp/pipeline';
 import { AppError, requestId, requestLog } from '@tp/runtime';
+import { TEXT_FORMATS } from '@tp/translation';
 import { SchemaError } from '@tp/schemas';
 import { z } from 'zod';
 
@@ -39,6 +40,23 @@ function reportBody(maxTextChars: number) {
         minProperties: 1,
         maxProperties: MAX_REPORTED_FIELDS,
       }),
+    formats: z.record(fieldName, z.enum(TEXT_FORMATS)).optional().meta({
+      description:
+        "How a field's text is written, name -> `text` (the default for a field not named here), `html` or `markdown`: its translations keep the markup (tags, attributes, code and links as the source has them) and are valid HTML or Markdown in every target language. A name that is not one of `fields` is refused.",
+    }),
+  });
+}
+
+/** 400 VALIDATION_FAILED when `formats` names a field that `fields` does not have. */
+function assertFormatsNameFields(body: z.infer<ReturnType<typeof reportBody>>): void {
+  const strays = Object.keys(body.formats ?? {}).filter((name) => !Object.hasOwn(body.fields, name));
+  if (strays.length === 0) return;
+  throw new AppError('VALIDATION_FAILED', 'formats names fields that are not in fields', {
+    issues: strays.map((name) => ({
+      path: `body.formats.${name}`,
+      message: 'names no field of `fields`',
+      code: 'custom',
+    })),
   });
 }
 
@@ -75,6 +93,7 @@ export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: num
     handler: async ({ params, body, req, principal }) => {
       assertInScope(principal, params.module);
       assertTypeNotReserved(params.type);
+      assertFormatsNameFields(body);
       const command = new ReportContentChangeCommand(
         {
           module: params.module,
@@ -82,7 +101,11 @@ export function reportChangeRoute(commands: GatewayCommandBus, maxTextChars: num
           entityId: params.id,
           sourceLang: supportedLanguage('source_lang', body.source_lang),
           sourceVersion: body.source_version,
-          fields: Object.entries(body.fields).map(([name, text]) => ({ name, text })),
+          fields: Object.entries(body.fields).map(([name, text]) => ({
+            name,
+            text,
+            format: body.formats?.[name] ?? 'text',
+          })),
         },
         requestId(req),
         reporterOf(principal),

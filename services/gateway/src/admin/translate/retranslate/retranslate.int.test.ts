@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TranslationRequested } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
+import { requestedFields } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
@@ -69,7 +70,7 @@ async function outbox() {
 }
 
 describe('POST /api/admin/translate/retranslate/:module/:type/:id', () => {
-  it('queues one TranslationRequested per field and target language, skipping the source language', async () => {
+  it('queues every field in each target language, one TranslationRequested per language, skipping the source language', async () => {
     await configure(['en', 'zh-CN', 'ja']);
     const reply = await retranslate('catalog/vendor/v-1');
     expect(reply.status).toBe(202);
@@ -80,24 +81,29 @@ describe('POST /api/admin/translate/retranslate/:module/:type/:id', () => {
 
     const rows = await outbox();
     expect(rows.map((row) => [row.topic, row.key])).toEqual([
-      [`${prefix}translation.requested.v1`, 'vendor:v-1:bio:en'],
-      [`${prefix}translation.requested.v1`, 'vendor:v-1:bio:ja'],
-      [`${prefix}translation.requested.v1`, 'vendor:v-1:name:en'],
-      [`${prefix}translation.requested.v1`, 'vendor:v-1:name:ja'],
+      [`${prefix}translation.requested.v1`, 'vendor:v-1:en'],
+      [`${prefix}translation.requested.v1`, 'vendor:v-1:ja'],
     ]);
-    expect(rows[2]?.event).toMatchObject({
+    expect(rows.map((row) => requestedFields(row.event.data).map((f) => f.field))).toEqual([
+      ['bio', 'name'],
+      ['bio', 'name'],
+    ]);
+    expect(requestedFields(rows[0]!.event.data)[1]).toEqual({
+      field: 'name',
+      text: '你好',
+      sourceHash: 'name-hash'.padEnd(64, '0'),
+      sourceVersion: 3,
+      format: 'text',
+    });
+    expect(rows[0]?.event).toMatchObject({
       eventType: 'TranslationRequested',
       correlationId: reply.requestId,
       causationId: reply.requestId,
       data: {
         entityType: 'vendor',
         entityId: 'v-1',
-        field: 'name',
         sourceLang: 'zh-CN',
         targetLang: 'en',
-        text: '你好',
-        sourceHash: 'name-hash'.padEnd(64, '0'),
-        sourceVersion: 3,
       },
     });
   });
@@ -107,7 +113,7 @@ describe('POST /api/admin/translate/retranslate/:module/:type/:id', () => {
     const reply = await retranslate('catalog/vendor/v-1');
     expect(reply.status).toBe(202);
     expect(reply.body.data).toEqual({ requested: 2, fields: ['bio', 'name'], target_languages: ['de'] });
-    expect(await outbox()).toHaveLength(2);
+    expect(await outbox()).toHaveLength(1);
   });
 
   it('answers 404 ENTITY_NOT_FOUND for an unknown id, or a type that belongs to another module', async () => {

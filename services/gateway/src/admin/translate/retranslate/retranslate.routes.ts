@@ -12,7 +12,10 @@ const params = z.strictObject({ module: entitySegment, type: entitySegment, id: 
 
 const retranslationSchema = z
   .object({
-    requested: z.int().meta({ description: 'TranslationRequested events queued (fields x languages).' }),
+    requested: z.int().meta({
+      description:
+        'Field translations queued (fields x languages), in one TranslationRequested per language (or as few as fit).',
+    }),
     fields: z.array(z.string()),
     target_languages: z.array(z.string()),
   })
@@ -25,7 +28,7 @@ export function retranslateRoute(commands: GatewayCommandBus) {
     path: '/api/admin/translate/retranslate/{module}/{type}/{id}',
     summary: 'Re-enqueue the translation of an entity',
     description:
-      "Queues one translation request per stored field of the entity and per configured target language (except the field's source language), through the outbox, in one transaction; the engines then translate them as usual and the results replace the stored ones. `type` is the entity type (`vendor`) and must belong to `module`: otherwise, or when nothing is stored for the entity, 404 ENTITY_NOT_FOUND. An explicit operator action: it works even when the configuration is disabled (`enabled: false`).",
+      "Queues the translation of every stored field of the entity into each configured target language (except the field's source language), one request per language carrying the fields, through the outbox, in one transaction; the engines then translate them as usual and the results replace the stored ones. `type` is the entity type (`vendor`) and must belong to `module`: otherwise, or when nothing is stored for the entity, 404 ENTITY_NOT_FOUND. An explicit operator action: it works even when the configuration is disabled (`enabled: false`).",
     tags: ['admin: translation'],
     access: 'admin',
     request: { params },
@@ -38,7 +41,7 @@ export function retranslateRoute(commands: GatewayCommandBus) {
       );
       const result = await commands.execute(command);
       return {
-        requested: result.entries.length,
+        requested: result.requested,
         fields: [...result.fields],
         target_languages: [...result.targetLanguages],
       };
