@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { topicName } from '@tp/contracts';
+import { topicName, type TranslationRequested } from '@tp/contracts';
 import { connectDatabase, OutboxMessage, SourceContent, TranslationConfig, type Orm } from '@tp/db';
 import { contentReadCacheKey, requestedFields } from '@tp/pipeline';
 import { EventCodec } from '@tp/schemas';
@@ -94,7 +94,7 @@ const requests = async () =>
   ).map((row) => ({
     key: row.messageKey,
     topic: row.topic,
-    event: codec.decode(Buffer.from(row.payload), row.headers),
+    event: codec.decode(Buffer.from(row.payload), row.headers) as TranslationRequested,
   }));
 
 const dropCache = (type: string, id: string) =>
