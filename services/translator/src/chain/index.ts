@@ -1,7 +1,6 @@
 export * from './all-engines-failed.error.js';
 export * from './attempt.js';
 export * from './chain.js';
-export * from './formatted-batch.js';
 export * from './pair-directory.js';
 export * from './served-pairs.js';
 export * from './unsupported-pair.error.js';
