@@ -33,7 +33,8 @@ export const TOPICS = {
     partitions: 6,
     retentionMs: 3 * DAY_MS,
     events: ['TranslationRequested'],
-    description: 'One field x target language to translate (key: entityType:entityId:field:targetLang).',
+    description:
+      'Fields of one entity to translate into one target language (key: entityType:entityId:targetLang).',
   },
   translationRequestedRetry: {
     name: 'translation.requested.retry.v1',
@@ -47,7 +48,8 @@ export const TOPICS = {
     partitions: 6,
     retentionMs: 7 * DAY_MS,
     events: ['TranslationCompleted'],
-    description: 'Translated fields, projected into content_translations (key as requested).',
+    description:
+      'Translated fields of one entity in one language, projected into content_translations (key as requested).',
   },
   deadLetter: {
     name: 'translation.dlq.v1',

@@ -27,10 +27,10 @@ export type FieldRequest = TranslationRequestedData['moreFields'][number];
 export const MAX_REQUEST_FIELDS = 100;
 /**
  * Most bytes of source text one TranslationRequested carries (a longer field travels alone): its
- * result, at up to four bytes per source byte, stays far below a topic's limit, and one engine
- * batch stays a few seconds of work.
+ * result, at up to four bytes per source byte, stays far below a topic's limit, and its characters
+ * stay within the translator's MAX_TEXT_CHARS (50,000 by default) for one engine batch.
  */
-export const MAX_REQUEST_TEXT_BYTES = 64 * 1024;
+export const MAX_REQUEST_TEXT_BYTES = 32 * 1024;
 
 /** Every field a TranslationRequested asks for, in order: the first (v1's only one), then `moreFields`. */
 export function requestedFields(data: TranslationRequestedData): FieldRequest[] {
