@@ -42,6 +42,8 @@ import type { ModerateText } from './moderation/moderate/moderate-text.js';
 import { createModeration } from './moderation/moderation.routes.js';
 import { whoamiRoute } from './keys/whoami.routes.js';
 import { usageRoute } from './usage/usage.routes.js';
+import { CharacterTally } from './usage/character-tally.js';
+import { CharacterUsage } from './usage/character-usage.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
@@ -76,6 +78,8 @@ interface GatewayParts {
   readonly translator: TranslatorClient;
   readonly nli: NliClient;
   readonly hotCache: HotCache;
+  /** Characters translated per key, written once a second (its stop writes the rest). */
+  readonly tally: CharacterTally;
   /** The services the gateway calls, on its /ready and status page as each one's own /ready reports it. */
   readonly services: readonly DependencyCheck[];
 }
@@ -86,13 +90,14 @@ interface GatewayParts {
  */
 export function composeGateway(config: GatewayConfig, context: ServiceContext) {
   const orm = required(context.deps.orm, 'postgres');
+  const budgets = new BudgetStore(orm);
   const parts: GatewayParts = {
     config,
     context,
     orm,
     codec: new EventCodec(),
     keys: new ApiKeyStore(orm, config.API_KEY_CACHE_MS),
-    budgets: new BudgetStore(orm),
+    budgets,
     translator: new TranslatorClient(
       config.TRANSLATOR_URL,
       config.TRANSLATE_TIMEOUT_MS,
@@ -100,6 +105,7 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
     ),
     nli: new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS),
     hotCache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
+    tally: new CharacterTally(budgets, context.logger),
     services: [
       processReadinessCheck('translator', config.TRANSLATOR_URL),
       processReadinessCheck('nli', config.NLI_URL),
@@ -110,6 +116,7 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
   return {
     routes,
     checks: parts.services,
+    tasks: [{ start: () => Promise.resolve(), stop: () => parts.tally.stop() }],
     edge: { guard: limits.guard, metricsAllowed: metricsAccess(config.METRICS_ALLOW), terseReadiness: true },
     mount: (app: Express) => {
       // Read per request by req.ip, so the guard mounted before this line uses it too.
@@ -150,8 +157,9 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     logger: context.logger,
   };
   const glossaries = adminGlossaries(adminOptions);
+  const usage = new CharacterUsage(budgets, parts.tally, context.metrics);
   return [
-    ...translateRoutes({ translator, cache: parts.hotCache, ...textLimit }),
+    ...translateRoutes({ translator, cache: parts.hotCache, usage, ...textLimit }),
     detectRoute({ translator, ...textLimit }),
     ...nliRoutes(nli, { maxTextChars: config.NLI_MAX_TEXT_CHARS }),
     ...moderation.routes,

@@ -15,9 +15,10 @@ import {
 import { z } from 'zod';
 
 import { defineRoute, type RequestSchemas, type RouteContext } from '../http/route.js';
+import { actualCounts, expectedCounts, type CharacterUsage } from '../usage/character-usage.js';
 import type { TranslatorClient } from './translator-client.js';
 
-type RouteContextOf = Pick<RouteContext<RequestSchemas>, 'req' | 'signal'>;
+type RouteContextOf = Pick<RouteContext<RequestSchemas>, 'req' | 'signal' | 'principal'>;
 
 export const translationSchema = z
   .object({
@@ -169,13 +170,21 @@ export interface TranslateRouteOptions {
   readonly maxTextChars: (req: IncomingMessage) => Promise<number>;
   /** MAX_TEXT_CHARS: the most any request may send (with a key), as the document states it. */
   readonly keyedMaxTextChars: number;
+  /** Counts each key's characters and applies its monthly character budget. */
+  readonly usage: CharacterUsage;
 }
 
 export function translateRoutes(options: TranslateRouteOptions) {
   return [translateRoute(options), languagesRoute(options.translator), pairsRoute(options.translator)];
 }
 
-const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: TranslateRouteOptions) =>
+const translateRoute = ({
+  translator,
+  cache,
+  usage,
+  maxTextChars,
+  keyedMaxTextChars,
+}: TranslateRouteOptions) =>
   defineRoute({
     method: 'post',
     path: '/api/v1/translate',
@@ -196,6 +205,7 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
       'TRANSLATOR_UNAVAILABLE',
       'UNSUPPORTED_LANGUAGE',
       'UNSUPPORTED_LANGUAGE_PAIR',
+      'QUOTA_EXCEEDED',
     ],
     handler: async (context) => {
       const started = performance.now();
@@ -203,41 +213,53 @@ const translateRoute = ({ translator, cache, maxTextChars, keyedMaxTextChars }: 
       const body = translationRequest(context.body, await maxTextChars(context.req));
       const { text, ...pair } = body;
       if (typeof text === 'string')
-        return translateOne({ translator, cache }, { ...pair, text }, context, seconds);
-      return translateMany({ translator, cache }, { ...pair, texts: text }, context, seconds);
+        return translateOne({ translator, cache, usage }, { ...pair, text }, context, seconds);
+      return translateMany({ translator, cache, usage }, { ...pair, texts: text }, context, seconds);
     },
   });
 
-type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache'>;
+type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache' | 'usage'>;
 type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat };
 
-/** One text: the hot cache, else the translator. */
+/** One text: the hot cache, else the translator (its characters counted for the key, if any). */
 async function translateOne(
-  { translator, cache }: Steps,
+  { translator, cache, usage }: Steps,
   request: Pair & { readonly text: string },
-  { req, signal }: RouteContextOf,
+  { req, signal, principal }: RouteContextOf,
   seconds: () => number,
 ): Promise<Translation> {
   // The translator also stores `auto` requests under `auto`, so those can hit here too.
   const hit = await cache.read(request);
-  if (hit) return cachedTranslation(hit, request.target, seconds());
-  const result = await translator.translate(request, requestId(req), signal);
+  if (hit) {
+    usage.served(principal, expectedCounts([request.text], []));
+    return cachedTranslation(hit, request.target, seconds());
+  }
+  const result = await usage.translate(principal, req, {
+    expected: expectedCounts([], [request.text]),
+    run: () => translator.translate(request, requestId(req), signal),
+    actual: (done) => actualCounts([], [request.text], done && [done]),
+  });
   return translatedAnswer(result, seconds());
 }
 
 /** Many texts: each from the hot cache, the rest from the translator in one call, in the order sent. */
 async function translateMany(
-  { translator, cache }: Steps,
+  { translator, cache, usage }: Steps,
   { texts, ...pair }: Pair & { readonly texts: readonly string[] },
-  { req, signal }: RouteContextOf,
+  { req, signal, principal }: RouteContextOf,
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
   const hits = await Promise.all(texts.map((text) => cache.read({ ...pair, text })));
   const missed = texts.filter((_, index) => !hits[index]);
-  const answer: TranslateBatchAnswer =
-    missed.length > 0
-      ? await translator.translateBatch({ ...pair, texts: missed }, requestId(req), signal)
-      : { items: [], failed: 0 };
+  const cached = texts.filter((_, index) => hits[index]);
+  const answer: TranslateBatchAnswer = await usage.translate(principal, req, {
+    expected: expectedCounts(cached, missed),
+    run: () =>
+      missed.length > 0
+        ? translator.translateBatch({ ...pair, texts: missed }, requestId(req), signal)
+        : Promise.resolve({ items: [], failed: 0 }),
+    actual: (done) => actualCounts(cached, missed, done?.items),
+  });
   if (answer.items.length !== missed.length) {
     throw new AppError(
       'TRANSLATOR_UNAVAILABLE',

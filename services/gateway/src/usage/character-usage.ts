@@ -13,6 +13,42 @@ export type { CharacterCounts } from '../keys/budgets/budget.store.js';
 export const charactersOf = (texts: readonly string[]): number =>
   texts.reduce((sum, text) => sum + codePoints(text), 0);
 
+/** What became of one text of a translation request. */
+export type TextOutcome = 'translated' | 'cached' | 'failed';
+
+/** The characters of `texts` by what became of each (`outcomes[i]` of `texts[i]`); failed ones cost nothing. */
+export function countsOf(texts: readonly string[], outcomes: readonly TextOutcome[]): CharacterCounts {
+  let translated = 0;
+  let cached = 0;
+  texts.forEach((text, index) => {
+    if (outcomes[index] === 'translated') translated += codePoints(text);
+    else if (outcomes[index] === 'cached') cached += codePoints(text);
+  });
+  return { translated, cached };
+}
+
+/** The characters of a request before the engines: `cached` texts came from the hot cache, `sent` go to the translator. */
+export const expectedCounts = (cached: readonly string[], sent: readonly string[]): CharacterCounts => ({
+  translated: charactersOf(sent),
+  cached: charactersOf(cached),
+});
+
+/**
+ * The characters of the same request after: each sent text by its translator item (an error, or no
+ * item at all when the call failed, costs nothing; an item the translator's cache answered is cached).
+ */
+export function actualCounts(
+  cached: readonly string[],
+  sent: readonly string[],
+  items: readonly ({ readonly cached: boolean } | { readonly error: unknown })[] | undefined,
+): CharacterCounts {
+  const outcomes = (items ?? []).map((item): TextOutcome =>
+    'error' in item ? 'failed' : item.cached ? 'cached' : 'translated',
+  );
+  const fromTranslator = countsOf(sent, outcomes);
+  return { ...fromTranslator, cached: fromTranslator.cached + charactersOf(cached) };
+}
+
 /** One translation request as the route sees it before and after the engines. */
 export interface MeteredTranslation<T> {
   /** Characters answered from the gateway's hot cache and those sent to the translator. */
@@ -70,10 +106,14 @@ export class CharacterUsage {
       result = await work.run();
       return result;
     } finally {
-      const actual = work.actual(result);
-      this.observe(actual, principal ? 'key' : 'anonymous');
-      if (principal) this.tally.add(principal.keyId, actual);
+      this.served(principal, work.actual(result));
     }
+  }
+
+  /** Counts an answer that needed no engine (hot-cache hits): never refused, written with the tally. */
+  served(principal: Principal | undefined, counts: CharacterCounts): void {
+    this.observe(counts, principal ? 'key' : 'anonymous');
+    if (principal) this.tally.add(principal.keyId, counts);
   }
 
   /** Engine work reserved against the key's monthly budget before it runs. */
