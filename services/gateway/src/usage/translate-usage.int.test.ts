@@ -112,6 +112,44 @@ describe('characters of POST /api/v1/translate', () => {
     expect(await usageOf(key)).toMatchObject({ month: { characters: text.length, remaining: 5 } });
   });
 
+  it('counts a batch: hot-cache hits as cached, the texts the engines translated as translated', async () => {
+    const { key } = await gateway.store.create('client', 'batch');
+    const known = `Fresh fruit ${unique()}.`;
+    await translate(known);
+    await cachedBy(known);
+    const fresh = [`Good evening ${unique()}.`, `The vendor sells bread ${unique()}.`];
+    const res = await fetch(`${gateway.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ text: [known, ...fresh], source: 'en', target: 'es' }),
+    });
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: { failed: number; translations: { cached: boolean }[] } };
+    expect(data.failed).toBe(0);
+    expect(data.translations.map((t) => t.cached)).toEqual([true, false, false]);
+    const freshCharacters = fresh.join('').length;
+    const counted = await usageWhen(key, (u) => u.month.characters > 0);
+    expect(counted.month).toMatchObject({ characters: freshCharacters, cached_characters: known.length });
+  });
+
+  it('refuses a whole batch whose texts would pass the budget, before any engine', async () => {
+    const { key } = await gateway.store.create('client', 'batch budget', {
+      limits: { charactersPerMonth: 30 },
+    });
+    const res = await fetch(`${gateway.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        text: [`One more ${unique()}.`, `And another ${unique()}.`, `Third ${unique()}.`],
+        source: 'en',
+        target: 'es',
+      }),
+    });
+    expect(res.status).toBe(429);
+    expect(await res.json()).toMatchObject({ error: 'QUOTA_EXCEEDED', details: { remaining: 30 } });
+    expect((await usageOf(key)).month).toMatchObject({ characters: 0, remaining: 30 });
+  });
+
   it('gives back the characters of a translation that failed', async () => {
     const { key } = await gateway.store.create('client', 'failing', { limits: { charactersPerMonth: 1000 } });
     // No engine of this translator serves English to Korean.
