@@ -14,22 +14,30 @@
 //      Node relays and one Redis GET; the gateway over it is what our own code adds. Only 2xx answers
 //      count as req/s; `-- --check` exits 1 when a verdict is missed (bench/verdict.ts). The pipeline
 //      figure of part 2 has no target.
-//   2. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
+//   2. batches: BENCH_BATCH_SENTENCES (2,000) real English sentences (the programs' own messages of
+//      Debian's catalogues, @tp/language-eval's englishSentences) as POST /api/v1/translate requests of
+//      BENCH_BATCH_SIZE (50) texts, BENCH_BATCH_CONNECTIONS (4) at a time, against the baseline in the
+//      same run: `apertium -u -f line eng-spa` on the same sentences, one a line, timed before and
+//      after the gateway (their mean is the baseline). Target (issue 35): sentences/s >= 50% of the
+//      command's lines/s.
+//   3. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
 //   Between them: CPU ms per request of the gateway, translator, worker and APy's process tree
 //      (/proc), BENCH_CPU_REQUESTS requests on each side at the same concurrency: figures the machine's
 //      load hardly moves (docs/benchmarks.md).
 // Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
-// Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_LATENCY_CONNECTIONS (1),
+// Env: BENCH_BATCH_SENTENCES (2000), BENCH_BATCH_SIZE (50), BENCH_BATCH_CONNECTIONS (4), BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_LATENCY_CONNECTIONS (1),
 //      BENCH_LATENCY_PAIRS (3000 requests to each side), BENCH_COMMANDS (100),
 //      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { Agent } from 'node:http';
 
 import autocannon from 'autocannon';
 import { connectDatabase, ContentTranslation } from '@tp/db';
+import { englishSentences } from '@tp/language-eval';
 
 import {
   apertiumStackEnv,
@@ -59,6 +67,9 @@ const LATENCY_PAIRS = Number(process.env.BENCH_LATENCY_PAIRS ?? 3000);
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 100);
 const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 400);
 const FIELDS = 20;
+const BATCH_SENTENCES = Number(process.env.BENCH_BATCH_SENTENCES ?? 2000);
+const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 50);
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
 const run = randomBytes(3).toString('hex');
 const prefix = `bench.${run}.`;
@@ -193,6 +204,50 @@ function printCpuPerRequest(labels: readonly string[], perRequest: readonly CpuR
   console.log(
     `  ours per miss (gateway + translator + worker): ${ours.toFixed(2)} ms; APy per request: ${(perRequest[0]?.apy ?? Number.NaN).toFixed(2)} ms alone, ${(perRequest[1]?.apy ?? Number.NaN).toFixed(2)} ms behind the gateway`,
   );
+}
+
+/** `apertium -u -f line eng-spa` on the sentences, one a line: its lines in order, and the seconds it took. */
+async function apertiumCommand(sentences: readonly string[]): Promise<{ lines: string[]; seconds: number }> {
+  const started = performance.now();
+  const child = spawn('apertium', ['-u', '-f', 'line', 'eng-spa'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stdin.end(`${sentences.join('\n')}\n`);
+  await once(child, 'close');
+  const seconds = (performance.now() - started) / 1000;
+  const lines = Buffer.concat(chunks).toString('utf8').split('\n').slice(0, sentences.length);
+  if (lines.length !== sentences.length)
+    throw new Error(`apertium answered ${lines.length} lines of ${sentences.length}`);
+  return { lines, seconds };
+}
+
+/**
+ * The sentences through POST /api/v1/translate in requests of BATCH_SIZE, BATCH_CONNECTIONS in
+ * flight: each translation in order (undefined where it failed), and the seconds it took.
+ */
+async function gatewayBatches(url: string, key: string, sentences: readonly string[]) {
+  const batches: string[][] = [];
+  for (let i = 0; i < sentences.length; i += BATCH_SIZE) batches.push(sentences.slice(i, i + BATCH_SIZE));
+  const translations: (string | undefined)[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: BATCH_CONNECTIONS }, async () => {
+      while (next < batches.length) {
+        const index = next++;
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: batches[index], source: 'en', target: 'es' }),
+        });
+        const body = (await res.json()) as { data?: { translations: { translatedText?: string }[] } };
+        body.data?.translations.forEach((item, k) => {
+          translations[index * BATCH_SIZE + k] = item.translatedText;
+        });
+      }
+    }),
+  );
+  return { translations, seconds: (performance.now() - started) / 1000 };
 }
 
 let apertium: BenchApertium | undefined;
@@ -338,8 +393,34 @@ try {
   if (apy.failed + gateway.failed + calm.reduce((sum, side) => sum + side.failed, 0) > 0)
     console.log('warning: some requests did not succeed');
 
-  // ---- 2. the pipeline with APy as its engine ------------------------------------------------------
+  // ---- 2. batches of real sentences: the gateway with APy vs the apertium command -----------------
   const key = createApiKey('admin', `bench ${run}`);
+  const sentences = await englishSentences(BATCH_SENTENCES);
+  const before = await apertiumCommand(sentences);
+  const batched = await gatewayBatches(`http://127.0.0.1:${ports.gateway}/api/v1/translate`, key, sentences);
+  const after = await apertiumCommand(sentences);
+  const commandRate = sentences.length / ((before.seconds + after.seconds) / 2);
+  const translated = batched.translations.filter((text) => text !== undefined).length;
+  const batchRate = translated / batched.seconds;
+  const same = batched.translations.filter((text, i) => text === before.lines[i]).length;
+  console.log(
+    `\nbatches: ${sentences.length} English sentences of Debian's catalogues, en -> es, requests of ${BATCH_SIZE} texts at ${BATCH_CONNECTIONS} connections`,
+  );
+  console.log(
+    `  apertium -u -f line eng-spa: ${before.seconds.toFixed(2)} s before, ${after.seconds.toFixed(2)} s after: ${commandRate.toFixed(0)} lines/s`,
+  );
+  console.log(
+    `  gateway: ${translated} translated, ${sentences.length - translated} failed, in ${batched.seconds.toFixed(2)} s: ${batchRate.toFixed(0)} sentences/s (${same} the same as the command's line)`,
+  );
+  verdicts.check(
+    'batches: gateway sentences/s over apertium lines/s',
+    (batchRate / commandRate) * 100,
+    '>=',
+    50,
+    '%',
+  );
+
+  // ---- 3. the pipeline with APy as its engine ------------------------------------------------------
   const call = (method: string, path: string, body: unknown) =>
     fetch(`http://127.0.0.1:${ports.gateway}${path}`, {
       method,

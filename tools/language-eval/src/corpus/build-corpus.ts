@@ -49,6 +49,25 @@ export async function buildCorpus(perLanguage: number): Promise<Corpus> {
   return { entries, packages };
 }
 
+/**
+ * `count` English sentences written by the programs' authors (the msgids of the installed packages of
+ * CATALOGUE_PACKAGES, read from each domain's `es` catalogue: every locale holds the same msgids),
+ * the packages in turn, in the same fixed order as buildCorpus. Installs nothing.
+ */
+export async function englishSentences(count: number): Promise<string[]> {
+  const byPackage = new Map<string, Set<string>>();
+  for (const packageName of CATALOGUE_PACKAGES) {
+    const files = await catalogueFiles(packageName).catch(() => []);
+    const texts = new Set<string>();
+    for (const file of files.filter(({ locale }) => locale === 'es')) {
+      for (const message of await readCatalogue(file.path))
+        for (const line of message.english.flatMap(messageLines)) if (isSentence(line, 'en')) texts.add(line);
+    }
+    byPackage.set(packageName, texts);
+  }
+  return pick(byPackage, count, () => true).map(([, text]) => text);
+}
+
 async function readInto(pool: Pool, path: string, locale: string, packageName: string): Promise<void> {
   const language = LOCALES[locale];
   for (const message of await readCatalogue(path)) {

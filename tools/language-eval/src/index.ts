@@ -1,0 +1,1 @@
+export { buildCorpus, englishSentences, type Corpus, type CorpusEntry } from './corpus/build-corpus.js';
