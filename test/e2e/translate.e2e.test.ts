@@ -100,6 +100,49 @@ describe('real translation on a fresh stack (Apertium)', () => {
     expect(byTarget.has('de')).toBe(false);
   });
 
+  it('translates an array of texts in order, a text no engine serves failing alone, and the translator lives on', async () => {
+    const { status, body } = await translate({
+      text: ['Good morning, my friend.', 'おはようございます。今日はいい天気ですね。', 'The house is red'],
+      source: 'auto',
+      target: 'es',
+    });
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      count: 3,
+      failed: 1,
+      translations: [
+        { translatedText: 'Buenos días, mi amigo.', source: 'en', engine: 'apertium' },
+        { error: { code: 40006, error: 'UNSUPPORTED_LANGUAGE_PAIR' } },
+        { translatedText: 'La casa es roja', engine: 'apertium' },
+      ],
+    });
+    // The failed text's rejection was handled: the translator process is still there to answer.
+    const next = await translate({ text: 'The dog is big.', source: 'en', target: 'es' });
+    expect(next).toMatchObject({ status: 200, body: { data: { translatedText: 'El perro es grande.' } } });
+  });
+
+  it('keeps translating after callers go away mid-translation', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const controller = new AbortController();
+      const texts = Array.from(
+        { length: 20 },
+        (_, i) => `The market number ${round * 100 + i} opens on Monday.`,
+      );
+      const gone = fetch(`${gateway}/api/v1/translate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: texts, source: 'en', target: 'es' }),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      setTimeout(() => controller.abort(), 20);
+      await gone;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const next = await translate({ text: 'The garden is quiet.', source: 'en', target: 'es' });
+    expect(next.status).toBe(200);
+    expect(running.get('translator')?.child.exitCode).toBeNull();
+  });
+
   it('answers a pair no engine serves with 400 UNSUPPORTED_LANGUAGE_PAIR', async () => {
     const { status, body } = await translate({ text: 'Good morning', source: 'en', target: 'de' });
     expect(status).toBe(400);

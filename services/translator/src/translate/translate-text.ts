@@ -178,8 +178,11 @@ export class TranslateText {
           }),
       );
     });
+    // Handled from now on: a run that fails while this request's runs are still going is not an
+    // unhandled rejection (which ends the process).
+    const settling = Promise.allSettled(answers);
     if (own.length > 0) await this.runBatch(own, origin);
-    const settled = await Promise.allSettled(answers);
+    const settled = await settling;
     origin.signal?.throwIfAborted();
     return settled.map((outcome) => {
       if (outcome.status === 'fulfilled') return outcome.value;
