@@ -1,5 +1,6 @@
 import type { DependencyCheck, Logger } from '@tp/runtime';
 import { createClient } from 'redis';
+import type { EventEmitter } from 'node:events';
 
 export type RedisClient = ReturnType<typeof createRedis>;
 
@@ -16,18 +17,47 @@ export interface RedisOptions {
  * background with capped backoff. Errors are logged once per outage, not once per retry.
  */
 export function createRedis({ url, logger, timeoutMs = 2000 }: RedisOptions) {
+  return reportingOutages(createClient({ url, ...optionalRedis(timeoutMs) }), logger);
+}
+
+export type CachingRedisClient = ReturnType<typeof createCachingRedis>;
+
+/**
+ * A client like createRedis's whose reads of cacheable commands (GET, HGET...) are kept in this
+ * process, at most `maxEntries` (least recently used go first), until Redis says the key changed,
+ * expired or was deleted (RESP3 client tracking, node-redis's clientSideCache). A lost connection
+ * empties it. Reads inside MULTI or a pipeline are not kept: send them one command each.
+ */
+export function createCachingRedis({
+  url,
+  logger,
+  timeoutMs = 2000,
+  maxEntries,
+}: RedisOptions & { readonly maxEntries: number }) {
   const client = createClient({
     url,
-    disableOfflineQueue: true,
-    // node-redis gives every command its own AbortSignal.timeout, which fires (and allocates) even
-    // after the reply: measurable garbage at thousands of commands a second. Callers that must bound
-    // a command do it themselves (see HotCache).
-    commandOptions: { timeout: 0 },
-    socket: {
-      connectTimeout: timeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 6), timeoutMs),
-    },
+    RESP: 3,
+    clientSideCache: { maxEntries, evictPolicy: 'LRU' },
+    ...optionalRedis(timeoutMs),
   });
+  return reportingOutages(client, logger);
+}
+
+/** The settings of an optional Redis: no offline queue, no per-command timer, capped reconnects. */
+const optionalRedis = (timeoutMs: number) => ({
+  disableOfflineQueue: true,
+  // node-redis gives every command its own AbortSignal.timeout, which fires (and allocates) even
+  // after the reply: measurable garbage at thousands of commands a second. Callers that must bound
+  // a command do it themselves (see HotCache).
+  commandOptions: { timeout: 0 },
+  socket: {
+    connectTimeout: timeoutMs,
+    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 6), timeoutMs),
+  },
+});
+
+/** Logs an outage once when it starts and once when Redis is back. */
+function reportingOutages<C extends EventEmitter>(client: C, logger: Logger): C {
   let down = false;
   client.on('error', (err: Error) => {
     if (down) return;
@@ -41,8 +71,15 @@ export function createRedis({ url, logger, timeoutMs = 2000 }: RedisOptions) {
   return client;
 }
 
+/** What connecting and closing need of a client (either kind). */
+interface Connectable {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+}
+
 /** Starts connecting without waiting: the process serves (degraded) while Redis is unreachable. */
-export function connectInBackground(client: RedisClient): void {
+export function connectInBackground(client: Connectable): void {
   client.connect().catch(() => {
     // reported by the 'error' listener; the reconnect strategy keeps trying
   });
@@ -59,7 +96,7 @@ export function redisCheck(client: RedisClient, required = false): DependencyChe
   };
 }
 
-export async function closeRedis(client: RedisClient): Promise<void> {
+export async function closeRedis(client: Connectable): Promise<void> {
   if (client.isOpen) await client.close();
 }
 

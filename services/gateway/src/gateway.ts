@@ -4,6 +4,7 @@ import { DeadLetterIndex } from '@tp/pipeline';
 import { processReadinessCheck, startService, type ServiceContext, type ServiceParts } from '@tp/platform';
 import type { DependencyCheck } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
+import { closeRedis, connectInBackground, createCachingRedis, type RedisClient } from '@tp/redis';
 import { HotCache } from '@tp/translation';
 import type { IncomingMessage } from 'node:http';
 
@@ -80,6 +81,8 @@ interface GatewayParts {
   readonly hotCache: HotCache;
   /** Characters translated per key, written once a second (its stop writes the rest). */
   readonly tally: CharacterTally;
+  /** The connection the hot cache and the read cache read through, its reads kept in memory. */
+  readonly cacheRedis: RedisClient | undefined;
   /** The services the gateway calls, on its /ready and status page as each one's own /ready reports it. */
   readonly services: readonly DependencyCheck[];
 }
@@ -91,6 +94,7 @@ interface GatewayParts {
 export function composeGateway(config: GatewayConfig, context: ServiceContext) {
   const orm = required(context.deps.orm, 'postgres');
   const budgets = new BudgetStore(orm);
+  const cacheRedis = cachingConnection(config, context);
   const parts: GatewayParts = {
     config,
     context,
@@ -104,8 +108,9 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
       config.LANGUAGES_TIMEOUT_MS,
     ),
     nli: new NliClient(config.NLI_URL, config.NLI_TIMEOUT_MS),
-    hotCache: new HotCache(context.deps.redis, config.REDIS_KEY_PREFIX),
+    hotCache: new HotCache(cacheRedis, config.REDIS_KEY_PREFIX),
     tally: new CharacterTally(budgets, context.logger),
+    cacheRedis,
     services: [
       processReadinessCheck('translator', config.TRANSLATOR_URL),
       processReadinessCheck('nli', config.NLI_URL),
@@ -116,7 +121,10 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
   return {
     routes,
     checks: parts.services,
-    tasks: [{ start: () => Promise.resolve(), stop: () => parts.tally.stop() }],
+    tasks: [
+      { start: () => Promise.resolve(), stop: () => parts.tally.stop() },
+      ...(cacheRedis ? [{ start: () => Promise.resolve(), stop: () => closeRedis(cacheRedis) }] : []),
+    ],
     edge: { guard: limits.guard, metricsAllowed: metricsAccess(config.METRICS_ALLOW), terseReadiness: true },
     mount: (app: Express) => {
       // Read per request by req.ip, so the guard mounted before this line uses it too.
@@ -204,11 +212,12 @@ function gatewayChatRoutes(
 }
 
 /** The content routes: reads of translated content, reports of changes, deletions. */
-function gatewayContentRoutes({ config, context, orm, codec }: GatewayParts) {
+function gatewayContentRoutes({ config, context, orm, codec, cacheRedis }: GatewayParts) {
   return contentRoutes({
     orm,
     codec,
     redis: context.deps.redis,
+    cacheRedis,
     keyPrefix: config.REDIS_KEY_PREFIX,
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     maxTextChars: config.MAX_TEXT_CHARS,
@@ -249,6 +258,28 @@ function metricsAccess(allow: readonly string[]): (req: IncomingMessage) => bool
     req.headers['x-forwarded-for'] === undefined &&
     req.headers.forwarded === undefined &&
     allowed(req.socket.remoteAddress ?? '', 0);
+}
+
+/**
+ * Reads kept in the gateway's memory, at most this many (the least recently used go first): a merged
+ * view is 1-3 KB, a hot-cache entry less, so about 10 MB at the most.
+ */
+const CACHED_READS = 4096;
+
+/**
+ * A second Redis connection for the caches the gateway reads (the hot cache, the read cache), whose
+ * reads stay in memory until Redis says the key changed (createCachingRedis): a cache hit costs no
+ * round trip. Undefined without Redis; connecting in the background like the first.
+ */
+function cachingConnection(config: GatewayConfig, context: ServiceContext): RedisClient | undefined {
+  if (!context.deps.redis) return undefined;
+  const client = createCachingRedis({
+    url: config.REDIS_URL,
+    logger: context.logger,
+    maxEntries: CACHED_READS,
+  });
+  connectInBackground(client);
+  return client;
 }
 
 const rateLimits = (context: ServiceContext, config: GatewayConfig) =>

@@ -21,6 +21,8 @@ import { trackReportRoute } from './track-report/track-report.routes.js';
 export interface ContentDeps {
   readonly orm: Orm;
   readonly redis: RedisClient | undefined;
+  /** The connection the read cache uses, whose reads are kept in memory (createCachingRedis). */
+  readonly cacheRedis?: RedisClient | undefined;
   readonly codec?: EventCodec;
   readonly keyPrefix: string;
   readonly topicPrefix: string;
@@ -52,7 +54,7 @@ export function contentRoutes(deps: ContentDeps): AnyRoute[] {
   ]);
   const reader = new ReadContent(
     new ContentStore(deps.orm),
-    new ContentReadCache(deps.redis, deps.keyPrefix, deps.readCacheTtlSeconds),
+    new ContentReadCache(deps.cacheRedis ?? deps.redis, deps.keyPrefix, deps.readCacheTtlSeconds),
     new TranslationRequests({
       orm: deps.orm,
       redis: deps.redis,

@@ -25,14 +25,17 @@ export class ContentReadCache {
     private readonly timeoutMs = 250,
   ) {}
 
-  /** The cached views of `ids` in the language `asked`, in the order of `ids`; one round trip. */
+  /**
+   * The cached views of `ids` in the language `asked`, in the order of `ids`: one HGET each, sent
+   * together (node-redis writes the commands of one tick at once), so a client-side cache
+   * (createCachingRedis) can answer them; a pipeline would bypass it.
+   */
   async read(type: string, ids: readonly string[], asked: string): Promise<(CachedContent | undefined)[]> {
     const redis = this.usable();
     if (!redis || ids.length === 0) return ids.map(() => undefined);
     try {
-      const multi = redis.multi();
-      for (const id of ids) multi.hGet(contentReadCacheKey(this.prefix, type, id), asked);
-      const replies = await bounded(multi.execAsPipeline(), this.timeoutMs);
+      const reads = ids.map((id) => redis.hGet(contentReadCacheKey(this.prefix, type, id), asked));
+      const replies = await bounded(Promise.all(reads), this.timeoutMs);
       return replies.map((reply) => (typeof reply === 'string' ? parseCachedContent(reply) : undefined));
     } catch {
       return ids.map(() => undefined);

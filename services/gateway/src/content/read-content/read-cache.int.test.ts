@@ -70,6 +70,29 @@ const comparable = ({
   ...answer
 }: Answer) => ({ ...answer, headers });
 
+/** How many HGETs of `key` reached Redis while `action` ran (Redis's MONITOR, up to a marker). */
+async function hGetsDuring(key: string, action: () => Promise<unknown>): Promise<number> {
+  const monitor = redis.duplicate();
+  await monitor.connect();
+  const marker = `${gateway.config.REDIS_KEY_PREFIX}marker-${Math.random()}`;
+  let hGets = 0;
+  let markerSeen: () => void = () => undefined;
+  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+  await monitor.monitor((line) => {
+    const text = String(line);
+    if (text.includes(marker)) markerSeen();
+    else if (/"hget"/i.test(text) && text.includes(`"${key}"`)) hGets += 1;
+  });
+  try {
+    await action();
+    await redis.get(marker);
+    await seen;
+    return hGets;
+  } finally {
+    monitor.destroy();
+  }
+}
+
 describe('single reads from the read cache', () => {
   it.each([
     ['/api/v1/vendors/v-1', { 'x-language': 'en' }],
@@ -141,6 +164,24 @@ describe('single reads from the read cache', () => {
     await redis.hSet(cacheKey, 'en', JSON.stringify(cached));
     const res = await get(path, key, { 'x-language': 'en' });
     expect(JSON.parse(res.body)).toMatchObject({ data: { fields: { name: 'Huawei (edited)' } } });
+  });
+
+  it("answers a repeated read from the gateway's memory, and reads Redis again once the view changes there", async () => {
+    const { key } = await newKey();
+    const path = '/api/v1/vendors/v-1';
+    const headers = { 'x-language': 'zh-TW' };
+    const cacheKey = contentReadCacheKey(gateway.config.REDIS_KEY_PREFIX, 'vendor', 'v-1');
+    await get(path, key, headers); // a miss: fills the read cache
+    await get(path, key, headers); // read from Redis, and kept in memory
+    expect(await hGetsDuring(cacheKey, () => get(path, key, headers))).toBe(0);
+    const cached = JSON.parse((await redis.hGet(cacheKey, 'zh-TW')) as string) as {
+      view: { fields: Record<string, string> };
+    };
+    cached.view.fields.name = '華為 (changed)';
+    await redis.hSet(cacheKey, 'zh-TW', JSON.stringify(cached));
+    let body = '';
+    expect(await hGetsDuring(cacheKey, async () => ({ body } = await get(path, key, headers)))).toBe(1);
+    expect(JSON.parse(body)).toMatchObject({ data: { fields: { name: '華為 (changed)' } } });
   });
 
   it.each([
