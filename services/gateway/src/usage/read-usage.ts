@@ -1,3 +1,4 @@
+import { AppError } from '@tp/runtime';
 import { z } from 'zod';
 
 import type { Principal } from '../auth/api-key.store.js';
@@ -43,7 +44,10 @@ export async function readUsage(
   principal: Principal,
   now = new Date(),
 ): Promise<UsageReport> {
-  const spent = await budgets.spent(principal.keyId);
+  // The driver's message (hosts, states) is not the client's to read.
+  const spent = await budgets.spent(principal.keyId).catch(() => {
+    throw new AppError('DEPENDENCY_UNAVAILABLE', 'cannot read the usage of this key right now; retry later');
+  });
   const limit = principal.limits.charactersPerMonth;
   return {
     character_count: spent.charactersThisMonth,

@@ -3,7 +3,7 @@
  * translation of a key takes, and read back through GET /api/v1/usage of the real gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectDatabase, type Orm } from '@tp/db';
+import { connectDatabase, unconnectedDatabase, type Orm } from '@tp/db';
 import { AppError, createLogger } from '@tp/runtime';
 import type { Request } from 'express';
 import { Registry } from 'prom-client';
@@ -13,7 +13,7 @@ import type { Principal } from '../auth/api-key.store.js';
 import { BudgetStore, NO_LIMITS, type KeyLimits } from '../keys/budgets/budget.store.js';
 import { CharacterTally } from './character-tally.js';
 import { CharacterUsage, charactersOf, type MeteredTranslation } from './character-usage.js';
-import type { UsageReport } from './read-usage.js';
+import { readUsage, type UsageReport } from './read-usage.js';
 
 let gateway: TestGateway;
 let orm: Orm;
@@ -213,6 +213,18 @@ describe('the monthly character budget', () => {
     const text = await metrics.metrics();
     expect(text).toContain('translation_characters_total{kind="translated",caller="anonymous"} 4');
     expect(text).toMatch(/translation_character_budget_refusals_total [1-9]/);
+  });
+});
+
+describe('reading usage without Postgres', () => {
+  it('answers 503 DEPENDENCY_UNAVAILABLE without the driver message', async () => {
+    // A closed port: the driver fails to connect.
+    const down = await unconnectedDatabase({ url: 'postgres://postgres@127.0.0.1:9/none' });
+    const { principal } = await newKey();
+    const failed = await readUsage(new BudgetStore(down), principal).catch((err: unknown) => err);
+    await down.close(true);
+    expect(failed).toBeInstanceOf(AppError);
+    expect(failed).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', httpStatus: 503, details: undefined });
   });
 });
 
