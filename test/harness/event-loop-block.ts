@@ -7,12 +7,13 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
  * pass over the code is paid once per process, not per request). On a quiet machine this is what
  * monitorEventLoopDelay sees; on a busy one the histogram also counts the time the process waited for
  * a CPU other processes held, which is the machine's, not the call's. A quadratic call spends its
- * seconds of CPU on every try.
+ * seconds of CPU on every try. The tries stop at the first within `enoughMs`: a call that once ran
+ * within the limit is within it, and a busy machine then spends one try per linear call, not five.
  */
-export async function threadHoldMs(work: () => unknown, runs = 5): Promise<number> {
+export async function threadHoldMs(work: () => unknown, runs = 5, enoughMs = 5): Promise<number> {
   work();
   let least = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < runs && least > 5; run += 1) {
+  for (let run = 0; run < runs && least > enoughMs; run += 1) {
     await sleep(20 * (run + 1));
     const before = process.cpuUsage();
     work();
@@ -25,13 +26,22 @@ export async function threadHoldMs(work: () => unknown, runs = 5): Promise<numbe
 /** Calls confirmed over the limit before the search stops: enough to fail, and a quadratic call is slow. */
 const CONFIRMED_ENOUGH = 3;
 
+/** Ordinary prose: what a call costs on text nobody crafted, the yardstick of a busy machine. */
+const PROSE = 'The quick brown fox jumps over the lazy dog, then rests. ';
+
+/** A hostile text may cost this many times the same call on prose of its length, when over the limit. */
+export const PROSE_RATIO = 4;
+
 /**
  * The texts on which `run` holds the event loop more than `limitMs`, as "name: ms" lines (empty when
  * none does). One pass calls `run` once per text, each call in its own turn of the event loop, under
  * one monitorEventLoopDelay histogram: when its largest delay is within the limit, no call blocked
  * longer. Otherwise the calls whose wall time passed the limit (a synchronous call blocks at most as
- * long as it runs) are measured again one by one by their CPU time (threadHoldMs, least of five), slowest first, so
- * a moment the busy machine gave the CPU to another process does not fail a linear call.
+ * long as it runs) are measured again one by one by their CPU time (threadHoldMs), slowest first.
+ * A busy machine slows every call, prose too: a call counts as over the limit only when it also costs
+ * more than PROSE_RATIO times `run` on prose of the same length measured in the same moment, so a
+ * linear call passes whatever the load, and a quadratic one (hundreds of times prose at 50,000
+ * characters) fails.
  */
 export async function callsOverLimit(
   run: (text: string) => unknown,
@@ -53,13 +63,23 @@ export async function callsOverLimit(
   // The histogram may have no sample yet around the first call: the wall times decide as well.
   if (histogram.max / 1e6 <= limitMs && suspects.length === 0) return [];
   const slow: string[] = [];
+  const proseMsByLength = new Map<number, number>();
+  const proseMs = async (length: number): Promise<number> => {
+    const prose = PROSE.repeat(Math.ceil(length / PROSE.length)).slice(0, length);
+    const ms = proseMsByLength.get(length) ?? (await threadHoldMs(() => run(prose), 5, 0));
+    proseMsByLength.set(length, ms);
+    return ms;
+  };
   for (const [name, text, firstMs] of suspects.sort((a, b) => b[2] - a[2])) {
     if (slow.length >= CONFIRMED_ENOUGH) {
       slow.push(`${name}: ${firstMs.toFixed(0)} ms (first pass)`);
       continue;
     }
-    const ms = await threadHoldMs(() => run(text));
-    if (ms > limitMs) slow.push(`${name}: ${ms.toFixed(0)} ms`);
+    const ms = await threadHoldMs(() => run(text), 5, limitMs);
+    if (ms <= limitMs) continue;
+    const yardstick = await proseMs(text.length);
+    if (ms > PROSE_RATIO * yardstick)
+      slow.push(`${name}: ${ms.toFixed(0)} ms (prose of its length: ${yardstick.toFixed(0)} ms)`);
   }
   return slow;
 }
