@@ -29,8 +29,12 @@ const CONFIRMED_ENOUGH = 3;
 /** Ordinary prose: what a call costs on text nobody crafted, the yardstick of a busy machine. */
 const PROSE = 'The quick brown fox jumps over the lazy dog, then rests. ';
 
-/** A hostile text may cost this many times the same call on prose of its length, when over the limit. */
-export const PROSE_RATIO = 4;
+/**
+ * A hostile text may cost this many times the same call on prose of its length, when over the limit:
+ * linear patterns on the worst texts of the adversarial sets cost up to about 20 times prose (mask,
+ * splitText); a quadratic one at 50,000 characters costs seconds, hundreds of times prose.
+ */
+export const PROSE_RATIO = 25;
 
 /**
  * The texts on which `run` holds the event loop more than `limitMs`, as "name: ms" lines (empty when

@@ -166,7 +166,10 @@ describe('the OpenAPI document', () => {
     const edit = schemaOf('/api/v1/content/{module}/{type}/{id}/translations/{lang}', 'put').properties
       .fields;
     expect(edit?.additionalProperties).toMatchObject({ minLength: 1, maxLength: MAX_TEXT });
-    expect(schemaOf('/api/v1/translate').properties.text).toMatchObject({ maxLength: MAX_TEXT });
+    // One text, or an array whose items each have the limit (and together the same total).
+    expect(schemaOf('/api/v1/translate').properties.text).toMatchObject({
+      anyOf: [{ maxLength: MAX_TEXT }, { items: { maxLength: MAX_TEXT } }],
+    });
     expect(schemaOf('/api/admin/translate/test').properties.text).toMatchObject({ maxLength: MAX_TEXT });
     expect(schemaOf('/api/v1/moderate').properties.text).toMatchObject({
       maxLength: MODERATION_MAX_TEXT_CHARS,
