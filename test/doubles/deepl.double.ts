@@ -72,6 +72,29 @@ export const deeplFaults = {
     respondWith(529, { message: 'Too many requests' }, retryAfterSeconds),
 };
 
+/** Targets with formality (DeepL's `supports_formality`); `more`/`less` elsewhere is a 400. */
+const FORMAL_TARGETS = new Set(['DE', 'FR', 'IT', 'ES', 'NL', 'PL', 'PT-PT', 'PT-BR', 'RU', 'JA']);
+const FORMALITIES = new Set(['default', 'more', 'less', 'prefer_more', 'prefer_less']);
+
+/**
+ * DeepL's 400 for a source it does not know, a formality it does not know, or `more`/`less` into a
+ * target without formality.
+ */
+function optionRefusal(
+  source: string | undefined,
+  formality: unknown,
+  target: string,
+): DoubleResponse | undefined {
+  if (source !== undefined && !SOURCES.has(source))
+    return message(400, "Value for 'source_lang' not supported.");
+  if (formality === undefined) return undefined;
+  if (!FORMALITIES.has(String(formality))) return message(400, "Value for 'formality' not supported.");
+  if ((formality === 'more' || formality === 'less') && !FORMAL_TARGETS.has(target)) {
+    return message(400, "'formality' is not supported for given 'target_lang'.");
+  }
+  return undefined;
+}
+
 export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promise<DeepLDouble> {
   const authKey = options.authKey ?? 'test-key:fx';
   const characterLimit = options.characterLimit ?? Number.POSITIVE_INFINITY;
@@ -92,9 +115,8 @@ export async function startDeepLDouble(options: DeepLDoubleOptions = {}): Promis
     const target = targetLang.toUpperCase();
     if (!TARGETS.has(target)) return message(400, "Value for 'target_lang' not supported.");
     const source = typeof sourceLang === 'string' ? sourceLang.toUpperCase() : undefined;
-    if (source !== undefined && !SOURCES.has(source)) {
-      return message(400, "Value for 'source_lang' not supported.");
-    }
+    const refused = optionRefusal(source, field(request.body, 'formality'), target);
+    if (refused) return refused;
     const glossary = glossaries.forTranslate(field(request.body, 'glossary_id'), source, target);
     if (glossary && 'status' in glossary) return glossary;
     const characters = list.reduce((sum: number, t: string) => sum + [...t].length, 0);
@@ -149,9 +171,7 @@ function languages(type: unknown): DoubleResponse {
     name: NAMES.of(language) ?? language,
     ...(type === 'target'
       ? {
-          supports_formality: ['DE', 'FR', 'IT', 'ES', 'NL', 'PL', 'PT-PT', 'PT-BR', 'RU', 'JA'].includes(
-            language,
-          ),
+          supports_formality: FORMAL_TARGETS.has(language),
         }
       : {}),
   }));

@@ -24,12 +24,26 @@ const text = () => z.string({ error: 'must be a string' }).min(1, { error: 'must
 /** How the texts are written: plain text (default), HTML or Markdown, cut into segments (@tp/translation). */
 const format = z.enum(TEXT_FORMATS).default('text');
 
+/** The formality a request may ask for (DeepL's values). */
+export const FORMALITIES = ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const;
+
+/** The most characters of `context` (code points; it informs, it is not translated). */
+export const MAX_CONTEXT_CHARS = 5000;
+
+/** Per-request controls: a stored glossary by id or name, the formality, a context. */
+export const translationControls = {
+  glossary: z.string().min(1).max(200).optional(),
+  formality: z.enum(FORMALITIES).optional(),
+  context: z.string().max(MAX_CONTEXT_CHARS).optional(),
+};
+
 /** Body of POST /translate and POST /translate/test; unknown fields are refused (a typo such as `targt`). */
 export const translateRequest = z.strictObject({
   text: text(),
   source: text().default(DEFAULT_SOURCE),
   target: text(),
   format,
+  ...translationControls,
 });
 
 /** The query of GET /pairs: our language codes narrowing the list. */
@@ -54,6 +68,17 @@ const attempt = z.strictObject({
   target: z.string().optional(),
 });
 
+const applied = z.enum(['applied', 'ignored']);
+
+/** For each control the request gave: whether the engine that translated applied it. */
+export const controlsReport = z
+  .strictObject({ glossary: applied.optional(), formality: applied.optional(), context: applied.optional() })
+  .optional()
+  .meta({
+    description:
+      'Only for the controls the request gave: `applied` by the engine that translated, or `ignored` (it has no such option, or not for this language; a pivot route takes none but the glossary).',
+  });
+
 /** The answer of POST /translate. */
 export const translationResult = z.strictObject({
   translatedText: z.string(),
@@ -76,6 +101,7 @@ export const translationResult = z.strictObject({
   route,
   /** Words the engine left untranslated, when it says (Apertium). */
   unknownWords: z.int().optional(),
+  controls: controlsReport,
 });
 export type TranslationResult = z.infer<typeof translationResult>;
 
@@ -91,6 +117,7 @@ export const translateBatchRequest = z.strictObject({
   source: text().default(DEFAULT_SOURCE),
   target: text(),
   format,
+  ...translationControls,
 });
 
 /** A text's own failure within a batch: the error envelope's fields, without the request id. */

@@ -29,6 +29,10 @@ export interface CacheKeyInput {
   readonly glossaryVersion?: number;
   /** How the text is written (`html`, `markdown`); absent or `text`: plain text, the spec's key. */
   readonly format?: string;
+  /** The formality asked (absent: the engine's default). */
+  readonly formality?: string;
+  /** The context given (absent: none). */
+  readonly context?: string;
 }
 
 /**
@@ -37,12 +41,24 @@ export interface CacheKeyInput {
  * With a glossary, `U+0000 g<version>` follows the text. HTML or Markdown puts `f<format> U+0000`
  * first (the same characters as markup or as plain text are two translations): before the text, so
  * no text can make one key look like the other, and never a language code, so never a plain key.
+ * A formality or a context puts `c<formality>:<SHA-256 of the context> U+0000` first the same way.
  */
-export function hotCacheHash({ source, target, text, glossaryVersion, format }: CacheKeyInput): string {
+export function hotCacheHash(input: CacheKeyInput): string {
+  const { source, target, text, glossaryVersion, format } = input;
   // Without a glossary the key is the spec's, as before glossaries existed.
   const glossary = glossaryVersion ? `\u0000g${glossaryVersion}` : '';
   const written = format && format !== 'text' ? `f${format}\u0000` : '';
-  const input = `${written}${source}\u0000${target}\u0000${text}${glossary}`;
+  const key = `${controlsPart(input)}${written}${source}\u0000${target}\u0000${text}${glossary}`;
+  return digestOf(key);
+}
+
+/** The key's part for a formality or a context; empty without them. */
+function controlsPart({ formality, context }: CacheKeyInput): string {
+  if (!formality && !context) return '';
+  return `c${formality ?? ''}:${context ? hash('sha256', context, 'hex') : ''}\u0000`;
+}
+
+function digestOf(input: string): string {
   const known = recentHashes.get(input);
   if (known !== undefined) return known;
   // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.

@@ -9,17 +9,18 @@ type Em = Orm['em'];
 /** One glossary's identity: its id, pair and version, without its entries. */
 export interface GlossaryVersionRow {
   readonly id: string;
+  readonly name: string;
   readonly source_lang: string;
   readonly target_lang: string;
   /** bigint, which the driver returns as a string. */
   readonly version: string;
 }
 
-/** Every glossary's id, pair and version (one small row a glossary). */
+/** Every glossary's id, name, pair and version (one small row a glossary). */
 export function glossaryVersions(em: Em): Promise<GlossaryVersionRow[]> {
   return em
     .getConnection()
-    .execute<GlossaryVersionRow[]>('select id, source_lang, target_lang, version from glossaries');
+    .execute<GlossaryVersionRow[]>('select id, name, source_lang, target_lang, version from glossaries');
 }
 
 /** A glossary's entries and version, or undefined when it is gone. */

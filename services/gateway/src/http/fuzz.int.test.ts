@@ -86,6 +86,19 @@ const unicode = fc.oneof(
 const headerValue = (s: string) =>
   [...Buffer.from(s, 'utf8').toString('latin1')].filter((ch) => ch >= ' ' && ch !== '\x7f').join('');
 
+/** Texts of `format: html | markdown` as a client may send them: fine, unclosed, deep, hostile. */
+const MARKUP = [
+  '<p>Good <b>night</b></p>',
+  '<p translate="no">x',
+  '<img alt="a dog">',
+  '**a** [b](http://c) `d`',
+  '<div>'.repeat(600),
+  '<b>'.repeat(3000),
+  `<p ${'a=1 '.repeat(2000)}>`,
+  '>'.repeat(200),
+  '<!--',
+];
+
 /** Fields of the DeepL- and LibreTranslate-compatible bodies, well and badly formed. */
 function compatBody() {
   const keys = [gateway.keys.client, gateway.keys.admin, gateway.keys.revoked, 'nonsense', ''];
@@ -189,7 +202,16 @@ function requests(): fc.Arbitrary<RawRequest> {
             fc.integer(),
             fc.constant(null),
             fc.array(fc.string()),
+            fc.array(fc.constantFrom(...MARKUP), { maxLength: 130 }),
+            fc.constantFrom(...MARKUP),
           ),
+          format: fc.oneof(fc.constantFrom('text', 'html', 'markdown', 'rtf', ''), fc.integer()),
+          formality: fc.oneof(
+            fc.constantFrom('default', 'more', 'less', 'prefer_more', 'prefer_less', 'formal'),
+            fc.integer(),
+          ),
+          glossary: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(''), fc.integer()),
+          context: fc.oneof(fc.string({ maxLength: 60 }), fc.constant('c'.repeat(5001)), fc.constant(null)),
           source: fc.oneof(fc.constantFrom('zh-CN', 'auto', 'en', '', 'xx'), fc.integer()),
           target: fc.oneof(fc.constantFrom('en', 'auto', 'zz-ZZ', ''), fc.boolean()),
           role: fc.oneof(fc.constantFrom('client', 'admin', 'root'), fc.integer()),

@@ -201,6 +201,16 @@ describe('POST /api/v1/translate with a format, at the gateway', () => {
     expect(plain.status).toBe(503);
   });
 
+  it.each([
+    ['a formality it does not know', { formality: 'formal' }, 'body.formality'],
+    ['a context over 5000 characters', { context: 'c'.repeat(5001) }, 'body.context'],
+    ['an empty glossary name', { glossary: '' }, 'body.glossary'],
+  ])('refuses %s with 400 VALIDATION_FAILED', async (_label, controls, path) => {
+    const { status, body } = await translate({ text: 'hi', target: 'es', ...controls });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ error: 'VALIDATION_FAILED', details: { issues: [{ path }] } });
+  });
+
   it('refuses a format it does not know with 400 VALIDATION_FAILED', async () => {
     const { status, body } = await translate({ text: 'hi', target: 'es', format: 'rtf' });
     expect(status).toBe(400);

@@ -6,7 +6,9 @@ import { LANGUAGES, TEXT_FORMATS, languageCode, type TextFormat } from '@tp/tran
 import {
   DEFAULT_SOURCE,
   MAX_TRANSLATE_TEXTS,
+  controlsReport,
   itemError,
+  translationControls,
   language,
   servedPair,
   type TranslateBatchAnswer,
@@ -41,6 +43,7 @@ export const translationSchema = z
         description:
           'How it was translated: one step for the pair itself, two through a pivot language (en -> es -> pt). Absent on a cache hit.',
       }),
+    controls: controlsReport,
     unknownWords: z.int().optional().meta({
       description:
         'Words the engine could not translate and left as they were (Apertium says); absent when the engine does not say.',
@@ -72,6 +75,18 @@ export const translateBody = z.strictObject({
   text: z.union([oneText, z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)]),
   ...pairFields,
   format,
+  glossary: translationControls.glossary.meta({
+    description:
+      "A stored glossary's id or name; it must be the pair's (400 otherwise). Without it the pair's glossary, if any, applies anyway.",
+  }),
+  formality: translationControls.formality.meta({
+    description:
+      'Passed to engines that take it (DeepL, into the languages it lists with formality); `prefer_*` falls back to the default where there is none. Reported per text in `controls`.',
+  }),
+  context: translationControls.context.meta({
+    description:
+      'Text that informs the translation but is not translated (DeepL takes it). Not counted in the character limit. Reported per text in `controls`.',
+  }),
 });
 
 /** One text of at most `maxTextChars` code points, as the document shows it (the handler checks the length). */
@@ -119,12 +134,16 @@ export type Translation = z.input<typeof translationSchema>;
 
 /** A validated body with canonical language codes; throws the route's 400/413 otherwise. */
 export function translationRequest<T extends string | readonly string[]>(
-  input: { text: T; source: string; target: string; format?: TextFormat },
+  input: { text: T; source: string; target: string; format?: TextFormat } & Partial<Controls>,
   maxTextChars: number,
 ) {
+  const { glossary, formality, context } = input;
   const request = {
     text: input.text,
     ...(input.format && input.format !== 'text' ? { format: input.format } : {}),
+    ...(glossary ? { glossary } : {}),
+    ...(formality && formality !== 'default' ? { formality } : {}),
+    ...(context ? { context } : {}),
     source: languageCode('source', input.source),
     target: languageCode('target', input.target),
   };
@@ -157,6 +176,7 @@ export function translatedAnswer(result: TranslationResult, seconds: number): Tr
     truncated: result.truncated,
     ...(result.route ? { route: result.route } : {}),
     ...(result.unknownWords !== undefined ? { unknownWords: result.unknownWords } : {}),
+    ...(result.controls ? { controls: result.controls } : {}),
   };
 }
 
@@ -219,7 +239,14 @@ const translateRoute = ({
   });
 
 type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache' | 'usage'>;
-type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat };
+type Controls = z.output<z.ZodObject<typeof translationControls>>;
+type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat } & Controls;
+
+/**
+ * The hot cache is read here only without controls: with them, the translator reads it and says
+ * what the engine did with each (`controls`).
+ */
+const readsCache = ({ glossary, formality, context }: Controls) => !glossary && !formality && !context;
 
 /** One text: the hot cache, else the translator (its characters counted for the key, if any). */
 async function translateOne(
@@ -229,7 +256,7 @@ async function translateOne(
   seconds: () => number,
 ): Promise<Translation> {
   // The translator also stores `auto` requests under `auto`, so those can hit here too.
-  const hit = await cache.read(request);
+  const hit = readsCache(request) ? await cache.read(request) : undefined;
   if (hit) {
     usage.served(principal, expectedCounts([request.text], []));
     return cachedTranslation(hit, request.target, seconds());
@@ -249,7 +276,9 @@ async function translateMany(
   { req, signal, principal }: RouteContextOf,
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
-  const hits = await Promise.all(texts.map((text) => cache.read({ ...pair, text })));
+  const hits = await Promise.all(
+    texts.map((text) => (readsCache(pair) ? cache.read({ ...pair, text }) : undefined)),
+  );
   const missed = texts.filter((_, index) => !hits[index]);
   const cached = texts.filter((_, index) => hits[index]);
   const answer: TranslateBatchAnswer = await usage.translate(principal, req, {

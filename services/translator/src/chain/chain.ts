@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { withSpan } from '@tp/runtime';
 import type { Registry } from 'prom-client';
 
-import type { EngineName, TranslationEngine } from '../engines/engine.js';
+import type { EngineControls, EngineName, Formality, TranslationEngine } from '../engines/engine.js';
 import type { PairCoverage } from '../engines/pair-coverage.js';
 import { AllEnginesFailedError } from './all-engines-failed.error.js';
 import { SLOTS, type Attempt, type AttemptOutcome, type SlotName } from './attempt.js';
@@ -63,6 +63,10 @@ export interface TranslateRequest {
   readonly target: string;
   /** The pair's glossary, applied on every engine (see translateWithEngine). */
   readonly glossary?: ChainGlossary;
+  /** Passed to the engines that take it (`controls`), on a route for the pair itself; not on a pivot. */
+  readonly formality?: Formality;
+  /** Passed to the engines that take it (`controls`), on a route for the pair itself; not on a pivot. */
+  readonly context?: string;
 }
 
 /** Texts of one language pair, translated together: each engine gets them in as few calls as it can. */
@@ -143,6 +147,11 @@ export interface TranslationChain {
    * could be bettered now (issue #19).
    */
   strongerEngineHealthy(engine: string, source: string, target: string): boolean;
+  /**
+   * The per-request controls the engine of a result (`engine`, one name: a pivot's `a+b` got none)
+   * applied into `target`.
+   */
+  controlsApplied(engine: string, target: string): EngineControls;
 }
 
 /**
@@ -182,6 +191,8 @@ type Translated = {
 type HopResult = (Translated & { readonly engine: EngineName; readonly fallback: boolean }) | undefined;
 
 const NEVER_ABORTED = new AbortController().signal;
+
+const NO_CONTROLS: EngineControls = { formality: false, context: false };
 
 /** What one chain's calls work on: its slots in order, the pairs each engine serves, its metrics. */
 interface ChainParts {
@@ -229,6 +240,10 @@ export function createChain(engines: ChainEngines): TranslationChain {
       }));
     },
     strongerEngineHealthy: (engine, source, target) => strongerHealthy(parts, engine, source, target),
+    controlsApplied(engine, target) {
+      const used = slots.find((slot) => slot.engine?.name === engine)?.engine;
+      return used?.controls?.(target) ?? NO_CONTROLS;
+    },
     servedPairs() {
       // Listing walks every pair: done again only when an engine's list changed.
       const known = slots.flatMap(({ engine }) =>

@@ -102,6 +102,7 @@ export function withResilience(
     maxChars: engine.maxChars,
     ...(engine.batch ? { batch: engine.batch } : {}),
     ...(engine.appliesGlossaries ? { appliesGlossaries: true } : {}),
+    ...(engine.controls ? { controls: engine.controls.bind(engine) } : {}),
     // Reading the pairs is not a translation: no breaker, retries or timeout of the chain's.
     languagePairs: (signal) => engine.languagePairs(signal),
     async translate(request, signal) {

@@ -6,6 +6,7 @@ import {
   GlossaryNotAppliedError,
   type EngineGlossary,
   type EngineItem,
+  type Formality,
   type TranslationEngine,
 } from '../engines/engine.js';
 import { UNCHANGED, checkOutput } from './output-checks.js';
@@ -20,6 +21,8 @@ export interface EngineInput {
   readonly target: string;
   /** The pair's glossary: its terms masked and replaced, or passed to an engine that applies it. */
   readonly glossary?: ChainGlossary;
+  readonly formality?: Formality;
+  readonly context?: string;
 }
 
 /** A glossary as the chain applies it. */
@@ -130,7 +133,14 @@ async function sendPieces(
 ): Promise<Answer[]> {
   const answers: Answer[] = new Array<Answer>(pieces.length);
   const failed = new Set<number>();
-  const request = { source: input.source, target: input.target, ...(glossary ? { glossary } : {}) };
+  const { formality, context } = input;
+  const request = {
+    source: input.source,
+    target: input.target,
+    ...(glossary ? { glossary } : {}),
+    ...(formality && formality !== 'default' ? { formality } : {}),
+    ...(context ? { context } : {}),
+  };
   for (const call of packCalls(engine, pieces)) {
     const sent = call.filter((index) => !failed.has((pieces[index] as Piece).item));
     if (sent.length === 0) continue;

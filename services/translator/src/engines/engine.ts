@@ -27,6 +27,20 @@ export interface EngineRequest {
   readonly target: string;
   /** Only for engines with `appliesGlossaries`: the pair's glossary, for the engine's own glossary API. */
   readonly glossary?: EngineGlossary;
+  /** The request's formality, for engines whose `controls` take it; `default` or absent: none asked. */
+  readonly formality?: Formality;
+  /** Text that informs the translation but is not translated, for engines whose `controls` take it. */
+  readonly context?: string;
+}
+
+/** The formality a request may ask for (DeepL's values). */
+export const FORMALITIES = ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const;
+export type Formality = (typeof FORMALITIES)[number];
+
+/** Which per-request controls an engine applies into a target language. */
+export interface EngineControls {
+  readonly formality: boolean;
+  readonly context: boolean;
 }
 
 /** A glossary as an engine with its own glossary API takes it. */
@@ -72,6 +86,8 @@ export interface TranslationEngine {
    * when the whole call failed (an HTTP error, a refused pair), and the signal's reason when aborted.
    */
   translate(request: EngineRequest, signal: AbortSignal): Promise<readonly EngineItem[]>;
+  /** The per-request controls the engine applies into `target`; absent: none (they are ignored). */
+  controls?(target: string): EngineControls;
   /**
    * The engine applies glossaries itself (DeepL's glossary API): the chain passes the glossary
    * instead of masking its terms. It throws GlossaryNotAppliedError when it cannot for a pair.

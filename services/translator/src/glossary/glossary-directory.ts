@@ -14,6 +14,8 @@ export interface GlossaryLookup {
   forPair(source: string, target: string): Promise<PairGlossary>;
   /** For `auto` requests: a number that changes whenever any glossary into `target` changes (0: none). */
   targetVersion(target: string): Promise<number>;
+  /** The pairs of the stored glossaries with this id or name (as of at most `refreshMs` ago). */
+  named(idOrName: string): Promise<{ source: string; target: string }[]>;
 }
 
 const NONE: PairGlossary = { version: 0 };
@@ -30,7 +32,7 @@ const READ_AHEAD = 0.75;
  * table older than `refreshMs` (the first after a quiet spell) waits, as the bound says.
  */
 export class GlossaryDirectory implements GlossaryLookup {
-  private versions = new Map<string, { id: string; version: number }>();
+  private versions = new Map<string, { id: string; name: string; version: number }>();
   private loaded = new Map<string, PairGlossary>();
   private checkedAt = Number.NEGATIVE_INFINITY;
   private refreshing: Promise<void> | undefined;
@@ -60,6 +62,16 @@ export class GlossaryDirectory implements GlossaryLookup {
     return sum;
   }
 
+  async named(idOrName: string): Promise<{ source: string; target: string }[]> {
+    await this.fresh();
+    return [...this.versions]
+      .filter(([, { id, name }]) => id === idOrName || name === idOrName)
+      .map(([pair]) => {
+        const [source = '', target = ''] = pair.split('\u0000');
+        return { source, target };
+      });
+  }
+
   private async fresh(): Promise<void> {
     const age = this.now() - this.checkedAt;
     if (age < this.refreshMs * READ_AHEAD) return;
@@ -76,7 +88,7 @@ export class GlossaryDirectory implements GlossaryLookup {
     this.versions = new Map(
       rows.map((row) => [
         `${row.source_lang}\u0000${row.target_lang}`,
-        { id: row.id, version: Number(row.version) },
+        { id: row.id, name: row.name, version: Number(row.version) },
       ]),
     );
     for (const pair of this.loaded.keys()) if (!this.versions.has(pair)) this.loaded.delete(pair);

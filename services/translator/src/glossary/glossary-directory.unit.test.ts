@@ -13,10 +13,18 @@ function heldTable() {
     em: {
       getConnection: () => ({
         execute: (sql: string) =>
-          sql.startsWith('select id, source_lang')
+          sql.startsWith('select id, name, source_lang')
             ? new Promise((resolve) =>
                 reads.push((version) =>
-                  resolve([{ id: 'g1', source_lang: 'en', target_lang: 'es', version: String(version) }]),
+                  resolve([
+                    {
+                      id: 'g1',
+                      name: 'terms',
+                      source_lang: 'en',
+                      target_lang: 'es',
+                      version: String(version),
+                    },
+                  ]),
                 ),
               )
             : Promise.resolve([{ entries: [{ source: 'APy', target: 'APy' }], version: '1' }]),

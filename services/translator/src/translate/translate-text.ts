@@ -21,6 +21,7 @@ import {
 import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
+import type { Formality } from '../engines/engine.js';
 import { InFlight } from './in-flight.js';
 import { joinSegments } from './join-segments.js';
 
@@ -31,6 +32,17 @@ export interface TranslateTextInput {
   readonly target: string;
   /** How the text is written; default `text`. */
   readonly format?: TextFormat;
+  readonly glossary?: string;
+  readonly formality?: Formality;
+  readonly context?: string;
+}
+
+/** Per-request controls: a stored glossary by id or name (checked), the formality, a context. */
+interface Controls {
+  readonly glossary?: string;
+  /** Absent for `default`. */
+  readonly formality?: Exclude<Formality, 'default'>;
+  readonly context?: string;
 }
 
 /** Texts of one request, translated each on its own (POST /translate/batch). */
@@ -41,6 +53,10 @@ export interface TranslateBatchInput {
   readonly target: string;
   /** How every text is written; default `text`. */
   readonly format?: TextFormat;
+  /** A stored glossary's id or name: it must be the pair's (400 otherwise). */
+  readonly glossary?: string;
+  readonly formality?: Formality;
+  readonly context?: string;
 }
 
 /** One text's answer within a batch: its translation, or its own error (the others keep theirs). */
@@ -52,7 +68,7 @@ export type { TranslationResult };
 export interface TranslateTextDeps {
   /** Without `strongerEngineHealthy`, a cached fallback result is served like any other. */
   readonly chain: Pick<TranslationChain, 'translateBatch'> &
-    Partial<Pick<TranslationChain, 'strongerEngineHealthy'>>;
+    Partial<Pick<TranslationChain, 'strongerEngineHealthy' | 'controlsApplied'>>;
   readonly cache: Pick<HotCache, 'read' | 'store'>;
   readonly detector: Pick<LanguageDetector, 'detect'>;
   readonly sink: CompletedTranslationSink;
@@ -83,6 +99,7 @@ interface CheckedBatch {
   readonly target: string;
   readonly auto: boolean;
   readonly format: TextFormat;
+  readonly controls: Controls;
 }
 
 /** One text of a checked request. */
@@ -92,6 +109,7 @@ interface CheckedRequest {
   readonly target: string;
   readonly auto: boolean;
   readonly format: TextFormat;
+  readonly controls: Controls;
 }
 
 /** An answer but for its duration, which each caller (joined or not) adds. */
@@ -152,6 +170,7 @@ export class TranslateText {
   async executeBatch(input: TranslateBatchInput, origin: RequestOrigin): Promise<BatchItem[]> {
     const started = performance.now();
     const request = checkedBatch(input, this.deps.maxTextChars);
+    if (request.controls.glossary) await this.checkGlossary(request.controls.glossary, request);
     const settled = await this.translateAll(request, origin);
     const duration = Math.round(performance.now() - started) / 1000;
     return settled.map((item) => (item instanceof Error ? item : { ...item, duration }));
@@ -191,6 +210,37 @@ export class TranslateText {
     });
   }
 
+  /** A glossary named by the request must exist and be one of the pair's (`auto`: into the target). */
+  private async checkGlossary(idOrName: string, { source, target, auto }: CheckedBatch): Promise<void> {
+    const pairs = (await this.deps.glossaries?.named(idOrName)) ?? [];
+    if (pairs.some((pair) => pair.target === target && (auto || pair.source === source))) return;
+    const message =
+      pairs.length === 0
+        ? `no glossary ${idOrName}`
+        : `glossary ${idOrName} is not for ${source} -> ${target}`;
+    throw new AppError('VALIDATION_FAILED', `body.glossary: ${message}`, {
+      issues: [{ path: 'body.glossary', message, code: 'invalid_value' }],
+    });
+  }
+
+  /** What the engine of an answer did with the request's controls (none given: nothing said). */
+  private report(
+    controls: Controls,
+    engine: string,
+    target: string,
+    glossaryVersion: number,
+  ): Translation['controls'] {
+    const { glossary, formality, context } = controls;
+    if (!glossary && !formality && !context) return undefined;
+    const applied = this.deps.chain.controlsApplied?.(engine, target);
+    const said = (yes: boolean | undefined): 'applied' | 'ignored' => (yes ? 'applied' : 'ignored');
+    return {
+      ...(glossary ? { glossary: said(glossaryVersion > 0) } : {}),
+      ...(formality ? { formality: said(applied?.formality) } : {}),
+      ...(context ? { context: said(applied?.context) } : {}),
+    };
+  }
+
   /** A text's answer without a run (nothing to translate, or the hot cache), or its cache key. */
   private async beforeRun(request: CheckedRequest): Promise<Translation | { key: CacheKey }> {
     // Nothing to translate: no engine call, nothing cached or kept.
@@ -198,7 +248,7 @@ export class TranslateText {
     const key = await this.cacheKey(request);
     const hit = this.usable(await this.deps.cache.read(key), request.target);
     this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-    return hit ? fromCache(hit, request) : { key };
+    return hit ? this.withReport(fromCache(hit, request), request, key) : { key };
   }
 
   /**
@@ -214,7 +264,7 @@ export class TranslateText {
         runs.map(async (run) => {
           const { request } = run;
           const stored = this.usable(await this.deps.cache.read(run.key), request.target);
-          if (stored) return run.resolve(fromCache(stored, request));
+          if (stored) return run.resolve(this.withReport(fromCache(stored, request), request, run.key));
           const segmented = segmentOrReject(run);
           if (!segmented) return;
           // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
@@ -251,10 +301,18 @@ export class TranslateText {
     const pair: PairGlossary =
       glossaries && source !== 'auto' ? await glossaries.forPair(source, target) : { version: 0 };
     const texts = runs.flatMap(({ segmented }) => segmented.segments);
+    const { formality, context } = first.run.request.controls;
     const items =
       texts.length > 0
         ? await this.deps.chain.translateBatch(
-            { texts, source, target, ...(pair.glossary ? { glossary: pair.glossary } : {}) },
+            {
+              texts,
+              source,
+              target,
+              ...(pair.glossary ? { glossary: pair.glossary } : {}),
+              ...(formality ? { formality } : {}),
+              ...(context ? { context } : {}),
+            },
             signal,
           )
         : [];
@@ -273,19 +331,37 @@ export class TranslateText {
         };
         await this.store(run.key, outcome, target, pair.version);
         if (origin.recordResult !== false) this.record(run.request, outcome, origin);
-        run.resolve(chainAnswer(outcome, run.request));
+        run.resolve(this.withReport(chainAnswer(outcome, run.request), run.request, run.key));
       }),
     );
   }
 
-  /** The cache key; the glossary version is part of it, so an edited glossary is never answered from the cache. */
-  private async cacheKey({ text, source, target, auto, format }: CheckedRequest): Promise<CacheKey> {
+  /** An answer with the report of the request's controls, when it gave any. */
+  private withReport(answer: Translation, request: CheckedRequest, key: CacheKey): Translation {
+    const controls = this.report(request.controls, answer.engine, request.target, key.glossaryVersion ?? 0);
+    return controls ? { ...answer, controls } : answer;
+  }
+
+  /**
+   * The cache key; the glossary version is part of it, so an edited glossary is never answered from
+   * the cache, and so are the format and the formality and context asked.
+   */
+  private async cacheKey({
+    text,
+    source,
+    target,
+    auto,
+    format,
+    controls,
+  }: CheckedRequest): Promise<CacheKey> {
+    const { formality, context } = controls;
+    const asked = { format, ...(formality ? { formality } : {}), ...(context ? { context } : {}) };
     const glossaries = this.deps.glossaries;
-    if (!glossaries) return { source, target, text, glossaryVersion: 0, format };
+    if (!glossaries) return { source, target, text, glossaryVersion: 0, ...asked };
     const version = auto
       ? await glossaries.targetVersion(target)
       : (await glossaries.forPair(source, target)).version;
-    return { source, target, text, glossaryVersion: version, format };
+    return { source, target, text, glossaryVersion: version, ...asked };
   }
 
   /** Hands a translation the chain produced to the sink, to be kept. */
@@ -343,7 +419,20 @@ function checkedBatch(input: TranslateBatchInput, maxTextChars: number): Checked
   const source = languageCode('source', input.source);
   const target = languageCode('target', input.target);
   assertTextLength(input.texts.length === 1 ? (input.texts[0] ?? '') : input.texts.join(''), maxTextChars);
-  return { texts: input.texts, source, target, auto: source === 'auto', format: input.format ?? 'text' };
+  const { glossary, formality, context } = input;
+  const controls: Controls = {
+    ...(glossary ? { glossary } : {}),
+    ...(formality && formality !== 'default' ? { formality } : {}),
+    ...(context ? { context } : {}),
+  };
+  return {
+    texts: input.texts,
+    source,
+    target,
+    auto: source === 'auto',
+    format: input.format ?? 'text',
+    controls,
+  };
 }
 
 /** A run's text cut into segments by its format, or none: the run is refused (MARKUP_TOO_COMPLEX). */

@@ -23,7 +23,9 @@ const translateReply = z.object({
     .min(1),
 });
 
-const languagesReply = z.array(z.object({ language: z.string() }));
+const languagesReply = z.array(
+  z.object({ language: z.string(), supports_formality: z.boolean().optional() }),
+);
 
 /**
  * DeepL takes up to 50 `text` values per request and at most 128 KiB of body: 20,000 characters stay
@@ -41,6 +43,9 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
   const authorization = `DeepL-Auth-Key ${options.authKey}`;
   const glossaries = createDeepLGlossaries(base, authorization);
 
+  /** The target codes whose entry says `supports_formality`, as last read. */
+  let formalTargets = new Set<string>();
+
   /** The codes of `GET /v2/languages?type=source|target`, upper case. */
   const languages = async (type: 'source' | 'target', signal: AbortSignal): Promise<Set<string>> => {
     const listUrl = `${endpoint(base, '/v2/languages')}?type=${type}`;
@@ -48,6 +53,10 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
     if (reply.status !== 200) throw deeplFailure(reply);
     const parsed = languagesReply.safeParse(reply.json);
     if (!parsed.success) throw new EngineError('deepl', 'rejected', 'unexpected /v2/languages body');
+    if (type === 'target') {
+      const formal = parsed.data.filter((entry) => entry.supports_formality === true);
+      formalTargets = new Set(formal.map(({ language }) => language.toUpperCase()));
+    }
     return new Set(parsed.data.map(({ language }) => language.toUpperCase()));
   };
 
@@ -56,6 +65,8 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
     maxChars: 5000,
     batch: BATCH,
     appliesGlossaries: true,
+    // Formality where DeepL's target list says it is supported; context for every pair.
+    controls: (target) => ({ formality: formalTargets.has(toDeepLTarget(target) ?? ''), context: true }),
     removeDeletedGlossaries: (glossaryIds) => glossaries.removeDeleted(glossaryIds),
     async languagePairs(signal): Promise<PairCoverage> {
       const [sources, targets] = await Promise.all([
@@ -68,7 +79,7 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         writes,
       );
     },
-    async translate({ texts, source, target, glossary }, signal) {
+    async translate({ texts, source, target, glossary, formality, context }, signal) {
       const auto = source.toLowerCase() === 'auto';
       const sourceLang = auto ? undefined : toDeepLSource(source);
       const targetLang = toDeepLTarget(target);
@@ -80,6 +91,9 @@ export function createDeepLEngine(options: DeepLOptions): TranslationEngine {
         target_lang: targetLang,
         ...(sourceLang ? { source_lang: sourceLang } : {}),
         ...(await glossaryParams(glossaries, glossary, sourceLang, targetLang, signal)),
+        // `more`/`less` into a language without formality is DeepL's 400: only where it applies.
+        ...(formality && formalTargets.has(targetLang) ? { formality } : {}),
+        ...(context ? { context } : {}),
       };
       const reply = await postJson('deepl', url, body, signal, { authorization });
       const refused = glossary && glossaryRefusal(reply);
