@@ -84,7 +84,7 @@ async function seed(orm: Orm): Promise<void> {
           sourceHash: sha256(text),
           sourceVersion: 1,
         };
-        writes.push(field);
+        writes.push({ ...field, format: 'text' });
         translations.push({
           ...field,
           entityType: entity.entityType,

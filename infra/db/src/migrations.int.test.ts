@@ -45,6 +45,7 @@ describe('migrations', () => {
       'Migration20261125130000_glossary_deletions',
       'Migration20261129000000_default_zh_tw_target',
       'Migration20261129100000_character_usage',
+      'Migration20261129110000_source_formats',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -101,6 +102,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129110000_source_formats']);
+    const format = await client.query(
+      `select 1 from information_schema.columns where table_name = 'source_contents' and column_name = 'format'`,
+    );
+    expect(format.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129100000_character_usage']);
     const characters = await client.query(
       `select 1 from information_schema.columns where table_name = 'key_budget_usage' and column_name = 'characters'`,

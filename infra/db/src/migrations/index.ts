@@ -15,6 +15,7 @@ import { Migration20261125000000_content_history_indexes } from './Migration2026
 import { Migration20261125130000_glossary_deletions } from './Migration20261125130000_glossary_deletions.js';
 import { Migration20261129000000_default_zh_tw_target } from './Migration20261129000000_default_zh_tw_target.js';
 import { Migration20261129100000_character_usage } from './Migration20261129100000_character_usage.js';
+import { Migration20261129110000_source_formats } from './Migration20261129110000_source_formats.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -59,5 +60,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129100000_character_usage',
     class: Migration20261129100000_character_usage,
+  },
+  {
+    name: 'Migration20261129110000_source_formats',
+    class: Migration20261129110000_source_formats,
   },
 ];

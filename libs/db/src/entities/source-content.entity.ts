@@ -15,6 +15,8 @@ export const SourceContent = defineEntity({
     /** SHA-256 hex of the text: an unchanged field requests no translation. */
     sourceHash: p.string().length(64),
     sourceVersion: p.bigint('number'),
+    /** How the text is written: text, html or markdown; its translations are written the same way. */
+    format: p.string().length(8).default('text'),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

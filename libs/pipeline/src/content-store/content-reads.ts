@@ -12,6 +12,7 @@ export interface FieldTranslationRow {
   readonly source_lang: string;
   readonly text: string;
   readonly source_hash: string;
+  readonly format: string;
   /** bigint, which the driver returns as a string. */
   readonly source_version: string | number;
   readonly target_lang: string | null;
@@ -49,7 +50,7 @@ export async function readFieldTranslations(
          (t.stale or t.source_hash <> s.source_hash) as stale`
       : 'null as target_lang, null as translated_text, null as origin, null as engine, null as stale, null as truncated, null as fallback';
   return em.getConnection().execute<FieldTranslationRow[]>(
-    `select s.entity_id, s.module, s.field, s.source_lang, s.text, s.source_hash, s.source_version, ${translation}
+    `select s.entity_id, s.module, s.field, s.source_lang, s.text, s.source_hash, s.source_version, s.format, ${translation}
        from source_contents s ${join}
       where s.entity_type = ? and s.entity_id in (?)`,
     languages.length > 0 ? [languages, type, ids] : [type, ids],
@@ -63,7 +64,7 @@ export async function readFieldTranslations(
 export async function shareSources(em: Em, entity: EntityAddress): Promise<StoredSource[]> {
   const rows = await executeBound<SourceStateRow>(
     em,
-    'select module, field, source_lang, source_hash, source_version from source_contents ' +
+    'select module, field, source_lang, source_hash, source_version, format from source_contents ' +
       'where entity_type = ? and entity_id = ? order by field for share',
     [entity.entityType, entity.entityId],
     'all',
@@ -98,10 +99,11 @@ export async function machineTranslatedSources(
       text: string;
       source_hash: string;
       source_version: string;
+      format: string;
     }[]
   >(
     `select t.id, s.module, s.entity_type, s.entity_id, s.field, s.source_lang, s.text, s.source_hash,
-            s.source_version
+            s.source_version, s.format
        from content_translations t
        join source_contents s
          on s.entity_type = t.entity_type and s.entity_id = t.entity_id and s.field = t.field
@@ -121,5 +123,6 @@ export async function machineTranslatedSources(
     text: row.text,
     sourceHash: row.source_hash,
     sourceVersion: Number(row.source_version),
+    format: row.format,
   }));
 }

@@ -12,7 +12,7 @@ import { lockEntityTranslations } from './entity-locks.js';
 /** What the planner knows of one stored field: its source_contents row without the text. */
 export type StoredSource = Pick<
   StoredField,
-  'module' | 'field' | 'sourceLang' | 'sourceHash' | 'sourceVersion'
+  'module' | 'field' | 'sourceLang' | 'sourceHash' | 'sourceVersion' | 'format'
 >;
 
 /** A source_contents row to write for a field of an entity. */
@@ -22,6 +22,8 @@ export interface SourceRowWrite {
   readonly sourceLang: string;
   readonly sourceHash: string;
   readonly sourceVersion: number;
+  /** text, html or markdown. */
+  readonly format: string;
 }
 
 /** The rows to write for one entity of a module. */
@@ -37,6 +39,7 @@ export interface SourceStateRow {
   readonly source_lang: string;
   readonly source_hash: string;
   readonly source_version: string;
+  readonly format: string;
 }
 
 /** A selected row as the planner and the editors read it. */
@@ -46,6 +49,7 @@ export const storedSource = (r: SourceStateRow): StoredSource => ({
   sourceLang: r.source_lang,
   sourceHash: r.source_hash,
   sourceVersion: Number(r.source_version),
+  format: r.format,
 });
 
 /** The stored fields of every entity (by entityKey), locked until the transaction ends, in key order. */
@@ -55,7 +59,7 @@ export async function lockSources(
 ): Promise<Map<string, StoredSource[]>> {
   const rows = await executeBound<SourceStateRow & { entity_type: string; entity_id: string }>(
     em,
-    'select s.entity_type, s.entity_id, s.module, s.field, s.source_lang, s.source_hash, s.source_version ' +
+    'select s.entity_type, s.entity_id, s.module, s.field, s.source_lang, s.source_hash, s.source_version, s.format ' +
       'from source_contents s where (s.entity_type, s.entity_id) in ' +
       '(select e.t, e.i from jsonb_to_recordset(?::jsonb) as e(t text, i text)) ' +
       'order by s.entity_type, s.entity_id, s.field for update of s',
@@ -169,7 +173,7 @@ export async function humanTranslationLanguages(
  * inserted after the lock was taken (a rebalance): the newer version wins.
  */
 export async function writeSources(em: Em, changes: readonly EntitySourceWrites[]): Promise<void> {
-  const columns: unknown[][] = Array.from({ length: 8 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 9 }, () => []);
   for (const { module, entityType, entityId, writes } of changes) {
     for (const w of writes) {
       const values = [
@@ -181,6 +185,7 @@ export async function writeSources(em: Em, changes: readonly EntitySourceWrites[
         w.text,
         w.sourceHash,
         w.sourceVersion,
+        w.format,
       ];
       values.forEach((value, column) => columns[column]?.push(value));
     }
@@ -189,13 +194,13 @@ export async function writeSources(em: Em, changes: readonly EntitySourceWrites[
   await executeBound(
     em,
     'insert into source_contents as s (module, entity_type, entity_id, field, source_lang, text, source_hash, ' +
-      'source_version, updated_at) select w.module, w.entity_type, w.entity_id, w.field, w.source_lang, w.text, ' +
-      'w.source_hash, w.source_version, now() from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ' +
-      '?::text[], ?::text[], ?::bigint[]) with ordinality as w (module, entity_type, entity_id, field, ' +
-      'source_lang, text, source_hash, source_version, n) order by w.n' +
+      'source_version, format, updated_at) select w.module, w.entity_type, w.entity_id, w.field, w.source_lang, ' +
+      'w.text, w.source_hash, w.source_version, w.format, now() from unnest(?::text[], ?::text[], ?::text[], ' +
+      '?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[]) with ordinality as w (module, ' +
+      'entity_type, entity_id, field, source_lang, text, source_hash, source_version, format, n) order by w.n' +
       ' on conflict (entity_type, entity_id, field) do update set source_lang = excluded.source_lang, ' +
       'text = excluded.text, source_hash = excluded.source_hash, source_version = excluded.source_version, ' +
-      'updated_at = excluded.updated_at where s.source_version <= excluded.source_version',
+      'format = excluded.format, updated_at = excluded.updated_at where s.source_version <= excluded.source_version',
     columns,
     'run',
   );

@@ -28,7 +28,9 @@ const source = (module: string, entityType: string, entityId: string) => ({
   module,
   entityType,
   entityId,
-  writes: [{ field: 'name', text: '你好', sourceLang: 'zh-CN', sourceHash: 'h', sourceVersion: 1 }],
+  writes: [
+    { field: 'name', text: '你好', sourceLang: 'zh-CN', sourceHash: 'h', sourceVersion: 1, format: 'text' },
+  ],
 });
 
 beforeAll(async () => {

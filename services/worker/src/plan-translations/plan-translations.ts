@@ -22,6 +22,7 @@ export interface SourceWrite {
   readonly sourceLang: string;
   readonly sourceHash: string;
   readonly sourceVersion: number;
+  readonly format: string;
 }
 
 export interface TranslationPlan {
@@ -58,7 +59,7 @@ export interface PlanInput {
  * A change of the version the entity was deleted at, or older, is stale as a whole: it writes
  * nothing. A stored field the change leaves out is removed, unless its stored version is newer than
  * the change. A field whose stored version is newer is stale and ignored, and so is a field new to
- * an entity stored at a newer version; a field whose text (hash) and language
+ * an entity stored at a newer version; a field whose text (hash), language and format
  * are unchanged requests nothing, though a newer version is recorded; a new or changed field requests
  * one translation per target language other than the source language, unless translation is disabled.
  * A type reported by another module is refused (MODULE_CONFLICT): one type belongs to one module.
@@ -97,12 +98,13 @@ export function planTranslations(input: PlanInput): TranslationPlan {
       sourceLang: change.sourceLang,
       sourceHash: hash,
       sourceVersion: change.sourceVersion,
+      format,
     };
     // A field new to an entity that is stored at a newer version is stale too: that version's report
     // left it out (or removed it).
     if ((before?.sourceVersion ?? newest) > change.sourceVersion) {
       stale.push(name);
-    } else if (before && before.sourceHash === hash && before.sourceLang === change.sourceLang) {
+    } else if (before && sameSource(before, { sourceHash: hash, sourceLang: change.sourceLang, format })) {
       unchanged.push(name);
       if (change.sourceVersion > before.sourceVersion) writes.push(write);
     } else {
@@ -110,15 +112,13 @@ export function planTranslations(input: PlanInput): TranslationPlan {
       changed.push({ ...change, field: name, text, sourceHash: hash, format });
     }
   }
-  const requests = targets.flatMap((targetLang) =>
+  // A human translation in a human-only language stays: its field is not requested in that language.
+  const machine = (field: string, lang: string) =>
+    !(humanTranslations?.get(field)?.has(lang) && settings.humanOnlyLanguages.includes(lang));
+  const requests = targets.flatMap((lang) =>
     translationRequests(
-      changed.filter(
-        ({ field }) =>
-          !(
-            humanTranslations?.get(field)?.has(targetLang) && settings.humanOnlyLanguages.includes(targetLang)
-          ),
-      ),
-      targetLang,
+      changed.filter(({ field }) => machine(field, lang)),
+      lang,
     ),
   );
   const reported = new Set(change.fields.map((f) => f.name));
@@ -127,6 +127,10 @@ export function planTranslations(input: PlanInput): TranslationPlan {
     .map((s) => s.field);
   return { writes, requests, stale, unchanged, removed };
 }
+
+/** Whether a stored field holds the same text (hash), language and format. */
+const sameSource = (a: StoredFieldState, b: Pick<StoredFieldState, 'sourceHash' | 'sourceLang' | 'format'>) =>
+  a.sourceHash === b.sourceHash && a.sourceLang === b.sourceLang && a.format === b.format;
 
 /**
  * The configured targets as language codes, without duplicates and without the source language.

@@ -38,6 +38,7 @@ const stored = (
   sourceLang: 'zh-CN',
   sourceHash: sourceHash(text),
   sourceVersion,
+  format: 'text',
 });
 
 const enabled = { targetLanguages: ['en', 'ja', 'de'], enabled: true, humanOnlyLanguages: [] };
@@ -110,6 +111,15 @@ describe('planTranslations', () => {
         },
       ],
     });
+  });
+
+  it('treats a new format as a change even when the text is the same, and stores it', () => {
+    const result = plan({
+      change: change({ fields: [{ name: 'name', text: '你好', format: 'html' }] }),
+      stored: [stored('name', '你好', 2)],
+    });
+    expect(result.writes.map((w) => [w.field, w.format])).toEqual([['name', 'html']]);
+    expect(requested(result)).toEqual(['name:en', 'name:ja', 'name:de']);
   });
 
   it('carries the format each field was reported in', () => {

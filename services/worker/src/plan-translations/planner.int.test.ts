@@ -466,5 +466,9 @@ describe('planner', () => {
       ['name', 'text'],
       ['body', 'html'],
     ]);
+    expect((await sources('v-rich')).map((s) => [s.field, s.format])).toEqual([
+      ['body', 'html'],
+      ['name', 'text'],
+    ]);
   });
 });

@@ -39,6 +39,7 @@ export class ContentStore {
           text: row.text,
           sourceHash: row.source_hash,
           sourceVersion: Number(row.source_version),
+          format: row.format,
           translations: new Map(),
           meta: new Map(),
         };
