@@ -48,7 +48,8 @@ import { CharacterUsage } from './usage/character-usage.js';
 import { BudgetStore } from './keys/budgets/budget.store.js';
 import { createRateLimits } from './rate-limit/rate-limit.js';
 import { translateStatusRoute } from './status/translate-status.routes.js';
-import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes } from './translate/translate.routes.js';
+import { ANONYMOUS_MAX_TEXT_CHARS, translateRoutes, translateText } from './translate/translate.routes.js';
+import { readUsage } from './usage/read-usage.js';
 import { TranslatorClient } from './translate/translator-client.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -166,8 +167,10 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
   };
   const glossaries = adminGlossaries(adminOptions);
   const usage = new CharacterUsage(budgets, parts.tally, context.metrics);
+  const translation = { translator, cache: parts.hotCache, usage, ...textLimit };
+  const translate = translateText(translation);
   return [
-    ...translateRoutes({ translator, cache: parts.hotCache, usage, ...textLimit }),
+    ...translateRoutes(translation),
     detectRoute({ translator, ...textLimit }),
     ...nliRoutes(nli, { maxTextChars: config.NLI_MAX_TEXT_CHARS }),
     ...moderation.routes,
@@ -181,9 +184,15 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     ...deadLetterRoutes(new DeadLetterIndex(orm), parts.codec),
     requestMetricsRoute(context.metrics),
     ...translateAdminRoutes(adminOptions, glossaries),
-    ...deeplRoutes({ translator, glossaries }),
+    ...deeplRoutes({
+      translator,
+      translate,
+      glossaries,
+      readUsage: (principal) => readUsage(budgets, principal),
+    }),
     ...libreRoutes({
       translator,
+      translate,
       maxTextChars: textLimit.maxTextChars,
       anonymousMaxTextChars: Math.min(ANONYMOUS_MAX_TEXT_CHARS, config.MAX_TEXT_CHARS),
     }),

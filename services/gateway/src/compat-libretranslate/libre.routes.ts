@@ -8,11 +8,15 @@ import { z } from 'zod';
 import { libreCode } from '../compat/language-codes.js';
 import { detectLanguages } from '../detect/detect.routes.js';
 import { defineRoute } from '../http/route.js';
+import type { TranslateText } from '../translate/translate.routes.js';
 import type { TranslatorClient } from '../translate/translator-client.js';
+import { libreTranslateRoute } from './libre-translate.routes.js';
 import { LIBRE_TAGS, LIBRE_WIRE, apiKeyFields } from './libre-wire.js';
 
 export interface LibreRouteOptions {
   readonly translator: TranslatorClient;
+  /** POST /api/v1/translate's use case. */
+  readonly translate: TranslateText;
   /** The text limit of a request, as for POST /api/v1/translate (more with a valid key). */
   readonly maxTextChars: (req: IncomingMessage) => Promise<number>;
   /** The limit without a key, which the front-end settings announce. */
@@ -41,9 +45,10 @@ export function libreLanguages(pairs: readonly ServedPair[]) {
   }));
 }
 
-/** GET /languages, POST /detect, GET /frontend/settings (POST /translate is libre-translate.routes.ts). */
+/** The LibreTranslate-compatible API: thin adapters over the platform's own use cases. */
 export function libreRoutes(options: LibreRouteOptions) {
   return [
+    libreTranslateRoute(options.translate),
     languagesRoute(options.translator),
     detectRoute(options),
     settingsRoute(options.anonymousMaxTextChars),

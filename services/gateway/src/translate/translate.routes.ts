@@ -198,21 +198,15 @@ export function translateRoutes(options: TranslateRouteOptions) {
   return [translateRoute(options), languagesRoute(options.translator), pairsRoute(options.translator)];
 }
 
-const translateRoute = ({
-  translator,
-  cache,
-  usage,
-  maxTextChars,
-  keyedMaxTextChars,
-}: TranslateRouteOptions) =>
+const translateRoute = (options: TranslateRouteOptions, translate = translateText(options)) =>
   defineRoute({
     method: 'post',
     path: '/api/v1/translate',
     summary: 'Translate text',
-    description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters (code points) per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS (${keyedMaxTextChars} here, the document's maxLength); longer is 413 TEXT_TOO_LONG. \`source: "auto"\` detects the language.`,
+    description: `Public. Checks the hot cache, then runs the engine chain. Text longer than 5000 characters is split on sentence boundaries. At most ${ANONYMOUS_MAX_TEXT_CHARS} characters (code points) per request without a key; with \`Authorization: Bearer <key>\` (any role) up to MAX_TEXT_CHARS (${options.keyedMaxTextChars} here, the document's maxLength); longer is 413 TEXT_TOO_LONG. \`source: "auto"\` detects the language.`,
     tags: ['translation'],
     access: 'public',
-    request: { body: documentedTranslateBody(keyedMaxTextChars) },
+    request: { body: documentedTranslateBody(options.keyedMaxTextChars) },
     response: {
       status: 200,
       description:
@@ -227,16 +221,27 @@ const translateRoute = ({
       'UNSUPPORTED_LANGUAGE_PAIR',
       'QUOTA_EXCEEDED',
     ],
-    handler: async (context) => {
-      const started = performance.now();
-      const seconds = () => Math.round(performance.now() - started) / 1000;
-      const body = translationRequest(context.body, await maxTextChars(context.req));
-      const { text, ...pair } = body;
-      if (typeof text === 'string')
-        return translateOne({ translator, cache, usage }, { ...pair, text }, context, seconds);
-      return translateMany({ translator, cache, usage }, { ...pair, texts: text }, context, seconds);
-    },
+    handler: (context) => translate(context.body, context),
   });
+
+/**
+ * The translation use case: the request's text limit, then each text from the hot cache or the
+ * translator, its characters counted for the key. POST /api/v1/translate, and the DeepL- and
+ * LibreTranslate-compatible routes, call it.
+ */
+export function translateText({ translator, cache, usage, maxTextChars }: TranslateRouteOptions) {
+  return async (input: z.output<typeof translateBody>, context: RouteContextOf) => {
+    const started = performance.now();
+    const seconds = () => Math.round(performance.now() - started) / 1000;
+    const body = translationRequest(input, await maxTextChars(context.req));
+    const { text, ...pair } = body;
+    if (typeof text === 'string')
+      return translateOne({ translator, cache, usage }, { ...pair, text }, context, seconds);
+    return translateMany({ translator, cache, usage }, { ...pair, texts: text }, context, seconds);
+  };
+}
+
+export type TranslateText = ReturnType<typeof translateText>;
 
 type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache' | 'usage'>;
 type Controls = z.output<z.ZodObject<typeof translationControls>>;
