@@ -127,6 +127,8 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
   },
   ...(
     [
+      ['post', '/v2/translate'],
+      ['get', '/v2/usage'],
       ['get', '/v2/languages'],
       ['post', '/v2/languages'],
       ['get', '/v2/glossary-language-pairs'],
@@ -143,6 +145,7 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
   ).map(([method, path]) => ({ method, path, access: 'admin' as const, source: DEEPL_WRITE })),
   ...(
     [
+      ['post', '/translate'],
       ['get', '/languages'],
       ['post', '/detect'],
       ['get', '/frontend/settings'],

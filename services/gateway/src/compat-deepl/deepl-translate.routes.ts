@@ -35,7 +35,10 @@ const translateBody = z.strictObject({
       'Must be the glossary of the pair (and needs `source_lang`), which applies anyway: the platform applies a pair’s glossary to every translation.',
   }),
   show_billed_characters: flag.meta({ description: 'Adds `billed_characters` to each translation.' }),
-  tag_handling: z.enum(['html', 'xml']).optional(),
+  tag_handling: z
+    .enum(['html', 'xml'])
+    .optional()
+    .meta({ description: 'As `format: html` of POST /api/v1/translate (XML is read as HTML).' }),
   tag_handling_version: z.string().max(10).optional(),
   formality: z.enum(['default', 'more', 'less', 'prefer_more', 'prefer_less']).optional(),
   context: z.string().max(10_000).optional(),
@@ -55,7 +58,7 @@ const translationSchema = z.object({
   billed_characters: z.int().optional().meta({ description: 'Characters (code points) of the text sent.' }),
 });
 
-const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. Accepted and not applied: \`tag_handling\`, \`formality\`, \`context\`, \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
+const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. \`tag_handling\` \`html\` (and \`xml\`, read as HTML) translates text nodes and keeps the tags, as \`format: html\`. Accepted and not applied: \`formality\`, \`context\`, \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
 
 /** POST /v2/translate. */
 export function deeplTranslateRoute(translate: TranslateText, glossaries: GlossaryWrites) {
@@ -91,7 +94,12 @@ export function deeplTranslateRoute(translate: TranslateText, glossaries: Glossa
           throw new AppError('BAD_REQUEST', "Use of a glossary requires the 'source_lang' parameter.");
         await checkGlossaryId(glossaries, body.glossary_id, { source, target: body.target_lang });
       }
-      const done = await translateAll(translate, { texts, source, target: body.target_lang }, context);
+      const format = body.tag_handling === undefined ? 'text' : 'html';
+      const done = await translateAll(
+        translate,
+        { texts, source, target: body.target_lang, format },
+        context,
+      );
       const billed = isOn(body.show_billed_characters);
       return {
         translations: done.map((translation, index) => ({

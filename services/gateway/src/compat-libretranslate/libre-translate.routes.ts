@@ -50,7 +50,7 @@ export function libreTranslateRoute(translate: TranslateText) {
     method: 'post',
     path: '/translate',
     summary: 'LibreTranslate: translate text',
-    description: `LibreTranslate-compatible, over the use case of POST /api/v1/translate (public with its limits, cache, engine chain, glossaries; a valid \`api_key\` is counted and budgeted as that key). \`q\` a string or up to ${MAX_TRANSLATE_TEXTS}; a text that fails fails the request, as at LibreTranslate. Not applied yet: \`format: html\` (the text is translated as plain text).`,
+    description: `LibreTranslate-compatible, over the use case of POST /api/v1/translate (public with its limits, cache, engine chain, glossaries; a valid \`api_key\` is counted and budgeted as that key). \`q\` a string or up to ${MAX_TRANSLATE_TEXTS}; a text that fails fails the request, as at LibreTranslate. \`format: html\` as in POST /api/v1/translate.`,
     tags: LIBRE_TAGS,
     access: 'public',
     wire: LIBRE_WIRE,
@@ -69,7 +69,7 @@ export function libreTranslateRoute(translate: TranslateText) {
       const texts = typeof body.q === 'string' ? [body.q] : body.q;
       const done = await translateAll(
         translate,
-        { texts, source: body.source, target: body.target },
+        { texts, source: body.source, target: body.target, format: body.format ?? 'text' },
         context,
       );
       const translated = done.map((translation) => translation.translatedText);

@@ -185,6 +185,31 @@ const seededDeadLetter = async () => {
 
 const DEEPL_SCENARIOS: Scenario[] = [
   {
+    name: 'DeepL translate (a cached text)',
+    method: 'post',
+    path: '/v2/translate',
+    auth: 'client',
+    body: { text: ['你好'], source_lang: 'ZH', target_lang: 'EN-US', show_billed_characters: true },
+    status: 200,
+  },
+  {
+    name: 'DeepL translate, unknown target',
+    method: 'post',
+    path: '/v2/translate',
+    auth: 'client',
+    body: { text: 'hi', target_lang: 'XX' },
+    status: 400,
+  },
+  {
+    name: 'DeepL translate, no key',
+    method: 'post',
+    path: '/v2/translate',
+    auth: 'none',
+    body: { text: 'hi', target_lang: 'ES' },
+    status: 403,
+  },
+  { name: 'DeepL usage', method: 'get', path: '/v2/usage', auth: 'client', status: 200 },
+  {
     name: 'DeepL target languages',
     method: 'get',
     path: '/v2/languages',
@@ -274,6 +299,22 @@ const DEEPL_SCENARIOS: Scenario[] = [
 ];
 
 const LIBRE_SCENARIOS: Scenario[] = [
+  {
+    name: 'LibreTranslate translate (a cached text)',
+    method: 'post',
+    path: '/translate',
+    auth: 'none',
+    body: { q: '你好', source: 'zh-Hans', target: 'en' },
+    status: 200,
+  },
+  {
+    name: 'LibreTranslate translate, unknown target',
+    method: 'post',
+    path: '/translate',
+    auth: 'none',
+    body: { q: 'hi', target: 'xx' },
+    status: 400,
+  },
   { name: 'LibreTranslate languages', method: 'get', path: '/languages', auth: 'none', status: 200 },
   {
     name: 'LibreTranslate detect',
