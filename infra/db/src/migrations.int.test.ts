@@ -46,6 +46,7 @@ describe('migrations', () => {
       'Migration20261129000000_default_zh_tw_target',
       'Migration20261129100000_character_usage',
       'Migration20261129110000_source_formats',
+      'Migration20261129120000_dead_letter_parts',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -102,6 +103,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129120000_dead_letter_parts']);
+    const part = await client.query(
+      `select 1 from information_schema.columns where table_name = 'dead_letters' and column_name = 'original_part'`,
+    );
+    expect(part.rows).toEqual([]);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129110000_source_formats']);
     const format = await client.query(
       `select 1 from information_schema.columns where table_name = 'source_contents' and column_name = 'format'`,

@@ -16,6 +16,7 @@ import { Migration20261125130000_glossary_deletions } from './Migration202611251
 import { Migration20261129000000_default_zh_tw_target } from './Migration20261129000000_default_zh_tw_target.js';
 import { Migration20261129100000_character_usage } from './Migration20261129100000_character_usage.js';
 import { Migration20261129110000_source_formats } from './Migration20261129110000_source_formats.js';
+import { Migration20261129120000_dead_letter_parts } from './Migration20261129120000_dead_letter_parts.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -64,5 +65,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129110000_source_formats',
     class: Migration20261129110000_source_formats,
+  },
+  {
+    name: 'Migration20261129120000_dead_letter_parts',
+    class: Migration20261129120000_dead_letter_parts,
   },
 ];

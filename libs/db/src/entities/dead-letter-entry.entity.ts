@@ -13,6 +13,8 @@ export const DeadLetterEntry = defineEntity({
     originalTopic: p.string().length(200),
     originalPartition: p.integer(),
     originalOffset: p.bigint('number'),
+    /** The part of the original message this entry holds ('' for all of it): a request's field. */
+    originalPart: p.string().length(200).default(''),
     messageKey: p.blob().nullable(),
     payload: p.blob(),
     headers: p.json<Record<string, string>>(),
@@ -24,11 +26,12 @@ export const DeadLetterEntry = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   indexes: [{ name: 'dead_letters_failed_at_idx', properties: ['failedAt'] }],
-  // One entry per failed message and consumer group, so indexing a redelivered dead letter is a no-op.
+  // One entry per failed message (or part of one) and consumer group: indexing a redelivered dead
+  // letter is a no-op.
   uniques: [
     {
       name: 'dead_letters_origin_unique',
-      properties: ['consumerGroup', 'originalTopic', 'originalPartition', 'originalOffset'],
+      properties: ['consumerGroup', 'originalTopic', 'originalPartition', 'originalOffset', 'originalPart'],
     },
   ],
 });

@@ -1,5 +1,11 @@
 import { HEADERS, type DeadLetter } from '@tp/contracts';
 
+/**
+ * Header naming the part of its original message a dead letter holds, when it holds one part of
+ * several (a translation request's fields fail one by one, each its own dead letter of one offset).
+ */
+export const DEAD_LETTER_PART_HEADER = 'tp-dead-letter-part';
+
 /** What the index stores for one dead letter (the row without its id and creation time). */
 export interface NewDeadLetterEntry {
   /** tp-event-id of the failed message, when it had one. */
@@ -7,6 +13,8 @@ export interface NewDeadLetterEntry {
   readonly originalTopic: string;
   readonly originalPartition: number;
   readonly originalOffset: number;
+  /** DEAD_LETTER_PART_HEADER, '' for a whole message. */
+  readonly originalPart?: string;
   readonly messageKey: Buffer | null;
   readonly payload: Buffer;
   readonly headers: Readonly<Record<string, string>>;
@@ -28,6 +36,7 @@ export function deadLetterEntry(event: DeadLetter): NewDeadLetterEntry {
     originalTopic: data.originalTopic,
     originalPartition: data.originalPartition,
     originalOffset: data.originalOffset,
+    originalPart: (headers[DEAD_LETTER_PART_HEADER] ?? '').slice(0, 200),
     messageKey: data.originalKey,
     payload: data.originalValue,
     headers,

@@ -37,6 +37,15 @@ describe('DeadLetterIndex.add', () => {
     expect(await index.count()).toBe(1);
   });
 
+  it("keeps one entry per part of a message (a request's fields dead-lettered one by one), each once", async () => {
+    const index = new DeadLetterIndex(orm);
+    const entry = letter();
+    expect(await index.add({ ...entry, originalPart: 'name' })).toMatchObject({ added: true });
+    expect(await index.add({ ...entry, originalPart: 'slogan' })).toMatchObject({ added: true });
+    expect(await index.add({ ...entry, originalPart: 'slogan' })).toMatchObject({ added: false });
+    expect(await index.count()).toBe(2);
+  });
+
   it('keeps the same message once per consumer group', async () => {
     const index = new DeadLetterIndex(orm);
     const entry = letter();

@@ -101,15 +101,16 @@ export class DeadLetterIndex {
     entry: NewDeadLetterEntry,
   ): Promise<{ readonly added: boolean; readonly evicted: number }> {
     const inserted = await em.execute<QueryResult>(
-      `insert into dead_letters (event_id, original_topic, original_partition, original_offset, message_key,
-         payload, headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-       on conflict (consumer_group, original_topic, original_partition, original_offset) do nothing`,
+      `insert into dead_letters (event_id, original_topic, original_partition, original_offset, original_part,
+         message_key, payload, headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+       on conflict (consumer_group, original_topic, original_partition, original_offset, original_part) do nothing`,
       [
         entry.eventId,
         entry.originalTopic,
         entry.originalPartition,
         entry.originalOffset,
+        entry.originalPart ?? '',
         entry.messageKey,
         entry.payload,
         JSON.stringify(entry.headers),

@@ -1,6 +1,7 @@
 import { topicName, type TranslationRequested } from '@tp/contracts';
 import { onceAcknowledged, type IncomingMessage, type MessageHandler, type MessageProducer } from '@tp/kafka';
 import {
+  DEAD_LETTER_PART_HEADER,
   PermanentError,
   requestedFields,
   sendToDeadLetters,
@@ -67,10 +68,8 @@ export function handleTranslationRequest(deps: HandleRequestDeps): MessageHandle
     const outcomes = await translateFields(deps, request).catch((err: unknown): FieldOutcome[] => {
       // Stopping: not handled, so not committed; it comes again after the restart.
       if (deps.stopping.aborted) throw err;
-      // The request as a whole: a language no engine knows is permanent; anything else fails each
-      // field (retried like an engine failure).
-      const rejection = requestRejection(err, attempt);
-      if (rejection) throw rejection;
+      // The request as a whole fails each field: for good when no engine knows the language (each
+      // field its own dead letter, as a report's tracking counts them), else retried (sortOutcomes).
       return requestedFields(request.data).map((field) => ({ field, error: err }));
     });
     const sorted = sortOutcomes(outcomes, attempt, deps.maxAttempts);
@@ -198,7 +197,7 @@ async function deadLetter(
   await sendToDeadLetters(
     { producer: deps.producer, codec: deps.codec, consumerGroup: deps.consumerGroup, logger: deps.logger },
     topicName('deadLetter', deps.topicPrefix),
-    alone ? message : fieldMessage(deps.codec, message, request, [field]),
+    alone ? message : withPart(fieldMessage(deps.codec, message, request, [field]), field.field),
     {
       code: failure.code,
       message: `${entityType}/${entityId} field ${field.field} -> ${targetLang}: ${failure.message}`,
@@ -206,6 +205,11 @@ async function deadLetter(
     },
     () => deps.deadLetters?.inc({ group: deps.consumerGroup, code: failure.code }),
   );
+}
+
+/** The message marked as holding one part of its original (DEAD_LETTER_PART_HEADER). */
+function withPart(message: IncomingMessage, part: string): IncomingMessage {
+  return { ...message, headers: { ...message.headers, [DEAD_LETTER_PART_HEADER]: part } };
 }
 
 /**
