@@ -110,10 +110,10 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     const [row] = await rowsFor();
     expect(hash).toMatch(/^[0-9a-f]{32}$/);
     expect(row?.topic).toBe(`${translator.config.KAFKA_TOPIC_PREFIX}translation.completed.v1`);
-    expect(row?.messageKey).toBe(`text:${hash}:text:fr`);
+    expect(row?.messageKey).toBe(`text:${hash}:fr`);
     expect(row?.event).toMatchObject({
       eventType: 'TranslationCompleted',
-      eventVersion: 4,
+      eventVersion: 5,
       correlationId: 'corr-outbox-1',
       causationId: 'req-outbox-1',
       data: {
