@@ -126,7 +126,10 @@ describe('Avro over Kafka', () => {
     const [message] = seen;
     expect(message?.key?.toString()).toBe('vendor:v-1');
     expect(message?.headers[HEADERS.eventId]?.toString()).toBe(event.eventId);
-    expect(codec.decode(message!.value, message!.headers)).toEqual({ ...event, eventVersion: 1 });
+    expect(codec.decode(message!.value, message!.headers)).toEqual({
+      ...event,
+      eventVersion: codec.registry.latest('ContentChanged').version,
+    });
   });
 
   it('delivers a message written with v1 of a schema to the latest reader', async () => {
@@ -171,10 +174,18 @@ describe('Avro over Kafka', () => {
     await waitFor('the v1 message', () => received.length >= 1);
     await consumer.stop();
 
-    expect(codec.registry.latest('TranslationCompleted').version).toBe(4);
+    expect(codec.registry.latest('TranslationCompleted').version).toBe(5);
     expect(received[0]).toEqual({
       ...v1Event,
-      data: { ...v1Event.data, truncated: false, detectedSourceLang: null, requestedAt: 0, fallback: false },
+      data: {
+        ...v1Event.data,
+        truncated: false,
+        detectedSourceLang: null,
+        requestedAt: 0,
+        fallback: false,
+        moreResults: [],
+        failures: [],
+      },
     });
   });
 });
