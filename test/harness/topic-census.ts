@@ -127,8 +127,11 @@ export function engineRequestsPerText(requests: readonly RecordedRequest[]): Map
   for (const request of requests) {
     if (request.method !== 'POST' || request.path !== '/translate') continue;
     const body = request.body as { q?: unknown; target?: unknown } | undefined;
-    const key = `${String(body?.target)} ${String(body?.q)}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    // A batch sends its texts as an array of q: each text counts once per request.
+    for (const q of Array.isArray(body?.q) ? body.q : [body?.q]) {
+      const key = `${String(body?.target)} ${String(q)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
   }
   return counts;
 }
