@@ -8,12 +8,11 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
   RLWrapperTimeouts,
-  type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { LRUCache } from 'lru-cache';
 
 import { looksLikeApiKey, parseBearer } from '../auth/api-key.js';
 import { clientKey } from './client-address.js';
+import { LocalCounts } from './local-counts.js';
 
 /** Longest wait for Redis before a request is counted in this process's memory instead. */
 const REDIS_TIMEOUT_MS = 250;
@@ -64,10 +63,10 @@ export interface RateLimits {
 
 /**
  * Limits per client address (public routes) and per API key (keyed routes), shared by every gateway
- * replica through Redis (rate-limiter-flexible: one atomic INCR-and-expire per request, a fixed
- * window per key from its first request). A key over its limit is refused from memory until its
- * window ends. When Redis is down or slow each replica counts in its own memory, so the limits still
- * hold per process and no request fails because of Redis.
+ * replica through Redis (rate-limiter-flexible's atomic increment-and-expire, a fixed window per key
+ * from its first request), counted in each replica's memory and sent in batches (LocalCounts). A key
+ * over its limit is refused from memory until its window ends. When Redis is down or slow each replica
+ * counts in its own memory, so the limits still hold per process and no request fails because of Redis.
  */
 export function createRateLimits(options: RateLimitOptions): RateLimits {
   const limiter = (scope: string, points: number, seconds: number) =>
@@ -92,24 +91,18 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   };
 }
 
-/** A limiter and its number of points per window. */
-interface Shared {
-  readonly points: number;
-  readonly limiter: RateLimiterAbstract;
-}
-
 /**
- * Counted in Redis, and in this process's memory while Redis is down or slower than REDIS_TIMEOUT_MS
- * (the insurance limiter). A key that reached `points` is refused from memory until its window ends.
+ * Counted in this process's memory and, in batches, in Redis (LocalCounts); in memory alone while
+ * Redis is down or slower than REDIS_TIMEOUT_MS (the insurance limiter).
  */
 function sharedLimiter(
   options: RateLimitOptions,
   keyPrefix: string,
   points: number,
   duration: number,
-): Shared {
+): LocalCounts {
   const memory = new RateLimiterMemory({ points, duration, keyPrefix });
-  if (!options.redis) return { points, limiter: memory };
+  if (!options.redis) return new LocalCounts(memory, points);
   const store = new RateLimiterRedis({
     storeClient: options.redis,
     useRedisPackage: true,
@@ -117,76 +110,57 @@ function sharedLimiter(
     points,
     duration,
     keyPrefix,
-    inMemoryBlockOnConsumed: points,
   });
-  return {
+  return new LocalCounts(
+    new RLWrapperTimeouts({ limiter: store, insuranceLimiter: memory, timeoutMs: REDIS_TIMEOUT_MS }),
     points,
-    limiter: new RLWrapperTimeouts({ limiter: store, insuranceLimiter: memory, timeoutMs: REDIS_TIMEOUT_MS }),
-  };
+  );
 }
 
-/** Most client addresses remembered as blocked for failed authentications. */
-const MAX_BLOCKED_ADDRESSES = 10_000;
-
 /**
- * Failed authentications per client address (`shared` undefined: not limited). An address whose
- * failures reached the limit (counted across replicas) is remembered as blocked until its window
- * ends, so the check before each lookup needs no Redis call.
+ * Failed authentications per client address (`counts` undefined: not limited). An address whose
+ * failures reached the limit (counted across replicas) is refused from memory until its window ends,
+ * so the check before each lookup needs no Redis call.
  */
-function authFailuresOf(shared: Shared | undefined): AuthFailures {
-  const blocked = new LRUCache<string, true>({ max: MAX_BLOCKED_ADDRESSES, ttlAutopurge: false });
-  const block = (address: string, decision: RateLimiterRes) => {
-    if (decision.consumedPoints >= (shared?.points ?? Infinity)) {
-      blocked.set(address, true, { ttl: Math.max(1, decision.msBeforeNext) });
-    }
-  };
+function authFailuresOf(counts: LocalCounts | undefined): AuthFailures {
   return {
     refuse(req, res) {
-      const ms = shared ? blocked.getRemainingTTL(clientKey((req as Request).ip)) : 0;
-      if (!shared || ms <= 0) return undefined;
-      return applied(res, shared.points, new RateLimiterRes(0, ms, shared.points), false);
+      const refusal = counts?.refused(clientKey((req as Request).ip));
+      return counts && refusal && applied(res, counts.points, refusal);
     },
     async record(req) {
-      const address = clientKey((req as Request).ip);
-      await shared?.limiter.consume(address).then(
-        (decision) => block(address, decision),
-        (refusal: unknown) => {
-          if (refusal instanceof RateLimiterRes) block(address, refusal);
-        },
-      );
+      await Promise.resolve(counts?.consume(clientKey((req as Request).ip))).catch(() => undefined);
     },
   };
 }
 
 /** A limit as middleware; a per-address one counts a request once (`rateLimitCounted`). */
 function middleware(
-  shared: Shared | undefined,
+  counts: LocalCounts | undefined,
   keyOf: (req: Request, res: ServerResponse & { locals: Record<string, { keyId?: string }> }) => string,
   perAddress: boolean,
 ): RequestHandler {
-  if (!shared) return (_req, _res, next) => next();
+  if (!counts) return (_req, _res, next) => next();
   return (req, res, next) => {
     if (perAddress && req.rateLimitCounted) {
       next();
       return;
     }
     if (perAddress) req.rateLimitCounted = true;
-    shared.limiter.consume(keyOf(req, res as never)).then(
-      (decision: RateLimiterRes) => next(applied(res, shared.points, decision, true)),
-      (refusal: unknown) =>
-        // Anything but a refusal is the limiter failing: the request goes on unlimited.
-        next(refusal instanceof RateLimiterRes ? applied(res, shared.points, refusal, false) : undefined),
-    );
+    const decision = counts.consume(keyOf(req, res as never));
+    if (decision instanceof RateLimiterRes) next(applied(res, counts.points, decision));
+    else
+      decision.then(
+        (decided) => next(applied(res, counts.points, decided)),
+        // The limiter failing lets the request go on unlimited.
+        () => next(),
+      );
   };
 }
 
 /** Sets the RateLimit-* headers; returns the 429 when the request is over the limit. */
-function applied(
-  res: ServerResponse,
-  points: number,
-  decision: RateLimiterRes,
-  allowed: boolean,
-): AppError | undefined {
+function applied(res: ServerResponse, points: number, decision: RateLimiterRes): AppError | undefined {
+  const allowed = decision.consumedPoints <= points;
   const reset = String(Math.max(1, Math.ceil(decision.msBeforeNext / 1000)));
   res.setHeader('RateLimit-Limit', String(points));
   res.setHeader('RateLimit-Remaining', String(allowed ? decision.remainingPoints : 0));
