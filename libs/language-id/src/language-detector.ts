@@ -2,6 +2,7 @@ import { normaliseLanguageTag, PUBLISHED_CODES } from '@tp/translation';
 import { eld } from 'eld';
 
 import { countChineseScript } from './chinese-script.js';
+import { loadNeighbourWords, wordEvidence, type NeighbourWords } from './neighbour-words.js';
 import { dominantScript, scriptProfile } from './script-profile.js';
 
 export interface LanguageCandidate {
@@ -74,20 +75,26 @@ export async function openLanguageDetector(size: DetectorSize = 'medium'): Promi
   const model = eld.newInstance();
   if (!hasLoader(model)) throw new Error('eld: expected the dynamic entry, which loads its database');
   await model.load(size);
-  return { detect: (text) => detectLanguage(model, text) };
+  const words = loadNeighbourWords();
+  return { detect: (text) => detectLanguage({ model, words }, text) };
 }
 
-function detectLanguage(model: Eld, text: string): Detection {
+interface Models {
+  readonly model: Eld;
+  readonly words: NeighbourWords;
+}
+
+function detectLanguage(models: Models, text: string): Detection {
   const sample = sampleOf(text);
   const { letters, han, kana, hangul, words } = scriptProfile(sample);
   if (letters === 0) return { candidates: [], reason: 'no_letters' };
   const total = Object.values(words).reduce((sum, count) => sum + count, 0);
   // A sentence in another script quotes Latin names, commands and terms; the reverse is rare. So
   // the text's language is of its main non-Latin script as soon as that script has a fair share.
-  if (total - words.latin < MATRIX_SHARE * total) return byModel(model, sample, letters);
+  if (total - words.latin < MATRIX_SHARE * total) return byModel(models, sample, letters);
   const matrix = dominantScript(words, 'latin');
   if (!matrix || matrix.share < MIN_SHARE) {
-    return { candidates: byModel(model, sample, letters).candidates, reason: 'mixed' };
+    return { candidates: byModel(models, sample, letters).candidates, reason: 'mixed' };
   }
   switch (matrix.script) {
     case 'hangul':
@@ -97,7 +104,7 @@ function detectLanguage(model: Eld, text: string): Detection {
         ? byScript([{ language: 'ja', confidence: 1 }], han + kana)
         : byScript(chinese(sample), han);
     default:
-      return byModel(model, sample.replace(LATIN_WORDS, ' '), letters);
+      return byModel(models, sample.replace(LATIN_WORDS, ' '), letters);
   }
 }
 
@@ -121,8 +128,8 @@ function chinese(sample: string): LanguageCandidate[] {
   return traditional > simplified ? candidates.reverse() : candidates;
 }
 
-/** eld's n-gram scores, in our codes, with the published prior, as confidences. */
-function byModel(model: Eld, sample: string, letters: number): Detection {
+/** eld's n-gram scores, in our codes, with the published prior and the neighbours' words, as confidences. */
+function byModel({ model, words }: Models, sample: string, letters: number): Detection {
   const result = model.detect(sample);
   const scores = new Map<string, number>();
   for (const [code, score] of Object.entries(result.getScores())) {
@@ -131,7 +138,11 @@ function byModel(model: Eld, sample: string, letters: number): Detection {
       scores.set(ours, Math.max(scores.get(ours) ?? 0, score * prior));
     }
   }
-  const ranked = [...scores].sort((a, b) => b[1] - a[1]);
+  const ranked = withWordEvidence(
+    words,
+    sample,
+    [...scores].sort((a, b) => b[1] - a[1]),
+  );
   const [first] = ranked;
   if (!first) return { candidates: [], reason: letters < LONG_TEXT ? 'too_short' : 'uncertain' };
   const weights = ranked.map(([, score]) => Math.exp(SHARPNESS * (score - first[1])));
@@ -147,6 +158,24 @@ function byModel(model: Eld, sample: string, letters: number): Detection {
   if (letters < LONG_TEXT && first[1] - (rival?.[1] ?? 0) < MIN_LEAD)
     return { candidates, reason: 'too_short' };
   return { candidates, language: first[0] };
+}
+
+/**
+ * When the two best are the neighbour pair (pt and es), the words' log-likelihood ratio is added to
+ * the model's log-odds between them (SHARPNESS turns a score difference into log-odds), which may
+ * swap them.
+ */
+function withWordEvidence(
+  words: NeighbourWords,
+  sample: string,
+  ranked: [string, number][],
+): [string, number][] {
+  const [first, second] = ranked;
+  if (!first || !second) return ranked;
+  const evidence = wordEvidence(words, sample, first[0], second[0]);
+  if (evidence === undefined) return ranked;
+  const adjusted: [string, number] = [second[0], second[1] - evidence / SHARPNESS];
+  return [first, adjusted, ...ranked.slice(2)].sort((a, b) => b[1] - a[1]);
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;

