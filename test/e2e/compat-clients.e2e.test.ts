@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as deepl from 'deepl-node';
 import { translate as libreTranslate } from 'libretranslate';
 
+import { startDeepLDouble, type DeepLDouble } from '../doubles/deepl.double.js';
 import { createTestDatabase, type TestDatabase } from '../harness/databases.js';
 import { createTopics, testKafka, uniquePrefix } from '../harness/kafka.js';
 import { createKeyWithCli } from '../harness/pipeline-services.js';
@@ -9,17 +10,19 @@ import { freePort, runService, type ServiceProcess, waitForHealth } from '../har
 
 // DeepL's official Node client (deepl-node) and an npm LibreTranslate client (libretranslate), unchanged,
 // pointed at a real gateway and translator with the real Apertium (no online engine, no double on our
-// side of the wire). Real Kafka, Postgres and Redis.
-let db: TestDatabase;
-const prefix = uniquePrefix('e2e-compat');
-const running = new Map<string, ServiceProcess>();
-let gateway: string;
-let clientKey: string;
-let adminKey: string;
+// side of the wire). Real Kafka, Postgres and Redis. A second stack translates through the DeepL
+// double (after ENGINES.md) to show what reaches DeepL.
+interface Stack {
+  readonly gateway: string;
+  readonly db: TestDatabase;
+  readonly running: ServiceProcess[];
+}
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await createTopics(testKafka('e2e-compat'), prefix);
+/** A gateway and a translator on a database and topics of their own; `engines` configures the translator. */
+async function startStack(name: string, engines: NodeJS.ProcessEnv): Promise<Stack> {
+  const db = await createTestDatabase();
+  const prefix = uniquePrefix(name);
+  await createTopics(testKafka(name), prefix);
   const ports = { translator: await freePort(), gateway: await freePort() };
   const env = {
     DATABASE_URL: db.url,
@@ -27,24 +30,46 @@ beforeAll(async () => {
     REDIS_URL: process.env.REDIS_URL,
     KAFKA_TOPIC_PREFIX: prefix,
     REDIS_KEY_PREFIX: `${prefix}:`,
-    APERTIUM_URL: process.env.APERTIUM_URL,
     TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
     WORKER_URL: 'http://127.0.0.1:9',
     NLI_URL: 'http://127.0.0.1:9',
   };
-  for (const [name, port] of Object.entries(ports)) running.set(name, runService(name, env, port));
-  for (const [name, proc] of running) await waitForHealth(name, proc);
-  gateway = running.get('gateway')!.url;
+  const running = [
+    runService('translator', { ...env, ...engines }, ports.translator),
+    runService('gateway', env, ports.gateway),
+  ];
+  await Promise.all(
+    running.map((proc, index) => waitForHealth(index === 0 ? 'translator' : 'gateway', proc)),
+  );
+  return { gateway: running[1]!.url, db, running };
+}
+
+async function stopStack(stack: Stack | undefined): Promise<void> {
+  for (const proc of stack?.running ?? []) proc.child.kill('SIGKILL');
+  await stack?.db.drop();
+}
+
+let stack: Stack;
+let gateway: string;
+let clientKey: string;
+let adminKey: string;
+
+beforeAll(async () => {
+  stack = await startStack('e2e-compat', { APERTIUM_URL: process.env.APERTIUM_URL });
+  gateway = stack.gateway;
   [clientKey, adminKey] = await Promise.all([
-    createKeyWithCli(db.url, 'client'),
-    createKeyWithCli(db.url, 'admin'),
+    createKeyWithCli(stack.db.url, 'client'),
+    createKeyWithCli(stack.db.url, 'admin'),
   ]);
 }, 150_000);
 
-afterAll(async () => {
-  for (const proc of running.values()) proc.child.kill('SIGKILL');
-  await db?.drop();
-});
+afterAll(() => stopStack(stack));
+
+/**
+ * Past the time within which every process sees a glossary write (GLOSSARY_REFRESH_MS, 1 s, in the
+ * gateway's and the translator's view of the glossaries), with room for a busy machine.
+ */
+const glossaryWriteApplied = () => new Promise((resolve) => setTimeout(resolve, 1500));
 
 /** deepl-node as an integration uses it, pointed at the gateway; no retries, so a failure shows at once. */
 const deeplClient = (key: string) => new deepl.Translator(key, { serverUrl: gateway, maxRetries: 0 });
@@ -116,14 +141,46 @@ describe('deepl-node against the gateway', () => {
     const client = deeplClient(clientKey);
     expect((await client.listGlossaries()).map((g) => g.glossaryId)).toContain(created.glossaryId);
     expect((await client.getGlossaryEntries(created.glossaryId)).entries()).toEqual({ friend: 'compadre' });
-    // glossary_id names the pair's glossary, which the platform applies to every translation of the pair.
+    await glossaryWriteApplied();
     const used = await client.translateText('My friend reads the book.', 'en', 'es', { glossary: created });
-    expect(used.text).toMatch(/^Mi (amigo|compadre) lee el libro\.$/);
+    expect(used.text).toBe('Mi compadre lee el libro.');
+    // glossary_id names the pair's glossary; another pair's is refused.
     await expect(
       client.translateText('My friend reads the book.', 'en', 'fr', { glossary: created }),
     ).rejects.toBeInstanceOf(deepl.DeepLError);
     await admin.deleteGlossary(created);
     await expect(client.getGlossary(created.glossaryId)).rejects.toBeInstanceOf(deepl.GlossaryNotFoundError);
+    await glossaryWriteApplied();
+    expect((await client.translateText('My friend reads the book.', 'en', 'es')).text).toBe(
+      'Mi amigo lee el libro.',
+    );
+  });
+
+  it('applies a glossary written after a text was translated, and each edit of it, to that text', async () => {
+    const client = deeplClient(clientKey);
+    const text = 'Her friend writes a letter.';
+    const translate = async () => (await client.translateText(text, 'en', 'es')).text;
+    expect(await translate()).toBe('Su amigo escribe una letra.');
+    const created = await deeplClient(adminKey).createGlossary(
+      'letters',
+      'en',
+      'es',
+      new deepl.GlossaryEntries({ entries: { friend: 'compadre' } }),
+    );
+    await glossaryWriteApplied();
+    // Without glossary_id too: the pair's glossary applies to every translation of the pair.
+    expect(await translate()).toBe('Su compadre escribe una letra.');
+    const edited = await fetch(`${gateway}/api/admin/translate/glossaries/${created.glossaryId}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ entries: [{ source: 'friend', target: 'colega' }] }),
+    });
+    expect(edited.status).toBe(200);
+    await glossaryWriteApplied();
+    expect(await translate()).toBe('Su colega escribe una letra.');
+    await deeplClient(adminKey).deleteGlossary(created);
+    await glossaryWriteApplied();
+    expect(await translate()).toBe('Su amigo escribe una letra.');
   });
 
   it('throws AuthorizationError for a key that is not valid', async () => {
@@ -146,6 +203,63 @@ describe('deepl-node against the gateway', () => {
     await expect(client.translateText('The house is very big.', 'en', 'es')).rejects.toBeInstanceOf(
       deepl.QuotaExceededError,
     );
+  });
+});
+
+describe('deepl-node through the gateway to DeepL (its double)', () => {
+  let double: DeepLDouble;
+  let viaDeepL: Stack;
+  let client: deepl.Translator;
+
+  beforeAll(async () => {
+    double = await startDeepLDouble();
+    viaDeepL = await startStack('e2e-compat-deepl', {
+      PRIMARY_ENGINE: 'deepl',
+      DEEPL_AUTH_KEY: 'test-key:fx',
+      DEEPL_URL: double.url,
+    });
+    const key = await createKeyWithCli(viaDeepL.db.url, 'client');
+    client = new deepl.Translator(key, { serverUrl: viaDeepL.gateway, maxRetries: 0 });
+  }, 150_000);
+
+  afterAll(async () => {
+    await stopStack(viaDeepL);
+    await double?.close();
+  });
+
+  const sentToDeepL = () =>
+    double.requests
+      .filter((request) => request.path === '/v2/translate')
+      .map((request) => request.body as Record<string, unknown>);
+
+  it('passes formality and context on to DeepL into a target with formality', async () => {
+    double.reset();
+    const result = await client.translateText('Good morning', 'en', 'de', {
+      formality: 'more',
+      context: 'A letter to a customer.',
+    });
+    expect(result.text).toBe('Guten Morgen');
+    expect(sentToDeepL()).toEqual([
+      expect.objectContaining({ target_lang: 'DE', formality: 'more', context: 'A letter to a customer.' }),
+    ]);
+  });
+
+  it('leaves formality out into a target DeepL has none for (DeepL would refuse it) and keeps context', async () => {
+    double.reset();
+    const result = await client.translateText('Good morning', 'en', 'zh-HANS', {
+      formality: 'less',
+      context: 'A greeting.',
+    });
+    expect(result.text).toBe('早上好');
+    const [sent] = sentToDeepL();
+    expect(sent).toMatchObject({ context: 'A greeting.' });
+    expect(sent).not.toHaveProperty('formality');
+  });
+
+  it('marks the targets DeepL serves with formality', async () => {
+    const targets = await client.getTargetLanguages();
+    const formal = (code: string) => targets.find((language) => language.code === code)?.supportsFormality;
+    expect([formal('de'), formal('zh-HANS')]).toEqual([true, false]);
   });
 });
 

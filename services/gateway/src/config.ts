@@ -59,13 +59,16 @@ export const gatewaySettings = z.object({
  * - LANGUAGES_TIMEOUT_MS: the translator's language list, after which the built-in list answers;
  * - NLI_TIMEOUT_MS: one NLI verdict, ten times a model run on a CPU;
  * - CONTENT_READ_CACHE_TTL_S: a cached merged view; the pipeline drops it on change, this bounds a
- *   missed drop (Redis down at the time).
+ *   missed drop (Redis down at the time);
+ * - GLOSSARY_REFRESH_MS: how old the view of which glossary each pair has may be (part of the hot-cache
+ *   key; one small query a period), as the translator's.
  */
 export const GATEWAY_TUNING = {
   TRANSLATE_TIMEOUT_MS: 60_000,
   LANGUAGES_TIMEOUT_MS: 500,
   NLI_TIMEOUT_MS: 5_000,
   CONTENT_READ_CACHE_TTL_S: 300,
+  GLOSSARY_REFRESH_MS: 1000,
   ...CHAT_TUNING,
 };
 

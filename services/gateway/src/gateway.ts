@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import { GlossaryVersions, type Orm } from '@tp/db';
 import { producerDefaultsOf } from '@tp/kafka';
 import { DeadLetterIndex } from '@tp/pipeline';
 import { processReadinessCheck, startService, type ServiceContext, type ServiceParts } from '@tp/platform';
@@ -165,9 +165,10 @@ function gatewayRoutes(parts: GatewayParts): AnyRoute[] {
     requestThrottleSeconds: config.CONTENT_REQUEST_THROTTLE_S,
     logger: context.logger,
   };
-  const glossaries = adminGlossaries(adminOptions);
+  const versions = new GlossaryVersions(orm, config.GLOSSARY_REFRESH_MS);
+  const glossaries = adminGlossaries(adminOptions, versions);
   const usage = new CharacterUsage(budgets, parts.tally, context.metrics);
-  const translation = { translator, cache: parts.hotCache, usage, ...textLimit };
+  const translation = { translator, cache: parts.hotCache, usage, glossaries: versions, ...textLimit };
   const translate = translateText(translation);
   return [
     ...translateRoutes(translation),

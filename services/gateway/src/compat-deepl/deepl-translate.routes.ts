@@ -1,5 +1,5 @@
 import { AppError, codePoints } from '@tp/runtime';
-import { MAX_TRANSLATE_TEXTS } from '@tp/service-contracts';
+import { MAX_TRANSLATE_TEXTS, translationControls } from '@tp/service-contracts';
 import { z } from 'zod';
 
 import type { GlossaryWrites } from '../admin/translate/glossaries/glossaries.routes.js';
@@ -40,8 +40,13 @@ const translateBody = z.strictObject({
     .optional()
     .meta({ description: 'As `format: html` of POST /api/v1/translate (XML is read as HTML).' }),
   tag_handling_version: z.string().max(10).optional(),
-  formality: z.enum(['default', 'more', 'less', 'prefer_more', 'prefer_less']).optional(),
-  context: z.string().max(10_000).optional(),
+  formality: translationControls.formality.meta({
+    description:
+      'Applied where DeepL translates into a target it lists with formality (`prefer_*` falls back to the default elsewhere); other engines ignore it.',
+  }),
+  context: translationControls.context.meta({
+    description: 'Informs the translation (DeepL takes it); not translated, not counted.',
+  }),
   split_sentences: z.enum(['0', '1', 'nonewlines']).optional(),
   preserve_formatting: flag,
   outline_detection: flag,
@@ -58,7 +63,7 @@ const translationSchema = z.object({
   billed_characters: z.int().optional().meta({ description: 'Characters (code points) of the text sent.' }),
 });
 
-const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. \`tag_handling\` \`html\` (and \`xml\`, read as HTML) translates text nodes and keeps the tags, as \`format: html\`. Accepted and not applied: \`formality\`, \`context\`, \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
+const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. \`tag_handling\` \`html\` (and \`xml\`, read as HTML) translates text nodes and keeps the tags, as \`format: html\`. \`formality\` and \`context\` as in POST /api/v1/translate (applied by the engines that take them). Accepted and not applied: \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
 
 /** POST /v2/translate. */
 export function deeplTranslateRoute(translate: TranslateText, glossaries: GlossaryWrites) {
@@ -97,7 +102,7 @@ export function deeplTranslateRoute(translate: TranslateText, glossaries: Glossa
       const format = body.tag_handling === undefined ? 'text' : 'html';
       const done = await translateAll(
         translate,
-        { texts, source, target: body.target_lang, format },
+        { texts, source, target: body.target_lang, format, formality: body.formality, context: body.context },
         context,
       );
       const billed = isOn(body.show_billed_characters);

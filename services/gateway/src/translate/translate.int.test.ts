@@ -175,6 +175,43 @@ describe('POST /api/v1/translate with an array of texts, at the gateway', () => 
   });
 });
 
+describe('POST /api/v1/translate on a pair with a glossary, at the gateway', () => {
+  const cache = () => new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX);
+  const entry = (translatedText: string) => ({
+    translatedText,
+    source: 'it',
+    engine: 'apertium',
+    cachedAt: '',
+    truncated: false,
+  });
+
+  it('no longer answers a text cached before the glossary, but the entry of the glossary’s version', async () => {
+    const key = { source: 'it', target: 'pt', text: 'Il mio amico legge.' };
+    await cache().store(key, entry('O meu amigo lê.'));
+    expect((await translate({ ...key })).body).toMatchObject({ data: { translatedText: 'O meu amigo lê.' } });
+
+    // Written through this gateway: its view of the glossaries is fresh at once.
+    const res = await fetch(`${gateway.url}/api/admin/translate/glossaries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.keys.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'amici',
+        source_lang: 'it',
+        target_lang: 'pt',
+        entries: [{ source: 'amico', target: 'compadre' }],
+      }),
+    });
+    expect(res.status).toBe(201);
+    const { version } = ((await res.json()) as { data: { version: number } }).data;
+    // A miss (the translator is down here), not the translation made without the glossary.
+    expect((await translate({ ...key })).status).toBe(503);
+    await cache().store({ ...key, glossaryVersion: version }, entry('O meu compadre lê.'));
+    expect((await translate({ ...key })).body).toMatchObject({
+      data: { translatedText: 'O meu compadre lê.', cached: true },
+    });
+  });
+});
+
 describe('POST /api/v1/translate with a format, at the gateway', () => {
   it('answers an HTML text from the hot cache under its format, not under plain text', async () => {
     const cache = new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX);

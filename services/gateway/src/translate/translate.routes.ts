@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import { AppError, assertTextLength, codePointString, requestId } from '@tp/runtime';
+import type { GlossaryVersions } from '@tp/db';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, TEXT_FORMATS, languageCode, type TextFormat } from '@tp/translation';
 import {
@@ -192,6 +193,8 @@ export interface TranslateRouteOptions {
   readonly keyedMaxTextChars: number;
   /** Counts each key's characters and applies its monthly character budget. */
   readonly usage: CharacterUsage;
+  /** Which glossary each pair has and its version: part of the hot-cache key, as the translator makes it. */
+  readonly glossaries: Pick<GlossaryVersions, 'cacheVersion'>;
 }
 
 export function translateRoutes(options: TranslateRouteOptions) {
@@ -229,29 +232,41 @@ const translateRoute = (options: TranslateRouteOptions, translate = translateTex
  * translator, its characters counted for the key. POST /api/v1/translate, and the DeepL- and
  * LibreTranslate-compatible routes, call it.
  */
-export function translateText({ translator, cache, usage, maxTextChars }: TranslateRouteOptions) {
+export function translateText(options: TranslateRouteOptions) {
+  const { maxTextChars } = options;
   return async (input: z.output<typeof translateBody>, context: RouteContextOf) => {
     const started = performance.now();
     const seconds = () => Math.round(performance.now() - started) / 1000;
     const body = translationRequest(input, await maxTextChars(context.req));
     const { text, ...pair } = body;
-    if (typeof text === 'string')
-      return translateOne({ translator, cache, usage }, { ...pair, text }, context, seconds);
-    return translateMany({ translator, cache, usage }, { ...pair, texts: text }, context, seconds);
+    const steps = { ...options, cache: await cacheOfPair(options, pair) };
+    if (typeof text === 'string') return translateOne(steps, { ...pair, text }, context, seconds);
+    return translateMany(steps, { ...pair, texts: text }, context, seconds);
   };
 }
 
 export type TranslateText = ReturnType<typeof translateText>;
 
-type Steps = Pick<TranslateRouteOptions, 'translator' | 'cache' | 'usage'>;
+/** The hot cache as this request reads it: a text's entry under the key the translator stores it. */
+type PairCache = { read(text: string): Promise<CachedTranslation | undefined> };
+type Steps = Pick<TranslateRouteOptions, 'translator' | 'usage'> & { readonly cache: PairCache };
 type Controls = z.output<z.ZodObject<typeof translationControls>>;
 type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat } & Controls;
 
+const MISS: PairCache = { read: () => Promise.resolve(undefined) };
+
 /**
- * The hot cache is read here only without controls: with them, the translator reads it and says
- * what the engine did with each (`controls`).
+ * The hot cache of the request's pair, keyed as the translator keys it: with the version of the
+ * glossary that applies, so a glossary written after a text was cached is not answered with it.
+ * Read here only without controls (with them, the translator reads it and says what the engine did
+ * with each, `controls`), and not while the glossaries cannot be read (the translator answers).
  */
-const readsCache = ({ glossary, formality, context }: Controls) => !glossary && !formality && !context;
+async function cacheOfPair({ cache, glossaries }: TranslateRouteOptions, pair: Pair): Promise<PairCache> {
+  if (pair.glossary || pair.formality || pair.context) return MISS;
+  const glossaryVersion = await glossaries.cacheVersion(pair.source, pair.target).catch(() => undefined);
+  if (glossaryVersion === undefined) return MISS;
+  return { read: (text) => cache.read({ ...pair, text, glossaryVersion }) };
+}
 
 /** One text: the hot cache, else the translator (its characters counted for the key, if any). */
 async function translateOne(
@@ -261,7 +276,7 @@ async function translateOne(
   seconds: () => number,
 ): Promise<Translation> {
   // The translator also stores `auto` requests under `auto`, so those can hit here too.
-  const hit = readsCache(request) ? await cache.read(request) : undefined;
+  const hit = await cache.read(request.text);
   if (hit) {
     usage.served(principal, expectedCounts([request.text], []));
     return cachedTranslation(hit, request.target, seconds());
@@ -281,9 +296,7 @@ async function translateMany(
   { req, signal, principal }: RouteContextOf,
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
-  const hits = await Promise.all(
-    texts.map((text) => (readsCache(pair) ? cache.read({ ...pair, text }) : undefined)),
-  );
+  const hits = await Promise.all(texts.map((text) => cache.read(text)));
   const missed = texts.filter((_, index) => !hits[index]);
   const cached = texts.filter((_, index) => hits[index]);
   const answer: TranslateBatchAnswer = await usage.translate(principal, req, {

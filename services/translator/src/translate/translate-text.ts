@@ -350,18 +350,13 @@ export class TranslateText {
     text,
     source,
     target,
-    auto,
     format,
     controls,
   }: CheckedRequest): Promise<CacheKey> {
     const { formality, context } = controls;
     const asked = { format, ...(formality ? { formality } : {}), ...(context ? { context } : {}) };
-    const glossaries = this.deps.glossaries;
-    if (!glossaries) return { source, target, text, glossaryVersion: 0, ...asked };
-    const version = auto
-      ? await glossaries.targetVersion(target)
-      : (await glossaries.forPair(source, target)).version;
-    return { source, target, text, glossaryVersion: version, ...asked };
+    const glossaryVersion = (await this.deps.glossaries?.cacheVersion(source, target)) ?? 0;
+    return { source, target, text, glossaryVersion, ...asked };
   }
 
   /** Hands a translation the chain produced to the sink, to be kept. */

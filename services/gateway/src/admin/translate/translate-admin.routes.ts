@@ -1,4 +1,4 @@
-import type { Orm } from '@tp/db';
+import type { GlossaryVersions, Orm } from '@tp/db';
 import type { RedisClient } from '@tp/redis';
 import type { Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
@@ -40,8 +40,10 @@ export function translateAdminRoutes(options: TranslateAdminOptions, glossaries:
 }
 
 /** The glossary use cases (admin API, DeepL's /v2/glossaries) over one store and one request-again. */
-export const adminGlossaries = (options: TranslateAdminOptions): GlossaryWrites =>
-  glossaryWrites(new GlossaryStore(options.orm), glossaryRetranslation(options));
+export const adminGlossaries = (
+  options: TranslateAdminOptions,
+  versions?: Pick<GlossaryVersions, 'expire'>,
+): GlossaryWrites => glossaryWrites(new GlossaryStore(options.orm), glossaryRetranslation(options), versions);
 
 /**
  * Requests again, after a glossary edit, the stored content its changed terms touch: the read path's

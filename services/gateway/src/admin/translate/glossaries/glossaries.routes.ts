@@ -5,6 +5,7 @@ import {
   parseEntries,
   type GlossaryEntry,
 } from '@tp/translation';
+import type { GlossaryVersions } from '@tp/db';
 import { codePointString, requestId } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -119,8 +120,17 @@ function afterWrite(retranslation: GlossaryRetranslation | undefined): AfterWrit
  * The glossary use cases, each write followed by the request-again of the stored content it touches:
  * the admin API's and the DeepL-compatible /v2/glossaries.
  */
-export function glossaryWrites(store: GlossaryStore, retranslation?: GlossaryRetranslation) {
-  const requestAgain = afterWrite(retranslation);
+export function glossaryWrites(
+  store: GlossaryStore,
+  retranslation?: GlossaryRetranslation,
+  /** This process's view of the glossaries (the hot-cache key's version), made out of date by a write. */
+  versions?: Pick<GlossaryVersions, 'expire'>,
+) {
+  const written = afterWrite(retranslation);
+  const requestAgain: AfterWrite = (before, after, req) => {
+    versions?.expire();
+    return written(before, after, req);
+  };
   return {
     list: () => store.list(),
     get: (id: string) => store.get(id),
