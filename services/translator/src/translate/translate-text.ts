@@ -346,13 +346,7 @@ export class TranslateText {
    * The cache key; the glossary version is part of it, so an edited glossary is never answered from
    * the cache, and so are the format and the formality and context asked.
    */
-  private async cacheKey({
-    text,
-    source,
-    target,
-    format,
-    controls,
-  }: CheckedRequest): Promise<CacheKey> {
+  private async cacheKey({ text, source, target, format, controls }: CheckedRequest): Promise<CacheKey> {
     const { formality, context } = controls;
     const asked = { format, ...(formality ? { formality } : {}), ...(context ? { context } : {}) };
     const glossaryVersion = (await this.deps.glossaries?.cacheVersion(source, target)) ?? 0;
