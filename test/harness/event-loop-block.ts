@@ -88,6 +88,49 @@ export async function callsOverLimit(
   return slow;
 }
 
+/** The largest event-loop delay while `work` runs, in ms (one monitorEventLoopDelay histogram). */
+async function loopDelayMs(work: () => Promise<unknown>): Promise<number> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  await work();
+  await sleep(3);
+  histogram.disable();
+  return histogram.max / 1e6;
+}
+
+/** The least of up to `tries` loopDelayMs of `work`, stopping at the first within `enoughMs`. */
+async function leastLoopDelayMs(work: () => Promise<unknown>, tries: number, enoughMs: number) {
+  let least = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < tries && least > enoughMs; run += 1)
+    least = Math.min(least, await loopDelayMs(work));
+  return least;
+}
+
+/**
+ * The texts on which `send` holds the event loop more than `limitMs`, as "name: ms" lines (empty when
+ * none does): callsOverLimit for asynchronous work in this process, such as a request to a gateway
+ * and a translator started in-process. Each text's figure is the largest event-loop delay while its
+ * request runs, least of three tries (`send` must do the whole work each time: no cache may answer
+ * a try). As there, a text over the limit counts only when it also costs more than PROSE_RATIO times
+ * `send` on prose of its length, measured in the same moment.
+ */
+export async function requestsOverLimit(
+  send: (text: string) => Promise<unknown>,
+  texts: readonly (readonly [string, string])[],
+  limitMs: number,
+): Promise<string[]> {
+  const slow: string[] = [];
+  for (const [name, text] of texts) {
+    const ms = await leastLoopDelayMs(() => send(text), 3, limitMs);
+    if (ms <= limitMs) continue;
+    const prose = PROSE.repeat(Math.ceil(text.length / PROSE.length)).slice(0, text.length);
+    const yardstick = await leastLoopDelayMs(() => send(prose), 3, 0);
+    if (ms > PROSE_RATIO * yardstick)
+      slow.push(`${name}: ${ms.toFixed(0)} ms (prose of its length: ${yardstick.toFixed(0)} ms)`);
+  }
+  return slow;
+}
+
 /**
  * Adversarial strings of about `length` UTF-16 units for a pattern, from its pieces, each text once
  * (named after the first shape that gave it).

@@ -6,6 +6,7 @@ import { ApiKeyStore } from '../src/auth/api-key.store.js';
 import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
 import { GATEWAY_TUNING, loadGatewayConfig, type GatewayConfig } from '../src/config.js';
 import { startGateway } from '../src/gateway.js';
+import { startTestTranslator, type TestTranslator } from '../../translator/test/translator-fixture.js';
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
 
 export interface TestGateway {
@@ -84,6 +85,39 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
     async close() {
       await service.stop();
       await db.drop();
+    },
+  };
+}
+
+/** A gateway in front of a real translator on the shared Apertium. */
+export interface ApertiumStack {
+  readonly gateway: TestGateway;
+  readonly translator: TestTranslator;
+  close(): Promise<void>;
+}
+
+/**
+ * The real gateway and translator in-process, the translator on the shared Apertium (APy, started by
+ * jest's global setup), with one hot cache as in a deployment: the gateway answers what the
+ * translator stored.
+ */
+export async function startApertiumStack(): Promise<ApertiumStack> {
+  const apertium = process.env.APERTIUM_URL;
+  if (!apertium) throw new Error('APERTIUM_URL is not set; run the tests through jest (global setup)');
+  const translator = await startTestTranslator({ APERTIUM_URL: apertium });
+  const gateway = await startTestGateway({
+    TRANSLATOR_URL: translator.url,
+    REDIS_KEY_PREFIX: translator.config.REDIS_KEY_PREFIX,
+  }).catch(async (err: unknown) => {
+    await translator.close();
+    throw err;
+  });
+  return {
+    gateway,
+    translator,
+    async close() {
+      await gateway.close();
+      await translator.close();
     },
   };
 }

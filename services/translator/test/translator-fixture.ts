@@ -3,11 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { afterAll, beforeAll } from '@jest/globals';
 import { OutboxMessage, type Orm } from '@tp/db';
 import { buildTinyModel, ZH_EN_LEXICON } from '@tp/models';
 import { splitTuning } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import type { TranslationCompleted } from '@tp/contracts';
+import type { TranslateBatchAnswer } from '@tp/service-contracts';
 
 import { loadTranslatorConfig, TRANSLATOR_TUNING, type TranslatorConfig } from '../src/config.js';
 import { startTranslator } from '../src/translator.js';
@@ -34,6 +36,8 @@ export interface TestTranslator {
   readonly service: Awaited<ReturnType<typeof startTranslator>>;
   /** POST /translate with a JSON body (a string is sent as it is, for malformed bodies). */
   translate<T = Record<string, unknown>>(body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** POST /translate/batch with a JSON body. */
+  batch(body: unknown): Promise<Reply<TranslateBatchAnswer & Record<string, unknown>>>;
   get<T = Record<string, unknown>>(path: string): Promise<Reply<T>>;
   /** Every outbox row, oldest first. */
   outbox(): Promise<OutboxRow[]>;
@@ -90,18 +94,21 @@ export async function startTestTranslator(settings: Record<string, string> = {})
   const orm = service.context.deps.orm;
   if (!orm) throw new Error('translator has no database');
 
+  const post = async <T>(path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+  };
+
   return {
     url,
     config,
     service,
-    async translate<T>(body: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(`${url}/translate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      return { status: res.status, headers: res.headers, body: (await res.json()) as T };
-    },
+    translate: (body, headers) => post('/translate', body, headers),
+    batch: (body) => post('/translate/batch', body),
     async get<T>(path: string) {
       const res = await fetch(`${url}${path}`);
       return { status: res.status, headers: res.headers, body: (await res.json()) as T };
@@ -119,6 +126,26 @@ export async function startTestTranslator(settings: Record<string, string> = {})
       await service.stop();
       await db.drop();
     },
+  };
+}
+
+/**
+ * The translator of a test file on the real Apertium (APy, started by jest's global setup): started
+ * before the file's tests and closed after them; the function returned gives it to a test.
+ */
+export function apertiumTranslator(settings: Record<string, string> = {}): () => TestTranslator {
+  const apertiumUrl = process.env.APERTIUM_URL;
+  if (!apertiumUrl) throw new Error('APERTIUM_URL is not set: jest global setup starts APy');
+  let translator: TestTranslator | undefined;
+  beforeAll(async () => {
+    translator = await startTestTranslator({ APERTIUM_URL: apertiumUrl, ...settings });
+  });
+  afterAll(async () => {
+    await translator?.close();
+  });
+  return () => {
+    if (!translator) throw new Error('the translator has not started (beforeAll failed)');
+    return translator;
   };
 }
 

@@ -1,3 +1,15 @@
+import {
+  defaultTreeAdapter,
+  type DefaultTreeAdapterMap,
+  type DefaultTreeAdapterTypes,
+  type TreeAdapter,
+} from 'parse5';
+
+import { MARKUP_LIMITS, MarkupTooComplexError } from './markup-error.js';
+
+type ParentNode = DefaultTreeAdapterTypes.ParentNode;
+type ChildNode = DefaultTreeAdapterTypes.ChildNode;
+
 /**
  * How many elements and attributes an HTML text has at most, in one pass over its characters and
  * before it is parsed: a tag is `<` and a letter, up to its `>` (quoted values skipped), and each
@@ -67,3 +79,54 @@ const isAsciiLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code 
 const isSpace = (code: number): boolean => code === 0x20 || (code >= 0x09 && code <= 0x0d);
 const isNameEnd = (ch: string): boolean =>
   ch === '=' || ch === '>' || ch === '/' || isSpace(ch.charCodeAt(0));
+
+/** How far an element may stand below its parse-time root (the fragment's <html>) before parsing stops. */
+const PARSE_DEPTH = MARKUP_LIMITS.depth + 2;
+
+/**
+ * parse5's default tree adapter, refusing while it parses: an element nested beyond the depth
+ * limit or more elements and comments than the nodes limit throws MarkupTooComplexError at once.
+ * The parser looks down its stack of open elements on most tags (scopes, formatting elements), so a
+ * tree let grow before a check costs time in the square of its depth. The tree's exact depth and
+ * node count are checked again once parsed (parsing a fragment nests it one level deeper for a while).
+ */
+export function limitedTreeAdapter(): TreeAdapter<DefaultTreeAdapterMap> {
+  let nodes = 0;
+  const created = <T>(node: T): T => {
+    nodes += 1;
+    if (nodes > MARKUP_LIMITS.nodes) throw new MarkupTooComplexError('nodes');
+    return node;
+  };
+  // A template's content is a fragment of its own: its depth goes on from the template's.
+  const templates = new WeakMap<ParentNode, ParentNode>();
+  const placed = (parent: ParentNode, node: ChildNode): void => {
+    if ('tagName' in node && depthOf(parent, templates) >= PARSE_DEPTH)
+      throw new MarkupTooComplexError('depth');
+  };
+  return {
+    ...defaultTreeAdapter,
+    setTemplateContent(template, content) {
+      templates.set(content, template);
+      defaultTreeAdapter.setTemplateContent(template, content);
+    },
+    createElement: (tagName, namespaceURI, attrs) =>
+      created(defaultTreeAdapter.createElement(tagName, namespaceURI, attrs)),
+    createCommentNode: (data) => created(defaultTreeAdapter.createCommentNode(data)),
+    appendChild(parent, node) {
+      placed(parent, node);
+      defaultTreeAdapter.appendChild(parent, node);
+    },
+    insertBefore(parent, node, reference) {
+      placed(parent, node);
+      defaultTreeAdapter.insertBefore(parent, node, reference);
+    },
+  };
+}
+
+/** How many parents a node has (a template's content: the template's), counted up to PARSE_DEPTH. */
+function depthOf(node: ParentNode, templates: WeakMap<ParentNode, ParentNode>): number {
+  let depth = 0;
+  for (let at: ParentNode | undefined = node; at && depth < PARSE_DEPTH; depth += 1)
+    at = ('parentNode' in at ? at.parentNode : undefined) ?? templates.get(at);
+  return depth;
+}

@@ -2,7 +2,7 @@ import { words } from '@tp/runtime';
 import { defaultTreeAdapter, parse, parseFragment, serialize, type DefaultTreeAdapterTypes } from 'parse5';
 
 import { nestSegment, readSegment, SegmentWriter, type InlineNode } from './inline-segment.js';
-import { countHtmlMarkup } from './html-limits.js';
+import { countHtmlMarkup, limitedTreeAdapter } from './html-limits.js';
 import { MARKUP_LIMITS, MarkupTooComplexError } from './markup-error.js';
 import type { Segmented } from './segmented.js';
 
@@ -50,7 +50,8 @@ export function segmentHtml(html: string): Segmented {
   const counts = countHtmlMarkup(html);
   if (counts.elements > MARKUP_LIMITS.elements) throw new MarkupTooComplexError('elements');
   if (counts.attributes > MARKUP_LIMITS.attributes) throw new MarkupTooComplexError('attributes');
-  const root: ParentNode = isDocument(html) ? parse(html) : parseFragment(html);
+  const options = { treeAdapter: limitedTreeAdapter() };
+  const root: ParentNode = isDocument(html) ? parse(html, options) : parseFragment(html, options);
   const { runs, attributes } = collect(root);
   return {
     segments: [...runs.map((run) => run.segment), ...attributes.map((attribute) => attribute.segment)],

@@ -32,6 +32,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     extended: false,
     verify: noteEmptyBody,
   });
+  const declared = refuseDeclaredOversize(options.bodyLimitKb);
   const budget = requestBudget(options.budgets);
   const { byKey, byAddress } = options.limits;
   // A public route's request is limited per key when it carries one, per client address otherwise.
@@ -46,8 +47,8 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     const body: RequestHandler[] = !route.request?.body
       ? []
       : route.wire?.forms
-        ? [requireJsonOrForm, json, form, emptyBodyIsNone]
-        : [requireJson, json, emptyBodyIsNone];
+        ? [declared, requireJsonOrForm, json, form, emptyBodyIsNone]
+        : [declared, requireJson, json, emptyBodyIsNone];
     // Another API's wire format may carry the key in the body: the body is read first.
     const chain = route.wire
       ? [...body, adoptCredential(route.wire.credential), ...access]
@@ -87,6 +88,19 @@ const literalPrefix = (path: string) =>
 
 /** Requests whose JSON or form body had zero bytes (`Content-Length: 0`). */
 const emptyBodies = new WeakSet<IncomingMessage>();
+
+/**
+ * A body whose Content-Length passes the limit is refused before a byte of it is read (413), and the
+ * connection closes after the answer: express.json would read all of it, discarding, and answer
+ * only once the client had sent it. A body without a length is cut off at the limit by express.json.
+ */
+function refuseDeclaredOversize(limitKb: number): RequestHandler {
+  return (req, res, next) => {
+    if (Number(req.headers['content-length'] ?? 0) <= limitKb * 1024) return next();
+    res.set('Connection', 'close');
+    next(new AppError('PAYLOAD_TOO_LARGE', 'request body is too large'));
+  };
+}
 
 /** express.json's `verify`: it sees the raw bytes before they are parsed. */
 function noteEmptyBody(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {

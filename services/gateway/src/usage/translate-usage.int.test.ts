@@ -8,31 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
-import { startTestTranslator, type TestTranslator } from '../../../translator/test/translator-fixture.js';
-import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+import { startApertiumStack, type ApertiumStack, type TestGateway } from '../../test/gateway-fixture.js';
 import type { UsageReport } from './read-usage.js';
 
-let translator: TestTranslator;
+let stack: ApertiumStack;
 let gateway: TestGateway;
 let cache: HotCache;
 const redis = createClient({ url: process.env.REDIS_URL });
 
 beforeAll(async () => {
-  const apertium = process.env.APERTIUM_URL;
-  if (!apertium) throw new Error('APERTIUM_URL is not set; run the tests through jest (global setup)');
-  translator = await startTestTranslator({ APERTIUM_URL: apertium });
-  // One hot cache, as in a deployment: the gateway answers what the translator stored.
-  gateway = await startTestGateway({
-    TRANSLATOR_URL: translator.url,
-    REDIS_KEY_PREFIX: translator.config.REDIS_KEY_PREFIX,
-  });
+  stack = await startApertiumStack();
+  gateway = stack.gateway;
   await redis.connect();
-  cache = new HotCache(redis as never, translator.config.REDIS_KEY_PREFIX);
+  cache = new HotCache(redis as never, stack.translator.config.REDIS_KEY_PREFIX);
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await translator?.close();
+  await stack?.close();
   await redis.close();
 });
 

@@ -1,33 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TranslateBatchAnswer } from '@tp/service-contracts';
+import { describe, expect, it } from '@jest/globals';
 
-import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
+import { apertiumTranslator } from '../../test/translator-fixture.js';
 
 // POST /translate/batch with the real Apertium (APy, started by jest's global setup with the default
 // Debian pairs): the texts of one request go through the chain together, each answered in order with
 // its own result or error.
-const apertiumUrl = process.env.APERTIUM_URL;
-if (!apertiumUrl) throw new Error('APERTIUM_URL is not set: jest global setup starts APy');
-
 describe('POST /translate/batch with the real Apertium', () => {
-  let translator: TestTranslator;
-
-  beforeAll(async () => {
-    translator = await startTestTranslator({ APERTIUM_URL: apertiumUrl });
-  });
-
-  afterAll(async () => {
-    await translator?.close();
-  });
-
-  async function batch(body: unknown) {
-    const res = await fetch(`${translator.url}/translate/batch`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as TranslateBatchAnswer & Record<string, unknown> };
-  }
+  const translator = apertiumTranslator();
+  const batch = (body: unknown) => translator().batch(body);
 
   it('answers each text in order, blank ones as they are, and the repeat from the cache', async () => {
     const texts = ['Good morning, my friend.', ' ', 'The house is red', 'https://example.com/a?b=1'];
@@ -79,7 +59,7 @@ describe('POST /translate/batch with the real Apertium', () => {
   });
 
   it('413 TEXT_TOO_LONG when the texts together pass the maximum', async () => {
-    const max = translator.config.MAX_TEXT_CHARS;
+    const max = translator().config.MAX_TEXT_CHARS;
     const half = 'a'.repeat(Math.ceil(max / 2) + 1);
     const reply = await batch({ texts: [half, half], source: 'en', target: 'es' });
     expect(reply.status).toBe(413);

@@ -1,41 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TranslateBatchAnswer, TranslationResult } from '@tp/service-contracts';
+import { describe, expect, it } from '@jest/globals';
+import type { TranslationResult } from '@tp/service-contracts';
 
-import { startTestTranslator, type TestTranslator } from '../../test/translator-fixture.js';
+import { apertiumTranslator } from '../../test/translator-fixture.js';
 
 // `format: html | markdown` through the translator's routes with the real Apertium (APy, started by
 // jest's global setup): a document's segments go through the chain with the other texts of the
 // request, and come back in place.
-const apertiumUrl = process.env.APERTIUM_URL;
-if (!apertiumUrl) throw new Error('APERTIUM_URL is not set: jest global setup starts APy');
-
 const HTML =
   '<p>The dog is <b>big</b>.</p><p translate="no">The dog is big</p><p>Run <code>npm start</code> now.</p><img src="d.png" alt="A big dog">';
 const HTML_ES =
   '<p>El perro es <b>grande</b>.</p><p translate="no">The dog is big</p><p>Carrera <code>npm start</code> ahora.</p><img src="d.png" alt="Un perro grande">';
 
 describe('formats through POST /translate and /translate/batch with the real Apertium', () => {
-  let translator: TestTranslator;
-
-  beforeAll(async () => {
-    translator = await startTestTranslator({ APERTIUM_URL: apertiumUrl });
-  });
-
-  afterAll(async () => {
-    await translator?.close();
-  });
-
-  async function batch(body: unknown) {
-    const res = await fetch(`${translator.url}/translate/batch`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as TranslateBatchAnswer };
-  }
+  const translator = apertiumTranslator();
+  const batch = (body: unknown) => translator().batch(body);
 
   it('translates an HTML document: text, alt, inline tags kept, code and translate="no" untouched', async () => {
-    const { status, body } = await translator.translate<TranslationResult>({
+    const { status, body } = await translator().translate<TranslationResult>({
       text: HTML,
       source: 'en',
       target: 'es',
@@ -47,13 +28,13 @@ describe('formats through POST /translate and /translate/batch with the real Ape
   });
 
   it('caches a format apart: the same characters as plain text are translated again', async () => {
-    const html = await translator.translate<TranslationResult>({
+    const html = await translator().translate<TranslationResult>({
       text: HTML,
       source: 'en',
       target: 'es',
       format: 'html',
     });
-    const plain = await translator.translate<TranslationResult>({ text: HTML, source: 'en', target: 'es' });
+    const plain = await translator().translate<TranslationResult>({ text: HTML, source: 'en', target: 'es' });
 
     expect(html.body).toMatchObject({ translatedText: HTML_ES, cached: true });
     expect(plain.body.cached).toBe(false);
@@ -81,7 +62,7 @@ describe('formats through POST /translate and /translate/batch with the real Ape
 
   it('refuses markup over a limit: 400 for one text, the item alone within a batch', async () => {
     const hostile = '<b>'.repeat(10_001);
-    const one = await translator.translate({ text: hostile, source: 'en', target: 'es', format: 'html' });
+    const one = await translator().translate({ text: hostile, source: 'en', target: 'es', format: 'html' });
     const many = await batch({
       texts: ['<p>The house is red</p>', hostile],
       source: 'en',
@@ -100,7 +81,7 @@ describe('formats through POST /translate and /translate/batch with the real Ape
   });
 
   it('answers markup without words as it is, without an engine', async () => {
-    const { body } = await translator.translate<TranslationResult>({
+    const { body } = await translator().translate<TranslationResult>({
       text: '<img src="a.png"><br>',
       source: 'en',
       target: 'es',
@@ -110,7 +91,7 @@ describe('formats through POST /translate and /translate/batch with the real Ape
   });
 
   it('400 VALIDATION_FAILED for a format it does not know', async () => {
-    const reply = await translator.translate({ text: 'a', target: 'es', format: 'rtf' });
+    const reply = await translator().translate({ text: 'a', target: 'es', format: 'rtf' });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ error: 'VALIDATION_FAILED' });
   });
