@@ -155,12 +155,14 @@ function setContentLanguage(res: Response, found: readonly CachedContent[], chai
   if (languages !== undefined) res.setHeader('Content-Language', languages);
 }
 
-/** The view as the answer's schema types it (mutable arrays), with its meta only when asked. */
+/**
+ * The view as the answer's schema types it, with its meta only when asked. Its fields and lists are
+ * answered as they are (serialised, never changed), not copied.
+ */
 const viewBody = ({ meta, ...view }: ContentView, withMeta: boolean) => ({
   ...view,
-  fields: { ...view.fields },
-  untranslated: [...view.untranslated],
-  ...(withMeta ? { meta: { ...meta } } : {}),
+  untranslated: view.untranslated as string[],
+  ...(withMeta ? { meta: meta ?? {} } : {}),
 });
 
 /**
