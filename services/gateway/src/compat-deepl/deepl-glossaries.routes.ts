@@ -4,10 +4,10 @@ import { z } from 'zod';
 
 import type { GlossaryWrites } from '../admin/translate/glossaries/glossaries.routes.js';
 import type { GlossarySummary } from '../admin/translate/glossaries/glossary.store.js';
-import { deepLSourceCode, fromDeepLCode } from '../compat/language-codes.js';
+import { deepLSourceCode } from '../compat/language-codes.js';
 import { defineRoute } from '../http/route.js';
 import type { TranslatorClient } from '../translate/translator-client.js';
-import { DEEPL_TAGS, DEEPL_WIRE, authKeyField } from './deepl-wire.js';
+import { DEEPL_TAGS, DEEPL_WIRE, authKeyField, deeplLanguage } from './deepl-wire.js';
 
 const PATH = '/v2/glossaries';
 
@@ -39,18 +39,10 @@ export function deeplGlossary(glossary: GlossarySummary): z.input<typeof glossar
   };
 }
 
-const language = (field: 'source' | 'target') =>
-  z.string().transform((code, ctx) => {
-    const ours = fromDeepLCode(field, code);
-    if (ours) return ours;
-    ctx.addIssue({ code: 'custom', message: `Value for '${field}_lang' not supported.` });
-    return z.NEVER;
-  });
-
 const createBody = z.strictObject({
   name: codePointString(200).trim().min(1),
-  source_lang: language('source'),
-  target_lang: language('target'),
+  source_lang: deeplLanguage('source'),
+  target_lang: deeplLanguage('target'),
   entries: z.string().max(1_000_000),
   entries_format: z.enum(['tsv', 'csv']).default('tsv'),
   ...authKeyField,

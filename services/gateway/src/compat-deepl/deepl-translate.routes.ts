@@ -3,12 +3,12 @@ import { MAX_TRANSLATE_TEXTS, translationControls } from '@tp/service-contracts'
 import { z } from 'zod';
 
 import type { GlossaryWrites } from '../admin/translate/glossaries/glossaries.routes.js';
-import { deepLSourceCode, fromDeepLCode } from '../compat/language-codes.js';
+import { deepLSourceCode } from '../compat/language-codes.js';
 import { translateAll } from '../compat/translate-all.js';
 import { defineRoute } from '../http/route.js';
-import type { TranslateText } from '../translate/translate.routes.js';
+import { TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
 import { checkGlossaryId } from './deepl-glossaries.routes.js';
-import { DEEPL_TAGS, DEEPL_WIRE, authKeyField } from './deepl-wire.js';
+import { DEEPL_TAGS, DEEPL_WIRE, authKeyField, deeplLanguage } from './deepl-wire.js';
 
 /** A DeepL switch: a JSON boolean, or `0`/`1` as forms send it. */
 const flag = z.union([z.boolean(), z.enum(['0', '1', 'true', 'false'])]).optional();
@@ -16,20 +16,16 @@ const isOn = (value: z.output<typeof flag>) => value === true || value === '1' |
 /** A list DeepL takes comma-separated or repeated. */
 const tagList = z.union([z.string().max(1000), z.array(z.string().max(100)).max(100)]).optional();
 
-const language = (field: 'source' | 'target') =>
-  z.string().transform((code, ctx) => {
-    const ours = fromDeepLCode(field, code);
-    if (ours) return ours;
-    ctx.addIssue({ code: 'custom', message: `Value for '${field}_lang' not supported.` });
-    return z.NEVER;
-  });
-
 const translateBody = z.strictObject({
   text: z
     .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)])
     .meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).` }),
-  source_lang: language('source').optional().meta({ description: 'DeepL’s code; detected when absent.' }),
-  target_lang: language('target').meta({ description: 'DeepL’s code (`EN-US`, `PT-BR`, `ZH-HANS`...).' }),
+  source_lang: deeplLanguage('source')
+    .optional()
+    .meta({ description: 'DeepL’s code; detected when absent.' }),
+  target_lang: deeplLanguage('target').meta({
+    description: 'DeepL’s code (`EN-US`, `PT-BR`, `ZH-HANS`...).',
+  }),
   glossary_id: z.uuid().optional().meta({
     description:
       'Must be the glossary of the pair (and needs `source_lang`), which applies anyway: the platform applies a pair’s glossary to every translation.',
@@ -81,15 +77,7 @@ export function deeplTranslateRoute(translate: TranslateText, glossaries: Glossa
       description: 'One translation per text, in order.',
       schema: z.object({ translations: z.array(translationSchema) }),
     },
-    errors: [
-      'TEXT_TOO_LONG',
-      'TRANSLATION_UNAVAILABLE',
-      'TRANSLATOR_UNAVAILABLE',
-      'UNSUPPORTED_LANGUAGE',
-      'UNSUPPORTED_LANGUAGE_PAIR',
-      'NOT_FOUND',
-      'QUOTA_EXCEEDED',
-    ],
+    errors: [...TRANSLATE_ERRORS, 'NOT_FOUND'],
     handler: async (context) => {
       const { body } = context;
       const texts = typeof body.text === 'string' ? [body.text] : body.text;

@@ -2,6 +2,7 @@ import type { AppError, ErrorShape } from '@tp/runtime';
 import type { Request } from 'express';
 import { z } from 'zod';
 
+import { fromDeepLCode } from '../compat/language-codes.js';
 import type { WireFormat } from '../http/route.js';
 
 /**
@@ -58,5 +59,14 @@ export const authKeyField = {
     description: 'Legacy: the API key in the body, where `Authorization: DeepL-Auth-Key` is not sent.',
   }),
 };
+
+/** A language field in DeepL's codes, read as ours; DeepL's message for one it does not know. */
+export const deeplLanguage = (field: 'source' | 'target') =>
+  z.string().transform((code, ctx) => {
+    const ours = fromDeepLCode(field, code);
+    if (ours) return ours;
+    ctx.addIssue({ code: 'custom', message: `Value for '${field}_lang' not supported.` });
+    return z.NEVER;
+  });
 
 export const DEEPL_TAGS = ['DeepL-compatible'];

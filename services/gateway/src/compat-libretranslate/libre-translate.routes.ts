@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { fromLibreCode, libreCode } from '../compat/language-codes.js';
 import { translateAll } from '../compat/translate-all.js';
 import { defineRoute } from '../http/route.js';
-import type { TranslateText } from '../translate/translate.routes.js';
+import { TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
 import { LIBRE_TAGS, LIBRE_WIRE, apiKeyFields } from './libre-wire.js';
 
 const language = (field: 'source' | 'target') =>
@@ -56,14 +56,7 @@ export function libreTranslateRoute(translate: TranslateText) {
     wire: LIBRE_WIRE,
     request: { body: translateBody },
     response: { status: 200, description: 'The translation(s).', schema: answerSchema },
-    errors: [
-      'TEXT_TOO_LONG',
-      'TRANSLATION_UNAVAILABLE',
-      'TRANSLATOR_UNAVAILABLE',
-      'UNSUPPORTED_LANGUAGE',
-      'UNSUPPORTED_LANGUAGE_PAIR',
-      'QUOTA_EXCEEDED',
-    ],
+    errors: TRANSLATE_ERRORS,
     handler: async (context) => {
       const { body } = context;
       const texts = typeof body.q === 'string' ? [body.q] : body.q;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { AppError, assertTextLength, codePointString, requestId } from '@tp/runtime';
+import { AppError, assertTextLength, codePointString, requestId, type ErrorCode } from '@tp/runtime';
 import type { GlossaryVersions } from '@tp/db';
 import type { CachedTranslation, HotCache } from '@tp/translation';
 import { LANGUAGES, TEXT_FORMATS, languageCode, type TextFormat } from '@tp/translation';
@@ -181,6 +181,18 @@ export function translatedAnswer(result: TranslationResult, seconds: number): Tr
   };
 }
 
+/** The failures of the engine chain through the translator, for one request's texts. */
+export const CHAIN_ERRORS = [
+  'TEXT_TOO_LONG',
+  'TRANSLATION_UNAVAILABLE',
+  'TRANSLATOR_UNAVAILABLE',
+  'UNSUPPORTED_LANGUAGE',
+  'UNSUPPORTED_LANGUAGE_PAIR',
+] as const satisfies readonly ErrorCode[];
+
+/** The failures of the translation use case (translateText): the chain's, and a spent budget. */
+export const TRANSLATE_ERRORS = [...CHAIN_ERRORS, 'QUOTA_EXCEEDED'] as const satisfies readonly ErrorCode[];
+
 /** The spec's limit for anonymous callers; a request with a valid API key may send up to MAX_TEXT_CHARS. */
 export const ANONYMOUS_MAX_TEXT_CHARS = 5000;
 
@@ -216,14 +228,7 @@ const translateRoute = (options: TranslateRouteOptions, translate = translateTex
         'The translation of a `text` string; for an array, a TranslationBatch with one item per text (its translation or its own error).',
       schema: z.union([translationSchema, translationBatchSchema]),
     },
-    errors: [
-      'TEXT_TOO_LONG',
-      'TRANSLATION_UNAVAILABLE',
-      'TRANSLATOR_UNAVAILABLE',
-      'UNSUPPORTED_LANGUAGE',
-      'UNSUPPORTED_LANGUAGE_PAIR',
-      'QUOTA_EXCEEDED',
-    ],
+    errors: TRANSLATE_ERRORS,
     handler: (context) => translate(context.body, context),
   });
 

@@ -2,7 +2,7 @@ import { requestId } from '@tp/runtime';
 import { chainTestResult } from '@tp/service-contracts';
 
 import { defineRoute } from '../../../http/route.js';
-import { documentedTextBody, translationRequest } from '../../../translate/translate.routes.js';
+import { CHAIN_ERRORS, documentedTextBody, translationRequest } from '../../../translate/translate.routes.js';
 import type { TranslatorClient } from '../../../translate/translator-client.js';
 
 /** POST /api/admin/translate/test: the engine chain alone, through the translator's POST /translate/test. */
@@ -21,13 +21,7 @@ export function testTranslationRoute(translator: TranslatorClient, maxTextChars:
       description: 'The translation and the attempts.',
       schema: chainTestResult,
     },
-    errors: [
-      'TEXT_TOO_LONG',
-      'TRANSLATION_UNAVAILABLE',
-      'TRANSLATOR_UNAVAILABLE',
-      'UNSUPPORTED_LANGUAGE',
-      'UNSUPPORTED_LANGUAGE_PAIR',
-    ],
+    errors: CHAIN_ERRORS,
     handler: ({ body, req, signal }) =>
       translator.testChain(translationRequest(body, maxTextChars), requestId(req), signal),
   });
