@@ -21,6 +21,7 @@ const TABLE_OWNERS = {
   nli_config: ['services/nli/src/config/nli-config.store.ts'],
   outbox: ['libs/db/src/outbox/'],
   source_contents: CONTENT_STORE,
+  translation_backfills: CONTENT_STORE,
   translation_config: CONTENT_STORE,
 };
 

@@ -47,6 +47,7 @@ describe('migrations', () => {
       'Migration20261129100000_character_usage',
       'Migration20261129110000_source_formats',
       'Migration20261129120000_dead_letter_parts',
+      'Migration20261129130000_translation_backfills',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -63,6 +64,7 @@ describe('migrations', () => {
       'nli_config',
       'outbox',
       'source_contents',
+      'translation_backfills',
       'translation_config',
     ]);
     expect(await pendingMigrations(db.url)).toEqual([]);
@@ -103,6 +105,8 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129130000_translation_backfills']);
+    expect(await tables()).not.toContain('translation_backfills');
     expect(await migrateDown(db.url)).toEqual(['Migration20261129120000_dead_letter_parts']);
     const part = await client.query(
       `select 1 from information_schema.columns where table_name = 'dead_letters' and column_name = 'original_part'`,

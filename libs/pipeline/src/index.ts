@@ -6,3 +6,4 @@ export * from './read-cache-key.js';
 export * from './guarded-consumer.js';
 export * from './content/index.js';
 export * from './content-store/index.js';
+export * from './backfill/index.js';

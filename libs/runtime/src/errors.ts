@@ -96,6 +96,11 @@ export const ERROR_CATALOGUE = {
     summary:
       'No report with this tracking id was made with this API key (a report is tracked only for the key that made it).',
   },
+  BACKFILL_NOT_FOUND: {
+    code: 40406,
+    status: 404,
+    summary: 'No backfill has this id (GET /api/admin/translate/status lists the latest).',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,
@@ -117,6 +122,12 @@ export const ERROR_CATALOGUE = {
     code: 40903,
     status: 409,
     summary: 'The entity type is already owned by another module; one type belongs to one module.',
+  },
+  LANGUAGE_NOT_CONFIGURED: {
+    code: 40904,
+    status: 409,
+    summary:
+      'The language is not one of the configured target languages (PUT /api/admin/translate/config); add it there, which starts its backfill.',
   },
   PAYLOAD_TOO_LARGE: { code: 41301, status: 413, summary: 'The body is larger than the configured limit.' },
   TEXT_TOO_LONG: {

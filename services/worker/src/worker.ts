@@ -6,6 +6,7 @@ import { DeadLetterIndex } from '@tp/pipeline';
 import { startService, type BackgroundTask, type ServiceContext, type ServiceParts } from '@tp/platform';
 import { EventCodec } from '@tp/schemas';
 
+import { BackfillRunner } from './backfill-translations/backfill-runner.js';
 import type { WorkerConfig } from './config.js';
 import { deadLetterIndexer } from './index-dead-letters/index-dead-letters.js';
 import { TextTranslationExpiry } from './expire-text-translations/expire-text-translations.js';
@@ -18,7 +19,7 @@ import { projectionTask } from './project-translations/projection.task.js';
 /**
  * Background worker (HTTP for /health, /ready and /metrics only): the outbox relay, the planner
  * (ContentChanged -> source_contents + TranslationRequested), the projection (TranslationCompleted ->
- * content_translations) and the dead-letter index. See docs/pipeline.md.
+ * content_translations), the dead-letter index and the backfills. See docs/pipeline.md.
  */
 export function startWorker(config: WorkerConfig) {
   return startService({
@@ -70,13 +71,20 @@ function composeWorker(config: WorkerConfig, { deps, logger, metrics }: ServiceC
     reportRetentionDays: config.CONTENT_REPORT_RETENTION_DAYS,
     intervalMs: 3_600_000,
   });
+  const backfills = new BackfillRunner({
+    orm: deps.orm,
+    codec: new EventCodec(),
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    logger: logger.child({ component: 'backfill' }),
+    metrics,
+  });
   return {
     // Besides the outbox relay, consuming is what the worker is for: not ready while a consumer is not.
     checks: [
       consumersCheck('consumers', true, () => consuming),
       outboxBacklogCheck(deps.orm, config.OUTBOX_BACKLOG_DEGRADED_S),
     ],
-    tasks: [relayTask, deadLetters, planner, projection, expiry.task(), pruner.task()],
+    tasks: [relayTask, deadLetters, planner, projection, expiry.task(), pruner.task(), backfills.task()],
   };
 }
 

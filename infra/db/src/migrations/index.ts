@@ -17,6 +17,7 @@ import { Migration20261129000000_default_zh_tw_target } from './Migration2026112
 import { Migration20261129100000_character_usage } from './Migration20261129100000_character_usage.js';
 import { Migration20261129110000_source_formats } from './Migration20261129110000_source_formats.js';
 import { Migration20261129120000_dead_letter_parts } from './Migration20261129120000_dead_letter_parts.js';
+import { Migration20261129130000_translation_backfills } from './Migration20261129130000_translation_backfills.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -69,5 +70,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129120000_dead_letter_parts',
     class: Migration20261129120000_dead_letter_parts,
+  },
+  {
+    name: 'Migration20261129130000_translation_backfills',
+    class: Migration20261129130000_translation_backfills,
   },
 ];

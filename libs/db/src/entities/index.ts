@@ -11,6 +11,7 @@ import { ModerationTerm } from './moderation-term.entity.js';
 import { NliConfig } from './nli-config.entity.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { SourceContent } from './source-content.entity.js';
+import { TranslationBackfill } from './translation-backfill.entity.js';
 import { TranslationConfig } from './translation-config.entity.js';
 
 export * from './api-key.entity.js';
@@ -26,6 +27,7 @@ export * from './moderation-term.entity.js';
 export * from './nli-config.entity.js';
 export * from './outbox-message.entity.js';
 export * from './source-content.entity.js';
+export * from './translation-backfill.entity.js';
 export * from './translation-config.entity.js';
 
 export const ENTITIES = [
@@ -42,5 +44,6 @@ export const ENTITIES = [
   NliConfig,
   OutboxMessage,
   SourceContent,
+  TranslationBackfill,
   TranslationConfig,
 ] as const;

@@ -2,7 +2,13 @@ import { executeBound } from '@tp/db';
 
 import type { StoredField } from '../content/stored-field.js';
 import type { Em, EntityAddress } from './em.js';
-import { storedSource, type SourceStateRow, type StoredSource } from './source-rows.js';
+import {
+  storedFieldOf,
+  storedSource,
+  type SourceFieldRow,
+  type SourceStateRow,
+  type StoredSource,
+} from './source-rows.js';
 
 /** One source field of an entity with one of its translations (or none), as the read side reads it. */
 export interface FieldTranslationRow {
@@ -88,20 +94,7 @@ export async function machineTranslatedSources(
   after: string,
   limit: number,
 ): Promise<TranslatedSource[]> {
-  const rows = await em.getConnection().execute<
-    {
-      id: string;
-      module: string;
-      entity_type: string;
-      entity_id: string;
-      field: string;
-      source_lang: string;
-      text: string;
-      source_hash: string;
-      source_version: string;
-      format: string;
-    }[]
-  >(
+  const rows = await em.getConnection().execute<(SourceFieldRow & { id: string })[]>(
     `select t.id, s.module, s.entity_type, s.entity_id, s.field, s.source_lang, s.text, s.source_hash,
             s.source_version, s.format
        from content_translations t
@@ -113,16 +106,5 @@ export async function machineTranslatedSources(
       limit ?`,
     [pair.sourceLang, pair.targetLang, after, limit],
   );
-  return rows.map((row) => ({
-    translationId: String(row.id),
-    module: row.module,
-    entityType: row.entity_type,
-    entityId: row.entity_id,
-    field: row.field,
-    sourceLang: row.source_lang,
-    text: row.text,
-    sourceHash: row.source_hash,
-    sourceVersion: Number(row.source_version),
-    format: row.format,
-  }));
+  return rows.map((row) => ({ translationId: String(row.id), ...storedFieldOf(row) }));
 }

@@ -1,5 +1,5 @@
 // The content store: the one owner of the SQL of source_contents, content_translations,
-// content_deletions, content_reports and translation_config (docs/decisions.md, "One owner per
+// content_deletions, content_reports, translation_config and translation_backfills (docs/decisions.md, "One owner per
 // table"). Every other module calls these functions.
 export * from './content-reads.js';
 export * from './content-reports.js';
@@ -10,3 +10,5 @@ export * from './source-rows.js';
 export * from './stored-names.js';
 export * from './translation-config.js';
 export * from './translation-upsert.js';
+export * from './backfills.js';
+export * from './backfill-fields.js';

@@ -42,6 +42,26 @@ export interface SourceStateRow {
   readonly format: string;
 }
 
+/** A whole source_contents row of an entity as selected (bigint versions come as strings). */
+export interface SourceFieldRow extends SourceStateRow {
+  readonly entity_type: string;
+  readonly entity_id: string;
+  readonly text: string;
+}
+
+/** A selected whole row as every producer of translation requests reads it. */
+export const storedFieldOf = (r: SourceFieldRow): StoredField => ({
+  module: r.module,
+  entityType: r.entity_type,
+  entityId: r.entity_id,
+  field: r.field,
+  sourceLang: r.source_lang,
+  text: r.text,
+  sourceHash: r.source_hash,
+  sourceVersion: Number(r.source_version),
+  format: r.format,
+});
+
 /** A selected row as the planner and the editors read it. */
 export const storedSource = (r: SourceStateRow): StoredSource => ({
   module: r.module,

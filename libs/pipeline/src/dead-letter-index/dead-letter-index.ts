@@ -5,6 +5,7 @@ import { HEADERS } from '@tp/contracts';
 import { DeadLetterEntry, OutboxMessage, type Orm } from '@tp/db';
 import { AppError, codePoints } from '@tp/runtime';
 
+import { countDeadLetterOnBackfill } from '../content-store/backfills.js';
 import { countDeadLetterOnReport } from '../content-store/content-reports.js';
 import type { NewDeadLetterEntry } from './dead-letter-entry.js';
 import type {
@@ -122,8 +123,11 @@ export class DeadLetterIndex {
       ],
       'run',
     );
-    // The report a dead letter belongs to counts it (tracking; the index itself forgets old entries).
-    if (inserted.affectedRows > 0) await countDeadLetterOnReport(em, entry.headers, entry.errorCode);
+    // The report or backfill a dead letter belongs to counts it (the index itself forgets old entries).
+    if (inserted.affectedRows > 0) {
+      await countDeadLetterOnReport(em, entry.headers, entry.errorCode);
+      await countDeadLetterOnBackfill(em, entry.headers);
+    }
     // Ids grow with indexing order, so the oldest entries are the smallest ids.
     const evicted = await em.execute<QueryResult>(
       `delete from dead_letters where id in (select id from dead_letters order by id desc offset ?)`,

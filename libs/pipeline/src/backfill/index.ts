@@ -1,0 +1,2 @@
+export * from './backfill-view.js';
+export * from './start-backfill.js';
