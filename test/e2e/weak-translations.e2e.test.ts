@@ -34,7 +34,6 @@ beforeAll(async () => {
     workers: 1,
     translators: 1,
     env: {
-      MYMEMORY_ENABLED: 'true',
       MYMEMORY_URL: mymemory.url,
       APERTIUM_URL: '',
       // A read may request a field again one second after the last request of it.

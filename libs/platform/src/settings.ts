@@ -74,13 +74,14 @@ export const sharedSettings = {
     .describe(
       'most characters of one translation with an API key (413 `TEXT_TOO_LONG` above); without a key `POST /api/v1/translate` takes 5000; longer text is split for the engines',
     ),
-  /** The gateway (chat guardrail pieces, document) and the nli service. */
-  NLI_MAX_TEXT_CHARS: env
-    .positiveInt(2000)
-    .describe(
-      'longest text of an NLI check; the chat guardrail cuts longer messages into pieces of this size',
-    ),
 };
+
+/**
+ * Longest text of an NLI check, the same for the gateway (chat guardrail pieces, the API document) and
+ * the nli service: about what the NLI model reads of a pair (512 tokens). A named constant
+ * (NLI_MAX_TEXT_CHARS in GATEWAY_TUNING and NLI_TUNING), not a setting: it follows the model.
+ */
+export const NLI_TEXT_LIMIT = 2000;
 
 /**
  * The settings of `npm start` (scripts/start.sh, which is bash) and of the APy it runs

@@ -1,4 +1,4 @@
-import { commonSettings, portSetting, sharedSettings } from '@tp/platform';
+import { commonSettings, NLI_TEXT_LIMIT, portSetting, sharedSettings } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -15,12 +15,6 @@ export const gatewaySettings = z.object({
     .url(['http', 'https'], 'http://127.0.0.1:3006')
     .describe('the worker (its `/ready`, for the admin status page)'),
   MAX_TEXT_CHARS: sharedSettings.MAX_TEXT_CHARS,
-  NLI_MAX_TEXT_CHARS: sharedSettings.NLI_MAX_TEXT_CHARS,
-  API_KEY_CACHE_MS: env
-    .nonNegativeInt(5_000)
-    .describe(
-      'how long a process trusts a lookup of a known API key (0 = ask Postgres every time); a revocation through another process or the CLI applies within this time',
-    ),
   BODY_LIMIT_KB: env.positiveInt(512).describe('largest request body (413 `PAYLOAD_TOO_LARGE` above)'),
   RATE_LIMIT_PUBLIC: env
     .nonNegativeInt(600)
@@ -28,12 +22,6 @@ export const gatewaySettings = z.object({
   RATE_LIMIT_PER_KEY: env
     .nonNegativeInt(1200)
     .describe('requests per window per API key on keyed routes; 0 = off'),
-  RATE_LIMIT_WINDOW_S: env.positiveInt(60).describe('rate-limit window, in seconds'),
-  AUTH_FAILURES_PER_MIN: env
-    .nonNegativeInt(30)
-    .describe(
-      'failed authentications per client address and minute; beyond, 429 `RATE_LIMITED` before any key lookup; 0 = off',
-    ),
   CONTENT_REQUEST_THROTTLE_S: env
     .positiveInt(600)
     .describe('a read requests a missing (or weak) translation of a field at most once in this time'),
@@ -61,7 +49,14 @@ export const gatewaySettings = z.object({
  * - CONTENT_READ_CACHE_TTL_S: a cached merged view; the pipeline drops it on change, this bounds a
  *   missed drop (Redis down at the time);
  * - GLOSSARY_REFRESH_MS: how old the view of which glossary each pair has may be (part of the hot-cache
- *   key; one small query a period), as the translator's.
+ *   key; one small query a period), as the translator's;
+ * - API_KEY_CACHE_MS: how long a process trusts a lookup of a known API key; a revocation through
+ *   another process or the CLI applies within it (docs/decisions.md "API keys");
+ * - RATE_LIMIT_WINDOW_S: the rate limits' window (RATE_LIMIT_PUBLIC, RATE_LIMIT_PER_KEY count in it);
+ * - AUTH_FAILURES_PER_MIN: failed authentications per client address and minute before 429
+ *   `RATE_LIMITED` without a key lookup: a guesser's pace, far above a client mistyping its key;
+ * - NLI_MAX_TEXT_CHARS: longest text of an NLI check (the model's window); the chat guardrail cuts
+ *   longer messages into pieces of this size.
  */
 export const GATEWAY_TUNING = {
   TRANSLATE_TIMEOUT_MS: 60_000,
@@ -69,6 +64,10 @@ export const GATEWAY_TUNING = {
   NLI_TIMEOUT_MS: 5_000,
   CONTENT_READ_CACHE_TTL_S: 300,
   GLOSSARY_REFRESH_MS: 1000,
+  API_KEY_CACHE_MS: 5_000,
+  RATE_LIMIT_WINDOW_S: 60,
+  AUTH_FAILURES_PER_MIN: 30,
+  NLI_MAX_TEXT_CHARS: NLI_TEXT_LIMIT,
   ...CHAT_TUNING,
 };
 

@@ -1,4 +1,4 @@
-import { commonSettings, portSetting, sharedSettings } from '@tp/platform';
+import { commonSettings, NLI_TEXT_LIMIT, portSetting } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -9,7 +9,6 @@ export const DEFAULT_NLI_MODEL_DIR = 'var/models/nli/mdeberta-v3-base-xnli-multi
 export const nliSettings = z.object({
   ...commonSettings,
   PORT: portSetting(3005),
-  NLI_MAX_TEXT_CHARS: sharedSettings.NLI_MAX_TEXT_CHARS,
   NLI_MODEL_DIR: env
     .string(DEFAULT_NLI_MODEL_DIR)
     .describe(
@@ -25,9 +24,6 @@ export const nliSettings = z.object({
     .describe(
       'load a model marked as a test model (the tiny keyword model); only tests set it: otherwise it is refused (`model` degraded, saying why)',
     ),
-  NLI_MAX_LABELS: env
-    .positiveInt(20)
-    .describe('most candidate labels of one request or of the configuration (each label is one model pair)'),
 });
 
 /**
@@ -35,9 +31,17 @@ export const nliSettings = z.object({
  * - NLI_CACHE_TTL_S: a cached classification lives a day, like a hot-cache translation (verdicts are
  *   not cached, so a new threshold applies at once);
  * - NLI_CONFIG_CACHE_MS: how long a process trusts its copy of nli_config; a PUT through another
- *   process applies within it.
+ *   process applies within it;
+ * - NLI_MAX_TEXT_CHARS: longest text of a check (the model reads 512 tokens of a pair);
+ * - NLI_MAX_LABELS: most candidate labels of one request or of the configuration: each label is one
+ *   model run, so this bounds a request's work.
  */
-export const NLI_TUNING = { NLI_CACHE_TTL_S: 86_400, NLI_CONFIG_CACHE_MS: 1000 };
+export const NLI_TUNING = {
+  NLI_CACHE_TTL_S: 86_400,
+  NLI_CONFIG_CACHE_MS: 1000,
+  NLI_MAX_TEXT_CHARS: NLI_TEXT_LIMIT,
+  NLI_MAX_LABELS: 20,
+};
 
 export const loadNliConfig = configLoader(nliSettings, NLI_TUNING);
 

@@ -43,12 +43,9 @@ export const translatorSettings = z
       .string('')
       .describe('Google Cloud Translation v2 key, required with PRIMARY_ENGINE=google'),
     GOOGLE_URL: optionalUrl().describe('overrides `https://translation.googleapis.com`'),
-    MYMEMORY_ENABLED: env
-      .bool(false)
-      .describe(
-        'MyMemory as the free fallback: a third-party service receives the text, so off unless asked; it translates at most 500 characters and flags the result truncated',
-      ),
-    MYMEMORY_URL: env.url(['http', 'https'], 'https://api.mymemory.translated.net').describe('MyMemory host'),
+    MYMEMORY_URL: optionalUrl().describe(
+      'MyMemory as the free fallback, e.g. `https://api.mymemory.translated.net`; empty = slot skipped (a third-party service receives the text, so off unless asked). It translates at most 500 characters and flags the result truncated',
+    ),
     MYMEMORY_EMAIL: env
       .string('')
       .describe('contact address sent to MyMemory (`de`), which raises its daily quota'),
@@ -73,11 +70,6 @@ export const translatorSettings = z
       .bool(false)
       .describe(
         'load offline models marked as test models (the tiny lexicon models of `tools/models`); only tests set it: otherwise such a folder is skipped with a warning and never offered on `/pairs`',
-      ),
-    OFFLINE_THREADS: env
-      .positiveInt(1)
-      .describe(
-        'onnxruntime threads per offline model run; raise it for real models on a machine with idle cores',
       ),
     BREAKER_THRESHOLD: env
       .positiveInt(5)
@@ -133,7 +125,9 @@ export const translatorSettings = z
  * - TRANSLATION_OUTBOX_LINGER_MS: how long a free-text result waits to share its outbox INSERT (a
  *   SIGKILL loses at most this much; docs/decisions.md);
  * - GLOSSARY_REFRESH_MS: how old the view of the glossaries may be (one small query a period);
- * - GLOSSARY_DELETIONS_SWEEP_MS: with DeepL, how often deleted glossaries are deleted there.
+ * - GLOSSARY_DELETIONS_SWEEP_MS: with DeepL, how often deleted glossaries are deleted there;
+ * - OFFLINE_THREADS: onnxruntime threads per offline model run: one, since requests of a batch already
+ *   run at once (TRANSLATION_CONSUMER_CONCURRENCY) and share the cores.
  */
 export const TRANSLATOR_TUNING = {
   ENGINE_TIMEOUT_MS: 10_000,
@@ -149,6 +143,7 @@ export const TRANSLATOR_TUNING = {
   TRANSLATION_OUTBOX_LINGER_MS: 250,
   GLOSSARY_REFRESH_MS: 1000,
   GLOSSARY_DELETIONS_SWEEP_MS: 30_000,
+  OFFLINE_THREADS: 1,
 };
 
 export const loadTranslatorConfig = configLoader(translatorSettings, TRANSLATOR_TUNING);

@@ -21,8 +21,7 @@ describe('translator configuration', () => {
     expect(config).toMatchObject({
       PORT: 3004,
       PRIMARY_ENGINE: 'none',
-      MYMEMORY_ENABLED: false,
-      MYMEMORY_URL: 'https://api.mymemory.translated.net',
+      MYMEMORY_URL: '',
       LIBRETRANSLATE_URL: '',
       MODELS_DIR: 'var/models',
       OFFLINE_ALLOW_TEST_MODELS: false,
@@ -45,7 +44,7 @@ describe('translator configuration', () => {
       loadTranslatorConfig({
         PRIMARY_ENGINE: 'deepl',
         DEEPL_AUTH_KEY: 'key:fx',
-        MYMEMORY_ENABLED: 'true',
+        MYMEMORY_URL: 'https://api.mymemory.translated.net',
         LIBRETRANSLATE_URL: 'http://libretranslate:5000',
         LIBRETRANSLATE_CHAR_LIMIT: '2000',
       }),
@@ -85,7 +84,6 @@ describe('translator configuration', () => {
   });
 
   it.each([
-    ['MYMEMORY_ENABLED', 'yes'],
     ['MAX_TEXT_CHARS', '0'],
     ['BREAKER_THRESHOLD', 'soon'],
     ['TRANSLATION_MAX_ATTEMPTS', '-1'],

@@ -17,12 +17,15 @@ export interface OnlineEngines {
   readonly apertium?: TranslationEngine;
 }
 
+/** MyMemory's public API, the value of MYMEMORY_URL that turns it on. */
+export const MYMEMORY_PUBLIC_URL = 'https://api.mymemory.translated.net';
+
 /** Builds the engines the settings ask for, all but the offline one (which opens apart). */
 export function onlineEngines(config: TranslatorConfig): OnlineEngines {
   return {
     ...(config.OPENCC_ENABLED ? { variant: createOpenCcEngine() } : {}),
     ...primaryEngine(config),
-    ...(config.MYMEMORY_ENABLED
+    ...(config.MYMEMORY_URL
       ? {
           fallback: createMyMemoryEngine({
             baseUrl: config.MYMEMORY_URL,
@@ -117,7 +120,9 @@ export function pairRemedies(config: TranslatorConfig): (source: string, target:
   const settings = [
     primary,
     ...(config.LIBRETRANSLATE_URL ? [] : ['set LIBRETRANSLATE_URL to a LibreTranslate instance']),
-    ...(config.MYMEMORY_ENABLED ? [] : ['set MYMEMORY_ENABLED=true (a free online service; texts go to it)']),
+    ...(config.MYMEMORY_URL
+      ? []
+      : [`set MYMEMORY_URL=${MYMEMORY_PUBLIC_URL} (a free online service; texts go to it)`]),
   ];
   return (source, target) => {
     const [from, to] = [source, target].map((code) => code.split('-')[0]?.toLowerCase() ?? code);

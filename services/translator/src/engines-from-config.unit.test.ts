@@ -9,7 +9,7 @@ describe('pairRemedies: what would make an unserved pair work in this deployment
     expect(remedies('zh-CN', 'en')).toEqual([
       'set PRIMARY_ENGINE=deepl|google with its key (DEEPL_AUTH_KEY, GOOGLE_API_KEY)',
       'set LIBRETRANSLATE_URL to a LibreTranslate instance',
-      'set MYMEMORY_ENABLED=true (a free online service; texts go to it)',
+      'set MYMEMORY_URL=https://api.mymemory.translated.net (a free online service; texts go to it)',
       'run `npm run models:pull -- zh-en` (an offline Opus-MT model, where one exists; needs internet)',
     ]);
   });
@@ -20,7 +20,7 @@ describe('pairRemedies: what would make an unserved pair work in this deployment
         PRIMARY_ENGINE: 'deepl',
         DEEPL_AUTH_KEY: 'k',
         LIBRETRANSLATE_URL: 'http://127.0.0.1:5000',
-        MYMEMORY_ENABLED: 'true',
+        MYMEMORY_URL: 'https://api.mymemory.translated.net',
       }),
     );
     expect(remedies('en', 'ko')).toEqual([

@@ -30,14 +30,6 @@ export const workerSettings = z.object({
     .describe(
       'days a stored translation of free text (entity type `text`, from `POST /api/v1/translate`) is kept after its last update; 0 = kept',
     ),
-  CONTENT_TOMBSTONE_RETENTION_DAYS: env
-    .nonNegativeInt(TOMBSTONE_DAYS)
-    .describe(
-      "days a deleted entity's tombstone is kept; the default is the longest retention of the topics that can still deliver an older event for it; 0 = kept",
-    ),
-  CONTENT_REPORT_RETENTION_DAYS: env
-    .nonNegativeInt(7)
-    .describe("days a report's tracking (`GET /api/v1/content/tracking/{id}`) is kept; 0 = kept"),
 });
 
 /**
@@ -47,7 +39,12 @@ export const workerSettings = z.object({
  * - OUTBOX_BACKLOG_DEGRADED_S: `/ready` shows the outbox degraded once its oldest row waits a minute;
  * - DEAD_LETTER_MAX_ENTRIES: the dead-letter index keeps the newest 1000 (the spec's number);
  * - PLANNER_CONCURRENCY: changes handled at once, which share one transaction of up to 100;
- * - PROJECTION_CONCURRENCY: results handled at once, written by one statement.
+ * - PROJECTION_CONCURRENCY: results handled at once, written by one statement;
+ * - CONTENT_TOMBSTONE_RETENTION_DAYS: a deleted entity's tombstone is kept as long as the longest
+ *   retention of the topics that can still deliver an older event for it (shorter would let a late
+ *   event bring the entity back);
+ * - CONTENT_REPORT_RETENTION_DAYS: a report's tracking (`GET /api/v1/content/tracking/{id}`) is kept a
+ *   week, long past the pipeline's work on it.
  */
 export const WORKER_TUNING = {
   OUTBOX_BATCH_SIZE: 500,
@@ -56,6 +53,8 @@ export const WORKER_TUNING = {
   DEAD_LETTER_MAX_ENTRIES: 1000,
   PLANNER_CONCURRENCY: 100,
   PROJECTION_CONCURRENCY: 200,
+  CONTENT_TOMBSTONE_RETENTION_DAYS: TOMBSTONE_DAYS,
+  CONTENT_REPORT_RETENTION_DAYS: 7,
 };
 
 export const loadWorkerConfig = configLoader(workerSettings, WORKER_TUNING);

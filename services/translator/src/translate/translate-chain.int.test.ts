@@ -50,7 +50,6 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
       PRIMARY_ENGINE: 'deepl',
       DEEPL_AUTH_KEY: 'test-key:fx',
       DEEPL_URL: deepl.url,
-      MYMEMORY_ENABLED: 'true',
       MYMEMORY_URL: mymemory.url,
       LIBRETRANSLATE_URL: libre.url,
       ...models.settings,
