@@ -121,6 +121,29 @@ describe('real translation on a fresh stack (Apertium)', () => {
     expect(next).toMatchObject({ status: 200, body: { data: { translatedText: 'El perro es grande.' } } });
   });
 
+  it('lives on when a text Apertium could not translate fails while the others are being stored', async () => {
+    // One APy call for both texts: Apertium knows no word of the second and echoes it (a failure),
+    // and its rejection comes while the first text's translation is still being written to Redis.
+    // Unhandled until then, it ended the translator process (Node's default for unhandled rejections).
+    const texts = [`The shop number ${Date.now()} opens on Monday.`, `Xyzzy plugh frobnicate ${Date.now()}`];
+    const { status, body } = await translate({ text: texts, source: 'en', target: 'es' });
+
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      failed: 1,
+      translations: [
+        {
+          translatedText: expect.stringMatching(/^El número de tienda \d+ abre el lunes\.$/),
+          engine: 'apertium',
+        },
+        { error: { error: 'TRANSLATION_UNAVAILABLE' } },
+      ],
+    });
+    const next = await translate({ text: 'The bread is warm.', source: 'en', target: 'es' });
+    expect(next).toMatchObject({ status: 200, body: { data: { engine: 'apertium' } } });
+    expect(running.get('translator')?.child.exitCode).toBeNull();
+  });
+
   it('keeps translating after callers go away mid-translation', async () => {
     for (let round = 0; round < 5; round += 1) {
       const controller = new AbortController();
