@@ -4,8 +4,9 @@ import { EngineError, type EngineItem, type TranslationEngine } from '../engine.
 import { endpoint, isRecord, send, statusFailure, stringField, type HttpReply } from '../http-errors.js';
 import { coverageOf, type PairCoverage } from '../pair-coverage.js';
 import { fromApertiumCode, splitApertiumCode } from './apertium.languages.js';
-import { apertiumRequests } from './apertium.batch.js';
-import { formValue } from './apertium.text.js';
+import { apertiumRequests, SEPARATOR } from './apertium.batch.js';
+import { JoinedCalls } from './apertium.joined-calls.js';
+import { formValue, toApertiumText } from './apertium.text.js';
 
 export interface ApertiumOptions {
   /** The APy instance, e.g. `http://127.0.0.1:2737`. */
@@ -37,6 +38,19 @@ interface DirectionHealth {
  * character references of escaped characters and the separators; see MAX_REQUEST_CHARS).
  */
 const BATCH = { maxTexts: 100, maxChars: 4000 };
+
+/**
+ * APy requests of one direction out at once; calls that come meanwhile wait and go together
+ * (apertium.joined-calls.ts). APy translates one request of a direction at a time (a lock over its
+ * deformatter, pipeline and reformatter), and cuts a request into pieces of PIPE_BUF (4,096) bytes,
+ * each with its own two formatter processes, or of 1,000 characters once more than two requests of
+ * the direction are in it (split_for_translation in apertium_apy/utils/translation.py). So: two out
+ * (the next one is there when APy finishes one), each at most one piece.
+ */
+const REQUESTS_IN_FLIGHT = 2;
+const APY_PIECE_BYTES = 4096;
+/** What a text adds to a joint request's `q`: its escaped UTF-8 bytes and a separator. */
+const bytesInRequest = (text: string) => Buffer.byteLength(toApertiumText(text)) + SEPARATOR.length;
 
 /**
  * Apertium's HTTP server (APy): `GET /listPairs` says which directions are installed, `POST /translate`
@@ -76,6 +90,13 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
     return error;
   };
 
+  const joinedCalls = joinedByDirection((langpair, texts, signal) =>
+    sendTexts(translateUrl, langpair, texts, signal, {
+      failed: (reply) => failed(langpair, reply),
+      succeeded: () => health.succeeded(langpair),
+    }),
+  );
+
   return {
     name: 'apertium',
     maxChars: options.maxChars ?? 2000,
@@ -98,20 +119,52 @@ export function createApertiumEngine(options: ApertiumOptions): TranslationEngin
         throw new EngineError('apertium', 'unsupported', `no Apertium pair for ${source} -> ${target}`);
       }
       if (withdrawn(langpair)) throw withdrawnError(langpair, withdrawAfter);
-      const items: EngineItem[] = [];
-      for (const request of apertiumRequests(texts)) {
-        if (request instanceof EngineError) {
-          items.push(request);
-          continue;
-        }
-        const reply = await postTranslate(translateUrl, langpair, request.q, signal);
-        if (reply.status !== 200) throw failed(langpair, reply);
-        health.succeeded(langpair);
-        items.push(...request.answers(translatedText(reply)));
-      }
-      return items;
+      return joinedCalls(langpair).translate(texts, signal);
     },
   };
+}
+
+/** One JoinedCalls per direction asked for (keys from the pair table, never from a caller). */
+function joinedByDirection(
+  send: (langpair: string, texts: readonly string[], signal: AbortSignal) => Promise<EngineItem[]>,
+): (langpair: string) => JoinedCalls {
+  const joined = new Map<string, JoinedCalls>();
+  return (langpair) => {
+    let calls = joined.get(langpair);
+    if (!calls) {
+      const sendOne = (texts: readonly string[], signal: AbortSignal) => send(langpair, texts, signal);
+      calls = new JoinedCalls(
+        sendOne,
+        REQUESTS_IN_FLIGHT,
+        bytesInRequest,
+        APY_PIECE_BYTES - SEPARATOR.length,
+      );
+      joined.set(langpair, calls);
+    }
+    return calls;
+  };
+}
+
+/** The texts of a direction's joint call, in as few APy requests as they fit; one item per text. */
+async function sendTexts(
+  url: string,
+  langpair: string,
+  texts: readonly string[],
+  signal: AbortSignal,
+  outcome: { failed(reply: HttpReply): EngineError; succeeded(): void },
+): Promise<EngineItem[]> {
+  const items: EngineItem[] = [];
+  for (const request of apertiumRequests(texts)) {
+    if (request instanceof EngineError) {
+      items.push(request);
+      continue;
+    }
+    const reply = await postTranslate(url, langpair, request.q, signal);
+    if (reply.status !== 200) throw outcome.failed(reply);
+    outcome.succeeded();
+    items.push(...request.answers(translatedText(reply)));
+  }
+  return items;
 }
 
 /** Each direction's failures in a row; a direction is withdrawn for a while after `withdrawAfter`. */
