@@ -145,10 +145,16 @@ export class HandlerFailure extends Error {
 
 const SESSION_TIMEOUT_MS = 10_000;
 const HEARTBEAT_MS = 3000;
+/**
+ * What one fetch brings into a consumer at most: 1 MiB of a partition, 10 MiB in all (kafkajs's own
+ * defaults, stated here because they bound each consumer's memory: a fetched batch is handled before
+ * the next fetch of its partition; docs/pipeline.md, "Large loads stay bounded").
+ */
+export const FETCH_LIMITS = { maxBytesPerPartition: 1024 * 1024, maxBytes: 10 * 1024 * 1024 } as const;
 
 /**
  * A kafkajs consumer with the settings every consumer of the project uses, and its health followed:
- * no topic auto-creation, and a 10 s session. A member that vanished (a crash, or a broker restart
+ * no topic auto-creation, a 10 s session and FETCH_LIMITS. A member that vanished (a crash, or a broker restart
  * it could not leave the group through) holds its partitions until the session passes; live members
  * heartbeat every 3 s, also while a handler runs (runHandler).
  */
@@ -162,6 +168,7 @@ export function groupConsumer(
     maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
     sessionTimeout: SESSION_TIMEOUT_MS,
     heartbeatInterval: HEARTBEAT_MS,
+    ...FETCH_LIMITS,
   });
   countRequests(consumer, 'consumer');
   return { consumer, health: followHealth(consumer, options.groupId, options.logger) };
