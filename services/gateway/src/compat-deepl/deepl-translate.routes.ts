@@ -16,9 +16,11 @@ const isOn = (value: z.output<typeof flag>) => value === true || value === '1' |
 /** A list DeepL takes comma-separated or repeated. */
 const tagList = z.union([z.string().max(1000), z.array(z.string().max(100)).max(100)]).optional();
 
+const TEXTS_ERROR = `one text, or a list of 1 to ${MAX_TRANSLATE_TEXTS} texts`;
+
 const translateBody = z.strictObject({
   text: z
-    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)])
+    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)], { error: TEXTS_ERROR })
     .meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).` }),
   source_lang: deeplLanguage('source')
     .optional()

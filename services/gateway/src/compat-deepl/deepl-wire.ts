@@ -18,8 +18,18 @@ export function deeplStatus(error: AppError): number {
   return status >= 500 ? 503 : 400;
 }
 
+/** What a refused key is told on /v2, where the key is sent DeepL's way (the usual messages name Bearer). */
+const KEY_MESSAGES: Partial<Record<string, string>> = {
+  API_KEY_MISSING:
+    'this route needs an API key: `Authorization: DeepL-Auth-Key <key>` or the `auth_key` form field',
+  API_KEY_MALFORMED: 'the Authorization header must be of the form `DeepL-Auth-Key <key>`',
+};
+
 /** `{message}` as DeepL answers, with our stable code beside it. */
-export const deeplErrorBody = (error: AppError) => ({ message: error.message, code: error.code });
+export const deeplErrorBody = (error: AppError) => ({
+  message: KEY_MESSAGES[error.code] ?? error.message,
+  code: error.code,
+});
 
 export const deeplErrorSchema = z
   .object({

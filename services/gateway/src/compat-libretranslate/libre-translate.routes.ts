@@ -21,7 +21,9 @@ const language = (field: 'source' | 'target') =>
 
 const translateBody = z.strictObject({
   q: z
-    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)])
+    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)], {
+      error: `one text, or a list of 1 to ${MAX_TRANSLATE_TEXTS} texts`,
+    })
     .meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS}.` }),
   source: language('source').default('auto').meta({ description: 'A code of GET /languages, or `auto`.' }),
   target: language('target'),

@@ -58,6 +58,20 @@ describe('the key of a DeepL request', () => {
     }
   });
 
+  it('tells a request without a usable key how DeepL’s clients send one', async () => {
+    for (const headers of [
+      {},
+      { authorization: 'DeepL-Auth-Key ' },
+      { authorization: 'Basic Zm9vOmJhcg==' },
+    ]) {
+      const { message } = (await (await glossaries({ headers })).json()) as { message: string };
+      expect({ headers, message }).toEqual({
+        headers,
+        message: expect.stringContaining('DeepL-Auth-Key <key>'),
+      });
+    }
+  });
+
   it('answers a glossary write with a client key 403 FORBIDDEN', async () => {
     const res = await glossaries({
       method: 'POST',
@@ -93,6 +107,51 @@ describe('DeepL failures', () => {
     const res = await languages('', { authorization: `DeepL-Auth-Key ${gateway.keys.client}` });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe('a hostile /v2/translate or /translate body', () => {
+  // DeepL's key in its header; LibreTranslate's in the body.
+  const post = (path: string, body: unknown) =>
+    fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: {
+        ...(path.startsWith('/v2/') ? { authorization: `DeepL-Auth-Key ${gateway.keys.client}` } : {}),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it.each([
+    ['1,000 texts', Array(1000).fill('hi')],
+    ['texts that are numbers', [1, 2]],
+    ['an object', { a: 1 }],
+    ['a nested list', [['hi']]],
+  ])(
+    'refuses %s with 400 VALIDATION_FAILED naming the limit, before any translation',
+    async (_label, texts) => {
+      const deepl = await post('/v2/translate', { text: texts, target_lang: 'ES' });
+      const libre = await post('/translate', { q: texts, target: 'es' });
+      expect([deepl.status, await deepl.json()]).toEqual([
+        400,
+        { message: 'body.text: one text, or a list of 1 to 128 texts', code: 'VALIDATION_FAILED' },
+      ]);
+      expect([libre.status, await libre.json()]).toEqual([
+        400,
+        { error: 'body.q: one text, or a list of 1 to 128 texts', code: 'VALIDATION_FAILED' },
+      ]);
+    },
+  );
+
+  it('refuses an unknown glossary id 404 and one that is no id 400, before any translation', async () => {
+    const body = { text: 'hi', source_lang: 'EN', target_lang: 'ES' };
+    const unknown = await post('/v2/translate', {
+      ...body,
+      glossary_id: '00000000-0000-4000-8000-000000000000',
+    });
+    const malformed = await post('/v2/translate', { ...body, glossary_id: '../x' });
+    expect([unknown.status, malformed.status]).toEqual([404, 400]);
+    expect(await unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
