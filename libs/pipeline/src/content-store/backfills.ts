@@ -190,6 +190,7 @@ export async function endBackfills(
   status: 'cancelled' | 'stopped',
   which: { readonly id: string } | { readonly languagesKept: readonly string[] },
 ): Promise<Backfill[]> {
+  if ('id' in which && !UUID.test(which.id)) return [];
   const [where, param] =
     'id' in which
       ? ['id = ?', which.id]

@@ -158,6 +158,8 @@ const SPEC_ROUTES: readonly SpecRoute[] = [
       ['put', '/api/admin/translate/config'],
       ['post', '/api/admin/translate/test'],
       ['post', '/api/admin/translate/retranslate/{module}/{type}/{id}'],
+      ['post', '/api/admin/translate/backfill'],
+      ['delete', '/api/admin/translate/backfill/{id}'],
       ['post', '/api/admin/nli/test'],
       ['get', '/api/admin/nli/status'],
       ['get', '/api/admin/nli/config'],

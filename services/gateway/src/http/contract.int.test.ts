@@ -90,6 +90,17 @@ const newTermId = async () => {
 
 /** A vendor with source content, as the planner would leave it (stored once). */
 let vendorSeeded: Promise<void> | undefined;
+/** The id of a running backfill of `en` (one is started, or the running one answered). */
+const runningBackfill = async (): Promise<string> => {
+  const res = await fetch(`${gateway.url}/api/admin/translate/backfill`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.keys.admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ language: 'en' }),
+  });
+  const body = (await res.json()) as { data: { backfill: { id: string } } };
+  return body.data.backfill.id;
+};
+
 const seededVendor = async (url: string) => {
   vendorSeeded ??= (async () => {
     const orm = await connectDatabase({ url: gateway.config.DATABASE_URL, poolMax: 1 });
@@ -799,6 +810,38 @@ const SCENARIOS: Scenario[] = [
     method: 'post',
     path: '/api/admin/translate/retranslate/{module}/{type}/{id}',
     url: '/api/admin/translate/retranslate/catalog/vendor/nobody',
+    auth: 'admin',
+    status: 404,
+  },
+  {
+    name: 'backfill',
+    method: 'post',
+    path: '/api/admin/translate/backfill',
+    auth: 'admin',
+    body: { language: 'en' },
+    status: 202,
+  },
+  {
+    name: 'backfill, language not configured',
+    method: 'post',
+    path: '/api/admin/translate/backfill',
+    auth: 'admin',
+    body: { language: 'de' },
+    status: 409,
+  },
+  {
+    name: 'cancel a backfill',
+    method: 'delete',
+    path: '/api/admin/translate/backfill/{id}',
+    url: async () => `/api/admin/translate/backfill/${await runningBackfill()}`,
+    auth: 'admin',
+    status: 200,
+  },
+  {
+    name: 'cancel a backfill, unknown id',
+    method: 'delete',
+    path: '/api/admin/translate/backfill/{id}',
+    url: '/api/admin/translate/backfill/00000000-0000-4000-8000-000000000000',
     auth: 'admin',
     status: 404,
   },

@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { defineRoute } from '../http/route.js';
 import type { TranslatorClient } from '../translate/translator-client.js';
+import { backfillSummary, backfillsSchema } from './backfill-summary.js';
 import { queueLength, queueSchema } from './queue-length.js';
 import { deadLetterSummary, deadLettersSchema } from './dead-letter-summary.js';
 import { engineStatus, enginesSchema } from './engine-status.js';
@@ -13,6 +14,8 @@ import { engineStatus, enginesSchema } from './engine-status.js';
 const PROBE_TIMEOUT_MS = 2000;
 /** Dead letters listed on the status page; the dead-letter endpoints list them all. */
 const LATEST_DEAD_LETTERS = 5;
+/** Backfills listed on the status page: the running ones first, then the latest ended. */
+const LATEST_BACKFILLS = 10;
 
 const dependencySchema = z.object({
   status: z.enum(['up', 'degraded', 'down']).meta({
@@ -39,6 +42,7 @@ export const translateStatusSchema = z
     engines: enginesSchema,
     queue: queueSchema,
     dead_letters: deadLettersSchema,
+    backfills: backfillsSchema,
     checked_at: z.iso.datetime(),
   })
   .meta({ id: 'TranslateStatus' });
@@ -63,7 +67,7 @@ type ProcessStatus = z.infer<typeof processSchema>;
 
 /**
  * GET /api/admin/translate/status: health of the gateway and of every process it can reach, the
- * translator's engines, the queue length and the dead letters. Every part is probed in parallel and
+ * translator's engines, the queue length, the dead letters and the backfills. Every part is probed in parallel and
  * reports its own failure, so the page answers 200 whatever is down.
  */
 export function translateStatusRoute(options: TranslateStatusOptions) {
@@ -73,18 +77,19 @@ export function translateStatusRoute(options: TranslateStatusOptions) {
     path: '/api/admin/translate/status',
     summary: 'Translation service health',
     description:
-      "Online state of the translator and of each process the gateway can see, with their dependencies; each engine's health and breaker state; the queue length (unpublished outbox rows, plus the consumer lag of the engine consumers on the request topic and on the retry topic); the dead-letter count and newest entries. A part that cannot be read says why instead of failing the page.",
+      "Online state of the translator and of each process the gateway can see, with their dependencies; each engine's health and breaker state; the queue length (unpublished outbox rows, plus the consumer lag of the engine consumers on the request topic and on the retry topic); the dead-letter count and newest entries; the backfills (running ones first, then the latest ended) with their progress: done, failed, remaining, rate and ETA. A part that cannot be read says why instead of failing the page.",
     tags: ['admin: translation'],
     access: 'admin',
     response: { status: 200, description: 'Health of the processes.', schema: translateStatusSchema },
     handler: async ({ req, signal }) => {
       const id = requestId(req);
-      const [gateway, others, engines, queue, deadLetters] = await Promise.all([
+      const [gateway, others, engines, queue, deadLetters, backfills] = await Promise.all([
         checkReadiness(checks).then((report): ProcessStatus => ({ online: true, ...report })),
         Promise.all(probes.map((probe) => probeProcess(probe, signal))),
         engineStatus(translator, id, signal, PROBE_TIMEOUT_MS),
         queueLength(orm, kafka, topicPrefix, PROBE_TIMEOUT_MS),
         deadLetterSummary(orm, LATEST_DEAD_LETTERS),
+        backfillSummary(orm, LATEST_BACKFILLS),
       ]);
       const processes: Record<string, ProcessStatus> = { gateway };
       probes.forEach((probe, i) => (processes[probe.name] = others[i] as ProcessStatus));
@@ -95,6 +100,7 @@ export function translateStatusRoute(options: TranslateStatusOptions) {
         engines,
         queue,
         dead_letters: deadLetters,
+        backfills,
         checked_at: new Date().toISOString(),
       };
     },

@@ -6,6 +6,7 @@ import type { EventCodec } from '@tp/schemas';
 import { GatewayCommandBus } from '../../commands/command-bus.js';
 import type { TranslatorClient } from '../../translate/translator-client.js';
 import { TranslationRequests } from '../../content/read-content/translation-requests.js';
+import { backfillRoutes } from './backfill/backfill.routes.js';
 import { GlossaryRetranslation } from './glossaries/glossary-retranslation.js';
 import { GlossaryStore } from './glossaries/glossary.store.js';
 import { glossaryRoutes, glossaryWrites, type GlossaryWrites } from './glossaries/glossaries.routes.js';
@@ -28,7 +29,7 @@ export interface TranslateAdminOptions {
   readonly logger?: Logger;
 }
 
-/** The spec's admin translation endpoints besides the status: config, glossaries, test and retranslate. */
+/** The spec's admin translation endpoints besides the status: config, glossaries, test, retranslate, backfill. */
 export function translateAdminRoutes(options: TranslateAdminOptions, glossaries: GlossaryWrites) {
   const { orm, codec, translator, topicPrefix, maxTextChars } = options;
   return [
@@ -36,6 +37,7 @@ export function translateAdminRoutes(options: TranslateAdminOptions, glossaries:
     ...glossaryRoutes(glossaries),
     testTranslationRoute(translator, maxTextChars),
     retranslateRoute(new GatewayCommandBus([new RetranslateEntityHandler({ orm, codec, topicPrefix })])),
+    ...backfillRoutes(orm),
   ];
 }
 

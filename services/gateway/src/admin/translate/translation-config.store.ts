@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { TranslationConfig, type Orm } from '@tp/db';
+import { configuredTargets, endBackfills, startConfigBackfills } from '@tp/pipeline';
 import { AppError } from '@tp/runtime';
 
 import type { TranslationConfigChange, TranslationConfigView } from './translation-config.js';
@@ -20,7 +21,10 @@ export class TranslationConfigStore {
     return view(row);
   }
 
-  /** Applies a change under a row lock and bumps the revision, so concurrent updates never share one. */
+  /**
+   * Applies a change under a row lock and bumps the revision, so concurrent updates never share one.
+   * A target language added starts its backfill, one removed stops it, in the same transaction.
+   */
   async update(change: TranslationConfigChange): Promise<TranslationConfigView> {
     return this.orm.em.fork().transactional(async (em) => {
       const row = await em.findOne(
@@ -29,6 +33,7 @@ export class TranslationConfigStore {
         { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
       if (!row) throw missingRow();
+      const before = configuredTargets(row.targetLanguages);
       em.assign(row, {
         ...(change.target_languages && { targetLanguages: [...change.target_languages] }),
         ...(change.enabled !== undefined && { enabled: change.enabled }),
@@ -36,6 +41,12 @@ export class TranslationConfigStore {
         revision: row.revision + 1,
       });
       await em.flush();
+      const after = configuredTargets(row.targetLanguages);
+      await startConfigBackfills(
+        em,
+        after.filter((lang) => !before.includes(lang)),
+      );
+      await endBackfills(em, 'stopped', { languagesKept: after });
       return view(row);
     });
   }
