@@ -71,6 +71,7 @@ async function seed(): Promise<void> {
     });
   await addDeadLetters(new DeadLetterIndex(orm), [failed(1), poison(2), failed(3), poison(4), failed(5)]);
   const admin = { authorization: `Bearer ${gateway.keys.admin}`, 'content-type': 'application/json' };
+  await keyedTranslations();
   for (const term of [
     { term: 'scam', kind: 'block' },
     { term: 'scampi', kind: 'allow' },
@@ -79,6 +80,21 @@ async function seed(): Promise<void> {
       method: 'POST',
       headers: admin,
       body: JSON.stringify(term),
+    });
+  }
+}
+
+/** A key with a monthly character budget that has translated a few texts, one of them twice (cached). */
+async function keyedTranslations(): Promise<void> {
+  const { key } = await gateway.store.create('client', 'docs site', {
+    limits: { charactersPerMonth: 200_000 },
+  });
+  const texts = ['The shop opens on Monday.', 'Good morning, my friend.', 'The shop opens on Monday.'];
+  for (const text of texts) {
+    await fetch(`${gateway.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text, source: 'en', target: 'es' }),
     });
   }
 }
