@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HotCache } from '@tp/translation';
 import { createClient } from 'redis';
 
-import { startApertiumStack, type ApertiumStack, type TestGateway } from '../../test/gateway-fixture.js';
+import {
+  startApertiumStack,
+  startTestGateway,
+  type ApertiumStack,
+  type TestGateway,
+} from '../../test/gateway-fixture.js';
 import type { UsageReport } from './read-usage.js';
 
 let stack: ApertiumStack;
@@ -153,5 +158,44 @@ describe('characters of POST /api/v1/translate', () => {
     expect(res.status).toBe(400);
     const after = await usageWhen(key, (u) => u.month.characters === 0);
     expect(after.month).toMatchObject({ characters: 0, remaining: 1000 });
+  });
+});
+
+describe('keys on POST /api/v1/translate (issue 35)', () => {
+  let limited: TestGateway;
+
+  beforeAll(async () => {
+    limited = await startTestGateway({
+      TRANSLATOR_URL: stack.translator.url,
+      RATE_LIMIT_PUBLIC: '2',
+      RATE_LIMIT_PER_KEY: '4',
+      // Windows are aligned to the clock: a day-long one keeps a window boundary out of the test.
+      RATE_LIMIT_WINDOW_S: '86400',
+    });
+  });
+
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  const post = (text: string, authorization?: string) =>
+    fetch(`${limited.url}/api/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify({ text, source: 'en', target: 'es' }),
+    });
+
+  it("translates with a key past the address's public limit, counted against the key's own", async () => {
+    const anonymous = [];
+    for (let i = 0; i < 3; i += 1) anonymous.push((await post('The house is red')).status);
+    expect(anonymous).toEqual([200, 200, 429]);
+
+    const { key } = await limited.store.create('client', 'keyed translations');
+    const keyed = await post('The dog is big.', `Bearer ${key}`);
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get('ratelimit-limit')).toBe('4');
+    expect(await keyed.json()).toMatchObject({
+      data: { translatedText: 'El perro es grande.', engine: 'apertium' },
+    });
   });
 });
