@@ -40,7 +40,21 @@ export interface Status {
     retry: Lag;
   };
   dead_letters: { count: number | null; error?: string };
+  backfills: { latest: Backfill[]; error?: string };
   checked_at: string;
+}
+export interface Backfill {
+  id: string;
+  language: string;
+  module: string | null;
+  entity_type: string | null;
+  status: 'running' | 'done' | 'cancelled' | 'stopped';
+  total: number;
+  done: number;
+  failed: number;
+  remaining: number;
+  rate_per_s: number;
+  eta_s: number | null;
 }
 export interface Pairs {
   pairs: { source: string; target: string; engines: string[]; via?: string }[];

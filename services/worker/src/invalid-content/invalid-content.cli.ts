@@ -4,32 +4,10 @@
 // serve"): list names each entity and the rules it breaks; purge removes its sources, translations,
 // tombstone and tracked reports, after which the business system reports it again under valid
 // names. Talks to Postgres directly (DATABASE_URL); a running worker may keep running.
-import { connectDatabase, type Orm } from '@tp/db';
-import { env, parseEnv, redactUrl } from '@tp/runtime';
 import { Command } from 'commander';
-import { z } from 'zod';
 
 import { findInvalidContent, purgeInvalidContent, type InvalidEntity } from './invalid-content.js';
-
-const { DATABASE_URL: url } = parseEnv(
-  z.object({
-    DATABASE_URL: env.url(
-      ['postgres', 'postgresql'],
-      'postgres://postgres@127.0.0.1:5432/translation_platform',
-    ),
-  }),
-);
-
-async function withOrm<T>(work: (orm: Orm) => Promise<T>): Promise<T> {
-  const orm = await connectDatabase({ url, poolMax: 2 }).catch((err: Error) => {
-    throw new Error(`cannot connect to ${redactUrl(url)}: ${err.message}`);
-  });
-  try {
-    return await work(orm);
-  } finally {
-    await orm.close(true);
-  }
-}
+import { withOrm } from '../shared/cli-database.js';
 
 const line = (e: InvalidEntity) =>
   `${e.module ?? '-'} ${JSON.stringify(e.entityType)} ${JSON.stringify(e.entityId)}: ${e.broken}\n`;

@@ -1,9 +1,10 @@
-// Translation settings (target languages, enabled), a test of the engine chain showing each attempt,
-// and retranslating one entity.
+// Translation settings (target languages, enabled), the backfills, a test of the engine chain showing
+// each attempt, and retranslating one entity.
 
 import { api, describeError } from '../api.js';
 import { badge, field, fill, h, input, notice, table } from '../dom.js';
 import type { Translation } from '../types.js';
+import { backfillsCard } from './backfills.js';
 
 interface Config {
   target_languages: string[];
@@ -16,7 +17,9 @@ const languagesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 export async function translationPage(root: HTMLElement) {
   const config = await api<Config>('GET', '/api/admin/translate/config');
-  root.append(configForm(config), testForm(), retranslateForm());
+  const backfills = backfillsCard();
+  root.append(configForm(config), backfills.card, testForm(), retranslateForm());
+  return backfills.stop;
 }
 
 function configForm(config: Config): HTMLElement {
