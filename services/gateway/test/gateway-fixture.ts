@@ -37,7 +37,8 @@ export interface OpenApiDoc {
 export async function startTestGateway(settings: Record<string, string> = {}): Promise<TestGateway> {
   const db: TestDatabase = await createTestDatabase();
   // Named constants a test shortens (GATEWAY_TUNING) go in-process; the rest is the environment.
-  const { tuning, env } = splitTuning(GATEWAY_TUNING, settings);
+  // Tests send many bad keys from one address; the failed-authentication limit has its own test.
+  const { tuning, env } = splitTuning(GATEWAY_TUNING, { AUTH_FAILURES_PER_MIN: '0', ...settings });
   const config: GatewayConfig = {
     ...loadGatewayConfig(
       {
@@ -49,8 +50,6 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
         TRANSLATOR_URL: 'http://127.0.0.1:9',
         NLI_URL: 'http://127.0.0.1:9',
         WORKER_URL: 'http://127.0.0.1:9',
-        // Tests send many bad keys from one address; the failed-authentication limit has its own test.
-        AUTH_FAILURES_PER_MIN: '0',
         ...env,
       },
       tuning,
