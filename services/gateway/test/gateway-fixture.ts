@@ -50,6 +50,8 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
         TRANSLATOR_URL: 'http://127.0.0.1:9',
         NLI_URL: 'http://127.0.0.1:9',
         WORKER_URL: 'http://127.0.0.1:9',
+        // Gateways start beside other test files on a busy machine: the broker may answer slowly.
+        CONNECT_TIMEOUT_MS: '30000',
         ...env,
       },
       tuning,
