@@ -48,6 +48,7 @@ describe('migrations', () => {
       'Migration20261129110000_source_formats',
       'Migration20261129120000_dead_letter_parts',
       'Migration20261129130000_translation_backfills',
+      'Migration20261129140000_dead_letters_event_unique',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -105,6 +106,22 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
+    const eventUnique = await client.query(
+      `select 1 from information_schema.table_constraints where constraint_name = 'dead_letters_event_unique'`,
+    );
+    expect(eventUnique.rowCount).toBe(0);
+    // The same event dead-lettered from two offsets before the constraint: the first entry stays.
+    const insert = `insert into dead_letters (event_id, original_topic, original_partition, original_offset, payload,
+        headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
+      values ('e-1', 't', 0, $1, '', '{}', 'g', 'X', 'x', 1, now(), now()) returning id`;
+    const first = await client.query<{ id: string }>(insert, [1]);
+    await client.query(insert, [2]);
+    expect(await migrateUp(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
+    const kept = await client.query<{ id: string }>(`select id from dead_letters where event_id = 'e-1'`);
+    expect(kept.rows).toEqual([{ id: first.rows[0]?.id }]);
+    await client.query(`delete from dead_letters`);
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129130000_translation_backfills']);
     expect(await tables()).not.toContain('translation_backfills');
     expect(await migrateDown(db.url)).toEqual(['Migration20261129120000_dead_letter_parts']);

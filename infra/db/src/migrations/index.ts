@@ -18,6 +18,7 @@ import { Migration20261129100000_character_usage } from './Migration202611291000
 import { Migration20261129110000_source_formats } from './Migration20261129110000_source_formats.js';
 import { Migration20261129120000_dead_letter_parts } from './Migration20261129120000_dead_letter_parts.js';
 import { Migration20261129130000_translation_backfills } from './Migration20261129130000_translation_backfills.js';
+import { Migration20261129140000_dead_letters_event_unique } from './Migration20261129140000_dead_letters_event_unique.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -74,5 +75,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129130000_translation_backfills',
     class: Migration20261129130000_translation_backfills,
+  },
+  {
+    name: 'Migration20261129140000_dead_letters_event_unique',
+    class: Migration20261129140000_dead_letters_event_unique,
   },
 ];

@@ -27,11 +27,15 @@ export const DeadLetterEntry = defineEntity({
   },
   indexes: [{ name: 'dead_letters_failed_at_idx', properties: ['failedAt'] }],
   // One entry per failed message (or part of one) and consumer group: indexing a redelivered dead
-  // letter is a no-op.
+  // letter is a no-op, and so is a second delivery of the same event at another offset.
   uniques: [
     {
       name: 'dead_letters_origin_unique',
       properties: ['consumerGroup', 'originalTopic', 'originalPartition', 'originalOffset', 'originalPart'],
+    },
+    {
+      name: 'dead_letters_event_unique',
+      properties: ['consumerGroup', 'originalTopic', 'eventId', 'originalPart'],
     },
   ],
 });

@@ -37,6 +37,26 @@ describe('DeadLetterIndex.add', () => {
     expect(await index.count()).toBe(1);
   });
 
+  it('keeps one entry when the same event fails again at another offset (a duplicate delivery)', async () => {
+    const index = new DeadLetterIndex(orm);
+    const entry = letter();
+    await index.add(entry);
+    const again = { ...entry, originalOffset: entry.originalOffset + 1, failedAt: new Date() };
+    expect(await index.add(again)).toEqual({ added: false, evicted: 0 });
+    expect(await index.add({ ...again, originalPart: 'slogan' })).toMatchObject({ added: true });
+    expect(await index.count()).toBe(2);
+  });
+
+  it('keeps messages without an event id by offset alone', async () => {
+    const index = new DeadLetterIndex(orm);
+    const entry = letter(0, { eventId: null });
+    await index.add(entry);
+    expect(await index.add({ ...entry, originalOffset: entry.originalOffset + 1 })).toMatchObject({
+      added: true,
+    });
+    expect(await index.count()).toBe(2);
+  });
+
   it("keeps one entry per part of a message (a request's fields dead-lettered one by one), each once", async () => {
     const index = new DeadLetterIndex(orm);
     const entry = letter();

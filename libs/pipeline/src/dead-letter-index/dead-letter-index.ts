@@ -90,7 +90,7 @@ export class DeadLetterIndex {
 
   /**
    * Adds an entry unless the same message of the same consumer group is already there (a redelivered
-   * dead letter), then evicts the oldest entries beyond the limit, in one transaction.
+   * dead letter, or the same event delivered again at another offset), then evicts the oldest entries beyond the limit, in one transaction.
    */
   async add(entry: NewDeadLetterEntry): Promise<{ readonly added: boolean; readonly evicted: number }> {
     return this.orm.em.fork().transactional((em) => this.addWithin(em, entry));
@@ -105,7 +105,7 @@ export class DeadLetterIndex {
       `insert into dead_letters (event_id, original_topic, original_partition, original_offset, original_part,
          message_key, payload, headers, consumer_group, error_code, error_message, attempts, failed_at, created_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-       on conflict (consumer_group, original_topic, original_partition, original_offset, original_part) do nothing`,
+       on conflict do nothing`,
       [
         entry.eventId,
         entry.originalTopic,
