@@ -18,12 +18,24 @@
 // `-- --burst`: the bounded-memory run instead (issue 36, docs/pipeline.md "Large loads stay bounded"): 1,000
 // reports of 100 fields (100,000 fields; the corpus's sentences in turn, so repeats are hot-cache
 // hits), no baseline; verdicts: each service's largest RSS within RSS_BOUND_MIB.
+// `-- --live`: after the bulk load, live traffic beside a backfill (issue 36): the gateway serves, at
+// fixed rates and open loop (bench/latency-samples.ts pacedLatency: each request starts on time whatever
+// the earlier ones do), BENCH_LIVE_TRANSLATE_RATE (50) translate cache hits/s (POST /api/v1/translate
+// en -> es over 50 of the sentences, each translated once before) and BENCH_LIVE_READ_RATE (20) reads/s
+// with `x-language: es` (GET /api/v1/content/{type}/{id} of the loaded entities). After a 10 s warm-up,
+// BENCH_LIVE_ROUNDS (2) rounds of: BENCH_LIVE_SECONDS (10) without a backfill; then as long beside the
+// backfill of BENCH_LIVE_LANGUAGE (ca: eng-cat through APy), started as an operator does, by adding the
+// language to the configuration, and stopped by removing it (its requests drained before the next
+// round). Each side's samples pooled over the rounds. Verdicts: each load's p99 beside the backfill at
+// most 2x its p99 without; 99 % of the requests offered answered 2xx on each side; the backfill still
+// running when each window beside it ended (else the window was not all beside it).
 // Env: BENCH_ENTITIES (500; 1,000 with --burst), BENCH_IN_FLIGHT (8), BENCH_LOG_DIR (the services'
 //      logs), BENCH_NODE_FLAGS (node flags for every service, e.g. --cpu-prof --cpu-prof-dir=<dir>),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +55,13 @@ import {
   waitForHttp,
   type BenchApertium,
 } from './bench-support.js';
+import {
+  pacedLatency,
+  type PacedRequest,
+  type PacedSamples,
+  summarize,
+  type LatencySummary,
+} from './latency-samples.js';
 import { ProcessWatch, type ProcessFigures, type WatchedProcess } from './process-watch.js';
 import { Verdicts } from './verdict.js';
 
@@ -56,6 +75,17 @@ const FIELDS = BURST ? 100 : 10;
  */
 const RSS_BOUND_MIB: Readonly<Record<string, number>> = { gateway: 400, translator: 768, worker: 512 };
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
+/** `--live`: live traffic beside a backfill, after the bulk load. */
+const LIVE = process.argv.includes('--live');
+const LIVE_TRANSLATE_RATE = Number(process.env.BENCH_LIVE_TRANSLATE_RATE ?? 50);
+const LIVE_READ_RATE = Number(process.env.BENCH_LIVE_READ_RATE ?? 20);
+const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
+const LIVE_ROUNDS = Number(process.env.BENCH_LIVE_ROUNDS ?? 2);
+const LIVE_LANGUAGE = process.env.BENCH_LIVE_LANGUAGE ?? 'ca';
+/** The sentences the translate cache hits go over. */
+const LIVE_TEXTS = 50;
+/** Issue 36: the live requests' p99 beside the backfill at most this many times their p99 without. */
+const LIVE_P99_FACTOR = 2;
 /** Issue 36: the pipeline's field translations/s as a share (%) of `apertium -u -f line eng-spa`'s lines/s. */
 const SHARE_TARGET = 50;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
@@ -255,6 +285,13 @@ try {
       '%',
     );
   }
+  if (LIVE)
+    await liveBesideBackfill({
+      gateway: `http://127.0.0.1:${ports.gateway}`,
+      key,
+      texts: benchTexts,
+      verdicts,
+    });
   verdicts.finish();
 } finally {
   for (const child of children) child.kill('SIGTERM');
@@ -264,4 +301,197 @@ try {
   await orm.em.fork().nativeDelete(SourceContent, { entityType: type });
   await orm.close(true);
   await rm(work, { recursive: true, force: true });
+}
+
+interface BackfillRow {
+  readonly language: string;
+  readonly status: string;
+  readonly total: number;
+  readonly requested: number;
+  readonly done: number;
+  readonly remaining: number;
+}
+
+/** The live loads' requests, and the operator's calls around the backfill, on one gateway. */
+function liveCalls(gateway: string, key: string, texts: readonly string[]) {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const translateBody = (i: number) =>
+    JSON.stringify({ text: texts[i % LIVE_TEXTS], source: 'en', target: 'es' });
+  return {
+    translate: (i: number): PacedRequest => ({
+      url: `${gateway}/api/v1/translate`,
+      method: 'POST',
+      headers,
+      body: translateBody(i),
+    }),
+    read: (i: number): PacedRequest => ({
+      url: `${gateway}/api/v1/content/${type}/e-${i % ENTITIES}`,
+      method: 'GET',
+      headers: { authorization: headers.authorization, 'x-language': 'es' },
+    }),
+    /** Each text of the translate load translated once, so that the load hits the cache. */
+    async warm(): Promise<void> {
+      for (let i = 0; i < LIVE_TEXTS; i += 1) {
+        const res = await fetch(`${gateway}/api/v1/translate`, {
+          method: 'POST',
+          headers,
+          body: translateBody(i),
+        });
+        if (res.status !== 200) throw new Error(`translating live text ${i} answered ${res.status}`);
+      }
+    },
+    /** The running backfill of LIVE_LANGUAGE, as GET /api/admin/translate/status shows it. */
+    async backfill(): Promise<BackfillRow | undefined> {
+      const res = await fetch(`${gateway}/api/admin/translate/status`, { headers });
+      const body = (await res.json()) as { data: { backfills: { latest: BackfillRow[] } } };
+      return body.data.backfills.latest.find((b) => b.language === LIVE_LANGUAGE && b.status === 'running');
+    },
+    async configure(languages: readonly string[]): Promise<void> {
+      const res = await fetch(`${gateway}/api/admin/translate/config`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ target_languages: languages, enabled: true }),
+      });
+      if (!res.ok) throw new Error(`PUT /api/admin/translate/config answered ${res.status}`);
+    },
+  };
+}
+type LiveCalls = ReturnType<typeof liveCalls>;
+
+/** Waits until the pipeline has written no row of LIVE_LANGUAGE for 2 s (a stopped backfill's requests drained). */
+async function drained(): Promise<void> {
+  const rows = () => orm.em.fork().count(ContentTranslation, { targetLang: LIVE_LANGUAGE });
+  let last = await rows();
+  for (let still = 0; still < 8;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = await rows();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+}
+
+/** LIVE_LANGUAGE added to the configuration; resolves once its backfill has requested fields. */
+async function startBackfill(calls: LiveCalls): Promise<BackfillRow> {
+  await calls.configure(['es', LIVE_LANGUAGE]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const started = await calls.backfill();
+    if (started && started.requested > 0) return started;
+    if (Date.now() > deadline) throw new Error(`the backfill of ${LIVE_LANGUAGE} requested nothing in 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Samples of each load (translate, read), pooled over the rounds. */
+type LoadSamples = readonly [PacedSamples, PacedSamples];
+function noSamples(): LoadSamples {
+  return [
+    { ms: [], failures: new Map() },
+    { ms: [], failures: new Map() },
+  ];
+}
+function pool(into: LoadSamples, samples: readonly PacedSamples[]): void {
+  samples.forEach((s, i) => {
+    const side = into[i] as PacedSamples;
+    side.ms.push(...s.ms);
+    for (const [why, n] of s.failures) side.failures.set(why, (side.failures.get(why) ?? 0) + n);
+  });
+}
+
+/**
+ * Issue 36's live traffic beside a backfill: the same paced loads without, then beside the backfill
+ * of LIVE_LANGUAGE (the language added to the configuration, then removed), LIVE_ROUNDS times; each
+ * load's pooled p99 on both sides and their ratio as verdicts.
+ */
+async function liveBesideBackfill(options: {
+  gateway: string;
+  key: string;
+  texts: readonly string[];
+  verdicts: Verdicts;
+}): Promise<void> {
+  const calls = liveCalls(options.gateway, options.key, options.texts);
+  await calls.warm();
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const window = (seconds = LIVE_SECONDS) =>
+    Promise.all([
+      pacedLatency({ rate: LIVE_TRANSLATE_RATE, seconds, agent, next: calls.translate }),
+      pacedLatency({ rate: LIVE_READ_RATE, seconds, agent, next: calls.read }),
+    ]);
+  console.log(
+    `live: ${LIVE_TRANSLATE_RATE} translate cache hits/s and ${LIVE_READ_RATE} x-language: es reads/s (paced, open loop); ` +
+      `${LIVE_ROUNDS} rounds of ${LIVE_SECONDS} s without a backfill, then ${LIVE_SECONDS} s beside the backfill of ${LIVE_LANGUAGE} ` +
+      `(the language added to the configuration, then removed, which stops it)`,
+  );
+  await window(10); // warm-up: connections open, the gateway's paths hot
+  const without = noSamples();
+  const beside = noSamples();
+  let fieldsDone = 0;
+  let leastRemaining = Number.POSITIVE_INFINITY;
+  for (let round = 1; round <= LIVE_ROUNDS; round += 1) {
+    pool(without, await window());
+    const started = await startBackfill(calls);
+    pool(beside, await window());
+    const ended = await calls.backfill();
+    await calls.configure(['es']);
+    const done = (ended?.done ?? Number.NaN) - started.done;
+    fieldsDone += done;
+    leastRemaining = Math.min(leastRemaining, ended?.remaining ?? 0);
+    console.log(
+      `  round ${round}: a backfill of ${started.total} fields, ${done} done during the window, ` +
+        `${ended ? `${ended.remaining} remaining at its end` : 'ended before the window did'}`,
+    );
+    await drained();
+  }
+  agent.destroy();
+  console.log(
+    `backfill ${LIVE_LANGUAGE}: ${fieldsDone} fields done beside the live traffic (${(fieldsDone / (LIVE_ROUNDS * LIVE_SECONDS)).toFixed(0)}/s)`,
+  );
+  judgeLive(options.verdicts, without, beside);
+  options.verdicts.check(
+    `backfill ${LIVE_LANGUAGE}: fields remaining when a window beside it ended (least of the rounds)`,
+    leastRemaining,
+    '>=',
+    1,
+  );
+}
+
+/** The table of both loads on both sides, then their verdicts. */
+function judgeLive(verdicts: Verdicts, without: LoadSamples, beside: LoadSamples): void {
+  const loads = [
+    { label: 'translate cache hits', rate: LIVE_TRANSLATE_RATE, sides: [without[0], beside[0]] },
+    { label: 'x-language: es reads', rate: LIVE_READ_RATE, sides: [without[1], beside[1]] },
+  ];
+  const sideNames = ['without the backfill', 'beside the backfill'];
+  console.log('| load | side | 2xx, failed | p50 ms | p90 ms | p99 ms |');
+  console.log('|---|---|---|---|---|---|');
+  const summaries = loads.map(({ label, sides }) =>
+    sides.map((samples, j) => {
+      const s = summarize(samples.ms);
+      const failed = [...samples.failures].map(([why, n]) => `${n} ${why}`).join(', ') || '0';
+      console.log(
+        `| ${label} | ${sideNames[j]} | ${s.count}, ${failed} | ${s.p50.toFixed(1)} | ${s.p90.toFixed(1)} | ${s.p99.toFixed(1)} |`,
+      );
+      return s;
+    }),
+  );
+  loads.forEach(({ label, rate }, i) => {
+    const [alone, withBackfill] = summaries[i] as LatencySummary[];
+    const offered = rate * LIVE_ROUNDS * LIVE_SECONDS;
+    sideNames.forEach((side, j) =>
+      verdicts.check(
+        `live ${label} ${side}: 2xx of the requests offered`,
+        (100 * ((summaries[i]?.[j]?.count ?? 0) as number)) / offered,
+        '>=',
+        99,
+        '%',
+      ),
+    );
+    verdicts.check(
+      `live ${label}: p99 beside the backfill / p99 without`,
+      (withBackfill?.p99 ?? Number.NaN) / (alone?.p99 ?? Number.NaN),
+      '<=',
+      LIVE_P99_FACTOR,
+      'x',
+    );
+  });
 }

@@ -97,3 +97,73 @@ export async function interleavedLatency(options: {
   await Promise.all(Array.from({ length: options.connections }, loop));
   return results;
 }
+
+/** One request of a paced load: where it goes and what it carries. */
+export interface PacedRequest {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** A request's time (ms, from its start to the last byte of its answer), or why it failed. */
+export type Timed = { readonly ms: number } | { readonly failure: string };
+
+/** One request timed: 2xx answers give their time; others the status, an error its code. */
+export function timedRequest(agent: Agent, { url, method, headers, body }: PacedRequest): Promise<Timed> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const sent =
+      body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(url, { method, agent, headers: sent }, (res) => {
+      const status = res.statusCode ?? 0;
+      res.on('end', () =>
+        resolve(
+          status >= 200 && status < 300 ? { ms: performance.now() - started } : { failure: `HTTP ${status}` },
+        ),
+      );
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ failure: err.code ?? err.message }));
+      res.resume();
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer in 30 s')));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ failure: err.code ?? err.message }));
+    req.end(body);
+  });
+}
+
+/** The 2xx latencies of a paced load (ms) and its failed requests, counted by why. */
+export interface PacedSamples {
+  readonly ms: number[];
+  readonly failures: Map<string, number>;
+}
+
+/**
+ * An open-loop load at a fixed rate: request i starts at i / `rate` seconds whether or not the
+ * earlier ones were answered (an answer that comes late delays no later request, so a slow spell is
+ * in the samples, not hidden by fewer requests), for `seconds`. The agent needs sockets enough for
+ * the requests out at once.
+ */
+export async function pacedLatency(options: {
+  readonly rate: number;
+  readonly seconds: number;
+  readonly agent: Agent;
+  readonly next: (i: number) => PacedRequest;
+}): Promise<PacedSamples> {
+  const result: PacedSamples = { ms: [], failures: new Map() };
+  const count = Math.round(options.rate * options.seconds);
+  const started = performance.now();
+  const answers: Promise<void>[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const due = started + (i * 1000) / options.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    answers.push(
+      timedRequest(options.agent, options.next(i)).then((timed) => {
+        if ('ms' in timed) result.ms.push(timed.ms);
+        else result.failures.set(timed.failure, (result.failures.get(timed.failure) ?? 0) + 1);
+      }),
+    );
+  }
+  await Promise.all(answers);
+  return result;
+}
