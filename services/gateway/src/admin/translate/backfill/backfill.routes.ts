@@ -19,7 +19,7 @@ function startBackfillRoute(orm: Orm) {
     path: '/api/admin/translate/backfill',
     summary: 'Translate the stored content that lacks a language',
     description:
-      'Starts a backfill: every stored field (of `module`, of `entity_type`, when given) that has no translation into `language` is requested, in the background, through the outbox, as one TranslationRequested per entity; fields already translated are skipped. The worker paces it (at most 200 field translations a second, and none while 1,000 of its requests are outstanding) and resumes it after a restart. `language` must be a configured target language (409 LANGUAGE_NOT_CONFIGURED; adding one to the configuration starts its backfill by itself); a filter that matches no stored content is 404 ENTITY_NOT_FOUND. One backfill of the same language and filters runs at a time: asking again answers it (`created: false`). Progress is in GET /api/admin/translate/status.',
+      'Starts a backfill: every stored field (of `module`, of `entity_type`, when given) that has no translation into `language` is requested, in the background, through the outbox, as one TranslationRequested per entity; fields already translated are skipped. The worker paces it (at most 80 field translations a second, 40 every half second, and none while 200 of its requests are outstanding) and resumes it after a restart. `language` must be a configured target language (409 LANGUAGE_NOT_CONFIGURED; adding one to the configuration starts its backfill by itself); a filter that matches no stored content is 404 ENTITY_NOT_FOUND. One backfill of the same language and filters runs at a time: asking again answers it (`created: false`). Progress is in GET /api/admin/translate/status.',
     tags: TAGS,
     access: 'admin',
     request: { body: backfillBody },
@@ -45,7 +45,7 @@ function cancelBackfillRoute(orm: Orm) {
     path: '/api/admin/translate/backfill/{id}',
     summary: 'Cancel a backfill',
     description:
-      'Stops a running backfill: nothing more is requested. Requests already written (at most 1,000 field translations) are still translated and stored. A backfill that already ended is 409 CONFLICT; an unknown id 404 BACKFILL_NOT_FOUND.',
+      'Stops a running backfill: nothing more is requested. Requests already written (at most 200 field translations) are still translated and stored. A backfill that already ended is 409 CONFLICT; an unknown id 404 BACKFILL_NOT_FOUND.',
     tags: TAGS,
     access: 'admin',
     request: { params: z.strictObject({ id: z.uuid() }) },
