@@ -1,15 +1,15 @@
 import { AppError, clientGone, requireJson } from '@tp/runtime';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 
-import type { ApiKeyStore } from '../auth/api-key.store.js';
+import type { ApiKeyStore, Principal } from '../auth/api-key.store.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { BudgetStore } from '../keys/budgets/budget.store.js';
 import { requestBudget } from '../keys/budgets/budgets.js';
 import type { RateLimits } from '../rate-limit/rate-limit.js';
 import { expressPath, okEnvelope, type AnyRoute } from './route.js';
-import { parseRequest } from './validate.js';
+import { parseRequest, type ParsedRequest } from './validate.js';
 
 export interface MountOptions {
   readonly keys: ApiKeyStore;
@@ -138,18 +138,8 @@ function adoptCredential(credential: ((req: Request) => string | undefined) | un
 function handle(route: AnyRoute): RequestHandler {
   const envelope = (route.envelope ?? true) && !route.wire;
   return async (req, res) => {
-    const parsed = parseRequest(route.request, req);
-    let signal: AbortSignal | undefined;
-    const result = await route.handler({
-      ...parsed,
-      principal: res.locals.principal,
-      // Made on first use: many answers (a cache hit) never need it.
-      get signal() {
-        return (signal ??= clientGone(res));
-      },
-      req,
-      res,
-    } as Parameters<AnyRoute['handler']>[0]);
+    const context = new HandlerContext(parseRequest(route.request, req), req, res);
+    const result = await route.handler(context as Parameters<AnyRoute['handler']>[0]);
     // A handler that wrote the answer itself (a stream), or whose client is gone, has nothing to add.
     if (res.headersSent || res.destroyed) return;
     if (route.response.status === 204) {
@@ -158,4 +148,35 @@ function handle(route: AnyRoute): RequestHandler {
     }
     res.status(route.response.status).json(envelope ? okEnvelope(result) : result);
   };
+}
+
+/**
+ * What a handler is given: the validated parts, the caller's key, the request and its answer. One
+ * shape for every request (a class, not an object literal spread with a getter), and `signal` made
+ * on first use: many answers (a cache hit) never need it. `signal` is read from the context itself:
+ * a copy (`{...context}`, a rest pattern) has no `signal`, and the handlers name what they take.
+ */
+class HandlerContext {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly headers: unknown;
+  readonly body: unknown;
+  readonly principal: Principal | undefined;
+  #signal: AbortSignal | undefined;
+
+  constructor(
+    parsed: ParsedRequest,
+    readonly req: Request,
+    readonly res: Response,
+  ) {
+    this.params = parsed.params;
+    this.query = parsed.query;
+    this.headers = parsed.headers;
+    this.body = parsed.body;
+    this.principal = res.locals.principal;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= clientGone(this.res));
+  }
 }

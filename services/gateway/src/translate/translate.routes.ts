@@ -244,7 +244,11 @@ export function translateText(options: TranslateRouteOptions) {
     const seconds = () => Math.round(performance.now() - started) / 1000;
     const body = translationRequest(input, await maxTextChars(context.req));
     const { text, ...pair } = body;
-    const steps = { ...options, cache: await cacheOfPair(options, pair) };
+    const steps = {
+      translator: options.translator,
+      usage: options.usage,
+      cache: await cacheOfPair(options, pair),
+    };
     if (typeof text === 'string') return translateOne(steps, { ...pair, text }, context, seconds);
     return translateMany(steps, { ...pair, texts: text }, context, seconds);
   };
@@ -277,9 +281,10 @@ async function cacheOfPair({ cache, glossaries }: TranslateRouteOptions, pair: P
 async function translateOne(
   { translator, cache, usage }: Steps,
   request: Pair & { readonly text: string },
-  { req, signal, principal }: RouteContextOf,
+  context: RouteContextOf,
   seconds: () => number,
 ): Promise<Translation> {
+  const { req, principal } = context;
   // The translator also stores `auto` requests under `auto`, so those can hit here too.
   const hit = await cache.read(request.text);
   if (hit) {
@@ -288,7 +293,8 @@ async function translateOne(
   }
   const result = await usage.translate(principal, req, {
     expected: expectedCounts([], [request.text]),
-    run: () => translator.translate(request, requestId(req), signal),
+    // The signal is made here, on a miss only (a hit never needs it).
+    run: () => translator.translate(request, requestId(req), context.signal),
     actual: (done) => actualCounts([], [request.text], done && [done]),
   });
   return translatedAnswer(result, seconds());
@@ -298,9 +304,10 @@ async function translateOne(
 async function translateMany(
   { translator, cache, usage }: Steps,
   { texts, ...pair }: Pair & { readonly texts: readonly string[] },
-  { req, signal, principal }: RouteContextOf,
+  context: RouteContextOf,
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
+  const { req, principal } = context;
   const hits = await Promise.all(texts.map((text) => cache.read(text)));
   const missed = texts.filter((_, index) => !hits[index]);
   const cached = texts.filter((_, index) => hits[index]);
@@ -308,7 +315,7 @@ async function translateMany(
     expected: expectedCounts(cached, missed),
     run: () =>
       missed.length > 0
-        ? translator.translateBatch({ ...pair, texts: missed }, requestId(req), signal)
+        ? translator.translateBatch({ ...pair, texts: missed }, requestId(req), context.signal)
         : Promise.resolve({ items: [], failed: 0 }),
     actual: (done) => actualCounts(cached, missed, done?.items),
   });

@@ -204,8 +204,8 @@ const readEntityRoute = (reader: ReadContent) =>
     description:
       'Any API key. The source fields of the entity, each replaced by its stored translation into the x-language (or the first fallback of it that has one). A machine translation counts only if it was made from the current source text; a human one (PUT .../translations/{lang}) is served even when made from an older text, flagged `stale` in the meta. Other fields keep the source text, are listed in `untranslated`, and their translation is requested, as is a field served truncated or from a fallback engine (throttled). `?meta=true` adds where each translated field comes from. Answers are cached briefly and dropped when the entity changes. A key scoped to modules reads only their entities: an entity of another module is 404 ENTITY_NOT_FOUND, exactly as one that does not exist.',
     request: { params: z.strictObject({ type: entitySegment, id: entityId }), query: metaQuery, headers },
-    handler: ({ params, query, headers: h, ...call }) =>
-      readOne(reader, params, h['x-language'], query.meta === 'true', call),
+    handler: ({ params, query, headers: h, req, res, principal }) =>
+      readOne(reader, params, h['x-language'], query.meta === 'true', { req, res, principal }),
   });
 
 /** The path a business system writes to also reads, with the module checked. */
@@ -223,9 +223,9 @@ const readModuleEntityRoute = (reader: ReadContent) =>
       query: metaQuery,
       headers,
     },
-    handler: ({ params, query, headers: h, ...call }) => {
-      assertInScope(call.principal, params.module);
-      return readOne(reader, params, h['x-language'], query.meta === 'true', call);
+    handler: ({ params, query, headers: h, req, res, principal }) => {
+      assertInScope(principal, params.module);
+      return readOne(reader, params, h['x-language'], query.meta === 'true', { req, res, principal });
     },
   });
 
@@ -238,8 +238,12 @@ const readVendorRoute = (reader: ReadContent) =>
     description:
       'Any API key. The same as GET /api/v1/content/vendor/{vendor_id}: a vendor is content of type `vendor`.',
     request: { params: z.strictObject({ vendor_id: entityId }), query: metaQuery, headers },
-    handler: ({ params, query, headers: h, ...call }) =>
-      readOne(reader, { type: 'vendor', id: params.vendor_id }, h['x-language'], query.meta === 'true', call),
+    handler: ({ params, query, headers: h, req, res, principal }) =>
+      readOne(reader, { type: 'vendor', id: params.vendor_id }, h['x-language'], query.meta === 'true', {
+        req,
+        res,
+        principal,
+      }),
   });
 
 /** One entity (of `module` when named) in the language of `tag`, or 404 ENTITY_NOT_FOUND. */
