@@ -109,7 +109,8 @@ function trackRequest(
     else tracker.access('info', line, 'request completed');
   };
   // 'close' follows 'finish' on every response, and comes alone when the client went away first.
-  res.once('close', () => done(!res.writableFinished));
+  // Node emits it once per response: `on`, not `once` (no wrapper to make and remove per request).
+  res.on('close', () => done(!res.writableFinished));
 }
 
 /**

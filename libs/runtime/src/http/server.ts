@@ -67,6 +67,7 @@ function inServerSpan(req: IncomingMessage, res: ServerResponse, work: () => voi
     if (res.statusCode >= 500) span.setStatus({ code: 2 });
     span.end();
   };
-  res.once('close', end);
+  // Emitted once per response: `on`, not `once` (no wrapper to make and remove per request).
+  res.on('close', end);
   inContext(contextWithSpan(parent, span), work);
 }
