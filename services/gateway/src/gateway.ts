@@ -132,10 +132,12 @@ export function composeGateway(config: GatewayConfig, context: ServiceContext) {
       app.set('trust proxy', trustProxy(config.TRUST_PROXY));
       const cors = gatewayCors(config.CORS_ORIGINS);
       if (cors) app.use(cors);
+      const { keys, budgets } = parts;
+      // The API first: its requests do not test the console's and the document's paths on the way
+      // (no path of one is a path of the other).
+      mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
       serveConsole(app);
       serveOpenApi(app, gatewayDocument(routes));
-      const { keys, budgets } = parts;
-      mountRoutes(app, routes, { keys, budgets, limits, bodyLimitKb: config.BODY_LIMIT_KB });
     },
   } satisfies ServiceParts & { routes: AnyRoute[] };
 }
