@@ -42,9 +42,15 @@ export class GlossaryVersions {
    * The glossary version of a hot-cache key (0: none): the pair's, or for an `auto` source a number
    * that changes whenever any glossary into `target` changes (the text's language is not known yet).
    */
-  async cacheVersion(source: string, target: string): Promise<number> {
-    if (source !== 'auto') return (await this.ofPair(source, target))?.version ?? 0;
-    await this.fresh();
+  cacheVersion(source: string, target: string): Promise<number> {
+    // Asked on every translation: one promise when the table is fresh, no chain of awaits.
+    const waiting = this.fresh();
+    if (!waiting) return Promise.resolve(this.versionOf(source, target));
+    return waiting.then(() => this.versionOf(source, target));
+  }
+
+  private versionOf(source: string, target: string): number {
+    if (source !== 'auto') return this.pairs.get(pairKey(source, target))?.version ?? 0;
     let sum = 0;
     for (const [pair, { version }] of this.pairs) if (pair.endsWith(`\u0000${target}`)) sum += version;
     return sum;
@@ -70,12 +76,17 @@ export class GlossaryVersions {
     this.checkedAt = Number.NEGATIVE_INFINITY;
   }
 
-  private async fresh(): Promise<void> {
-    if (this.now() - this.checkedAt < this.refreshMs * READ_AHEAD) return;
+  /** Undefined when the table may be answered as it is; otherwise the wait for a fresh one. */
+  private fresh(): Promise<void> | undefined {
+    if (this.now() - this.checkedAt < this.refreshMs * READ_AHEAD) return undefined;
     this.read();
     // Still within the bound: answered from the table as it is; a failed read is tried again.
     if (this.now() - this.checkedAt < this.refreshMs) return void this.refreshing?.catch(() => undefined);
-    // A read begun before expire() leaves the table expired: wait for the next one.
+    return this.waitFresh();
+  }
+
+  /** A read begun before expire() leaves the table expired: waits for the next one. */
+  private async waitFresh(): Promise<void> {
     while (this.now() - this.checkedAt >= this.refreshMs) await this.read();
   }
 
