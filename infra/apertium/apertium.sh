@@ -12,7 +12,7 @@
 #
 # Settings (environment): APERTIUM_PAIRS (Debian package suffixes, space or comma separated; default below),
 # APERTIUM_PORT (default 2737), APERTIUM_RUN_DIR (pid and log; default <repo>/.run/apertium),
-# APERTIUM_PROCESSES (APy -j, default 1), APERTIUM_START_TIMEOUT (s, default 60),
+# APERTIUM_START_TIMEOUT (s, default 60),
 # APERTIUM_STOP_TIMEOUT (s, default 8).
 set -euo pipefail
 
@@ -30,7 +30,9 @@ log_file="$run_dir/apy.log"
 modes_dir=/usr/share/apertium/modes
 start_timeout="${APERTIUM_START_TIMEOUT:-60}"
 stop_timeout="${APERTIUM_STOP_TIMEOUT:-8}"
-processes="${APERTIUM_PROCESSES:-1}"
+# Pipelines per direction: one per core. APy runs one request at a time in a pipeline, so a second one
+# lets two requests of a direction run at once; APy starts it only when a request finds the first busy.
+pipelines="$(nproc 2>/dev/null || echo 2)"
 
 log() { echo "[apertium] $*" >&2; }
 
@@ -106,10 +108,11 @@ start() {
   fi
   : >"$log_file"
   # setsid: APy gets its own session, so a terminal Ctrl-C reaches our stop path, not APy directly.
-  # -i/-n: at most one pipeline per pair and none started before use; -t: one request's time limit.
+  # -i/-u/-n: up to $pipelines pipelines per pair, another started when a request finds every one busy
+  # (more than 0 users), none started before use; -t: one request's time limit.
   # apy-loopback.py: APy itself, bound to 127.0.0.1 only (apertium-apy binds every interface and has
   # no option against it; its -ak key file refuses nothing). Debian's Python, which has APy's modules.
-  APERTIUM_HOST=127.0.0.1 setsid nohup /usr/bin/python3 "$here/apy-loopback.py" -p "$port" -j "$processes" -n 0 -i 1 -t 20 \
+  APERTIUM_HOST=127.0.0.1 setsid nohup /usr/bin/python3 "$here/apy-loopback.py" -p "$port" -j 1 -n 0 -i "$pipelines" -u 0 -t 20 \
     "$modes_dir" >>"$log_file" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$pid_file"

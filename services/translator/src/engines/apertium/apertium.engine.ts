@@ -41,11 +41,13 @@ const BATCH = { maxTexts: 100, maxChars: 4000 };
 
 /**
  * APy requests of one direction out at once; calls that come meanwhile wait and go together
- * (apertium.joined-calls.ts). APy translates one request of a direction at a time (a lock over its
- * deformatter, pipeline and reformatter), and cuts a request into pieces of PIPE_BUF (4,096) bytes,
- * each with its own two formatter processes, or of 1,000 characters once more than two requests of
- * the direction are in it (split_for_translation in apertium_apy/utils/translation.py). So: two out
- * (the next one is there when APy finishes one), each at most one piece.
+ * (apertium.joined-calls.ts). A pipeline of APy translates one request at a time (a lock over its
+ * deformatter, pipeline and reformatter); the APy we start (infra/apertium/apertium.sh) opens a
+ * second pipeline of a direction when a request finds the first busy, so two requests run at once.
+ * APy cuts a request into pieces of PIPE_BUF (4,096) bytes, each with its own two formatter processes,
+ * or of 1,000 characters once more than two requests are in a pipeline (split_for_translation in
+ * apertium_apy/utils/translation.py). So: two out, each at most one piece (three out measured no faster
+ * in bench:apertium's batch phase: smaller joint requests, no more pipelines busy).
  */
 const REQUESTS_IN_FLIGHT = 2;
 const APY_PIECE_BYTES = 4096;
@@ -55,7 +57,7 @@ const bytesInRequest = (text: string) => Buffer.byteLength(toApertiumText(text))
 /**
  * Apertium's HTTP server (APy): `GET /listPairs` says which directions are installed, `POST /translate`
  * translates the texts of a call with `langpair=eng|spa`, in as few requests as MAX_REQUEST_CHARS
- * allows (apertium.batch.ts). APy runs one pipeline per direction, and a broken pipeline (a package
+ * allows (apertium.batch.ts). APy runs its own pipelines per direction, and a broken pipeline (a package
  * whose tagger crashes) fails every call of that direction only: such a direction is withdrawn for a
  * while after `withdrawAfter` failures in a row, so it neither keeps failing requests nor counts
  * against the other directions.

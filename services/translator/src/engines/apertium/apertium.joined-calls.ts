@@ -1,7 +1,7 @@
 /**
  * Calls of one Apertium direction that come while APy is busy with it wait, and then go together.
- * APy's cost is mostly per request (apertium.batch.ts), and it runs one pipeline per direction: a
- * request sent while another of the same direction is in it only queues inside APy. So at most
+ * APy's cost is mostly per request (apertium.batch.ts), and a pipeline translates one request at a
+ * time: a request sent while its direction's pipelines are busy only queues inside APy. So at most
  * `maxInFlight` requests per direction are out; the calls that come meanwhile wait here, and when a
  * request ends the oldest waiting calls leave as one (their texts' `size` together up to `maxSize`). A call
  * alone (one caller at a time) leaves at once, as before. Each call gets its own texts' items back;
