@@ -3,6 +3,12 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { splitTuning } from '@tp/runtime';
+
+import { GATEWAY_TUNING } from '../../services/gateway/src/config.js';
+import { NLI_TUNING } from '../../services/nli/src/config.js';
+import { TRANSLATOR_TUNING } from '../../services/translator/src/config.js';
+import { WORKER_TUNING } from '../../services/worker/src/config.js';
 import { waitFor } from './wait.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,12 +37,32 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs a compiled service (services/<name>/dist/main.js, built by `npm test` before jest). */
-/** `port` is passed as PORT verbatim, so tests can also hand over malformed values. */
-export function runService(name: string, env: NodeJS.ProcessEnv, port: number | string): ServiceProcess {
+/** The named constants of each service, which a test shortens in-process rather than in the environment. */
+const TUNING: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  gateway: GATEWAY_TUNING,
+  translator: TRANSLATOR_TUNING,
+  nli: NLI_TUNING,
+  worker: WORKER_TUNING,
+};
+
+/** The entry of a service whose named constants a test shortens (tuned-service.mjs). */
+const TUNED_ENTRY = `${REPO_ROOT}test/harness/tuned-service.mjs`;
+
+/**
+ * Runs a compiled service (services/<name>/dist/main.js, built by `npm test` before jest). As the
+ * in-process fixtures do (splitTuning), `settings` names environment variables and named constants
+ * alike: the service's own constants go to its config loader in-process (tuned-service.mjs, the same
+ * start as main.js), and no constant goes into a process's environment. `port` is passed as PORT
+ * verbatim, so tests can also hand over malformed values.
+ */
+export function runService(name: string, settings: NodeJS.ProcessEnv, port: number | string): ServiceProcess {
   const main = `${REPO_ROOT}services/${name}/dist/main.js`;
   if (!existsSync(main)) throw new Error(`${main} is missing: build first (npm test does)`);
-  const args = ['--import', INSTRUMENT, '--disable-warning=TimeoutNegativeWarning', main];
+  const own = TUNING[name] ?? {};
+  const { tuning: every, env } = splitTuning(Object.assign({}, ...Object.values(TUNING)), settings);
+  const tuning = Object.fromEntries(Object.entries(every).filter(([key]) => key in own));
+  const entry = Object.keys(tuning).length === 0 ? [main] : [TUNED_ENTRY, name, JSON.stringify(tuning)];
+  const args = ['--import', INSTRUMENT, '--disable-warning=TimeoutNegativeWarning', ...entry];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

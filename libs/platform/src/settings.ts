@@ -40,9 +40,16 @@ export const commonSettings = {
     .describe(
       'codec of what a process produces, per topic: `gzip` for every topic, or items such as `none,translation.requested.v1=gzip` (names without the prefix)',
     ),
-  CONNECT_TIMEOUT_MS: env
-    .positiveInt(5000)
-    .describe('how long start-up and readiness checks wait for Postgres and Kafka'),
+};
+
+/**
+ * Named constants every service has, spread into each service's tuning (so a test shortens them
+ * in-process, as its other constants):
+ * - CONNECT_TIMEOUT_MS: how long start-up and readiness checks wait for Postgres and Kafka; a
+ *   dependency slower than 5 s to answer is down for a readiness probe.
+ */
+export const COMMON_TUNING = {
+  CONNECT_TIMEOUT_MS: 5000,
 };
 
 export interface CommonSettings {
@@ -55,6 +62,7 @@ export interface CommonSettings {
   readonly KAFKA_BROKERS: string[];
   readonly KAFKA_TOPIC_PREFIX: string;
   readonly KAFKA_COMPRESSION: string;
+  /** COMMON_TUNING's. */
   readonly CONNECT_TIMEOUT_MS: number;
 }
 

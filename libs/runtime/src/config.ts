@@ -56,12 +56,25 @@ export type ConfigOf<S extends z.ZodObject, T extends Readonly<Record<string, nu
   -readonly [K in keyof T]: number;
 };
 
-/** The loader of a service's config: `schema` parsed from the environment, then the `tuning` constants. */
+/**
+ * The loader of a service's config: `schema` parsed from the environment, then the `tuning` constants.
+ * An environment variable named after a constant is refused (ConfigError): set there it would change
+ * nothing, and a deployment that still sets one learns at start that its value is not used.
+ */
 export function configLoader<S extends z.ZodObject, T extends Readonly<Record<string, number>>>(
   schema: S,
   tuning: T,
 ): (source?: NodeJS.ProcessEnv, overrides?: Partial<Record<keyof T, number>>) => ConfigOf<S, T> {
-  return (source = process.env, overrides = {}) => ({ ...parseEnv(schema, source), ...tuning, ...overrides });
+  return (source = process.env, overrides = {}) => {
+    const constant = Object.keys(tuning).find((name) => source[name] !== undefined);
+    if (constant !== undefined) {
+      throw new ConfigError(
+        constant,
+        `is a named constant (${tuning[constant]}), not a setting: remove it from the environment`,
+      );
+    }
+    return { ...parseEnv(schema, source), ...tuning, ...overrides };
+  };
 }
 
 /** Names of settings that hold secrets: their values are never repeated in an error. */

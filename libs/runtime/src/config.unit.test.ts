@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 
-import { ConfigError, env, parseEnv, redactUrl } from './config.js';
+import { ConfigError, configLoader, env, parseEnv, redactUrl, splitTuning } from './config.js';
 
 const schema = z.object({
   PORT: env.port(3000),
@@ -44,6 +44,27 @@ describe('parseEnv', () => {
 
   it('lists every other invalid setting after the first', () => {
     expect(() => parseEnv(schema, { PORT: 'x', ENABLED: 'maybe' })).toThrow(/also invalid: ENABLED$/);
+  });
+});
+
+describe('configLoader', () => {
+  const load = configLoader(z.object({ PORT: env.port(3000) }), { RETRY_MS: 1000 });
+
+  it('adds the named constants to the settings, shortened in-process when a test asks', () => {
+    expect(load({ PORT: '8080' })).toEqual({ PORT: 8080, RETRY_MS: 1000 });
+    expect(load({}, { RETRY_MS: 10 })).toEqual({ PORT: 3000, RETRY_MS: 10 });
+  });
+
+  it('refuses a constant set in the environment, naming it', () => {
+    expect(() => load({ RETRY_MS: '10' })).toThrow(ConfigError);
+    expect(() => load({ RETRY_MS: '10' })).toThrow(
+      'RETRY_MS: is a named constant (1000), not a setting: remove it from the environment',
+    );
+  });
+
+  it("takes the constants out of a test's settings with splitTuning", () => {
+    const { tuning, env: rest } = splitTuning({ RETRY_MS: 1000 }, { RETRY_MS: '10', PORT: '8080' });
+    expect(load(rest, tuning)).toEqual({ PORT: 8080, RETRY_MS: 10 });
   });
 });
 

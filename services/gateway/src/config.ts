@@ -1,4 +1,4 @@
-import { commonSettings, NLI_TEXT_LIMIT, portSetting, sharedSettings } from '@tp/platform';
+import { COMMON_TUNING, commonSettings, NLI_TEXT_LIMIT, portSetting, sharedSettings } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -22,9 +22,6 @@ export const gatewaySettings = z.object({
   RATE_LIMIT_PER_KEY: env
     .nonNegativeInt(1200)
     .describe('requests per window per API key on keyed routes; 0 = off'),
-  CONTENT_REQUEST_THROTTLE_S: env
-    .positiveInt(600)
-    .describe('a read requests a missing (or weak) translation of a field at most once in this time'),
   CORS_ORIGINS: env
     .list('')
     .describe('comma-separated browser origins allowed, `*` for any; empty = no CORS headers'),
@@ -56,7 +53,9 @@ export const gatewaySettings = z.object({
  * - AUTH_FAILURES_PER_MIN: failed authentications per client address and minute before 429
  *   `RATE_LIMITED` without a key lookup: a guesser's pace, far above a client mistyping its key;
  * - NLI_MAX_TEXT_CHARS: longest text of an NLI check (the model's window); the chat guardrail cuts
- *   longer messages into pieces of this size.
+ *   longer messages into pieces of this size;
+ * - CONTENT_REQUEST_THROTTLE_S: a read requests a missing (or weak) translation of a field at most
+ *   once in ten minutes, which bounds what readers add to the pipeline's work.
  */
 export const GATEWAY_TUNING = {
   TRANSLATE_TIMEOUT_MS: 60_000,
@@ -68,7 +67,9 @@ export const GATEWAY_TUNING = {
   RATE_LIMIT_WINDOW_S: 60,
   AUTH_FAILURES_PER_MIN: 30,
   NLI_MAX_TEXT_CHARS: NLI_TEXT_LIMIT,
+  CONTENT_REQUEST_THROTTLE_S: 600,
   ...CHAT_TUNING,
+  ...COMMON_TUNING,
 };
 
 export const loadGatewayConfig = configLoader(gatewaySettings, GATEWAY_TUNING);

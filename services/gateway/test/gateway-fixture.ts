@@ -38,7 +38,12 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
   const db: TestDatabase = await createTestDatabase();
   // Named constants a test shortens (GATEWAY_TUNING) go in-process; the rest is the environment.
   // Tests send many bad keys from one address; the failed-authentication limit has its own test.
-  const { tuning, env } = splitTuning(GATEWAY_TUNING, { AUTH_FAILURES_PER_MIN: '0', ...settings });
+  // Gateways start beside other test files on a busy machine: the broker may answer slowly.
+  const { tuning, env } = splitTuning(GATEWAY_TUNING, {
+    AUTH_FAILURES_PER_MIN: '0',
+    CONNECT_TIMEOUT_MS: '30000',
+    ...settings,
+  });
   const config: GatewayConfig = {
     ...loadGatewayConfig(
       {
@@ -50,8 +55,6 @@ export async function startTestGateway(settings: Record<string, string> = {}): P
         TRANSLATOR_URL: 'http://127.0.0.1:9',
         NLI_URL: 'http://127.0.0.1:9',
         WORKER_URL: 'http://127.0.0.1:9',
-        // Gateways start beside other test files on a busy machine: the broker may answer slowly.
-        CONNECT_TIMEOUT_MS: '30000',
         ...env,
       },
       tuning,

@@ -1,4 +1,4 @@
-import { commonSettings, NLI_TEXT_LIMIT, portSetting } from '@tp/platform';
+import { COMMON_TUNING, commonSettings, NLI_TEXT_LIMIT, portSetting } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -41,6 +41,7 @@ export const NLI_TUNING = {
   NLI_CONFIG_CACHE_MS: 1000,
   NLI_MAX_TEXT_CHARS: NLI_TEXT_LIMIT,
   NLI_MAX_LABELS: 20,
+  ...COMMON_TUNING,
 };
 
 export const loadNliConfig = configLoader(nliSettings, NLI_TUNING);

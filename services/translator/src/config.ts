@@ -1,4 +1,4 @@
-import { commonSettings, portSetting, sharedSettings } from '@tp/platform';
+import { COMMON_TUNING, commonSettings, portSetting, sharedSettings } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -71,29 +71,8 @@ export const translatorSettings = z
       .describe(
         'load offline models marked as test models (the tiny lexicon models of `tools/models`); only tests set it: otherwise such a folder is skipped with a warning and never offered on `/pairs`',
       ),
-    BREAKER_THRESHOLD: env
-      .positiveInt(5)
-      .describe("consecutive failures that open an engine's circuit breaker"),
-    TRANSLATION_MAX_ATTEMPTS: env
-      .positiveInt(40)
-      .describe(
-        'tries of a content translation (the first, then through the retry topic) before it is dead-lettered as `TRANSLATION_FAILED`',
-      ),
-    TRANSLATION_RETRY_BACKOFF_MS: env
-      .positiveInt(1000)
-      .describe(
-        'wait before a retry, doubling per attempt (with jitter); with the defaults at least 79 minutes in all',
-      ),
-    TRANSLATION_RETRY_MAX_BACKOFF_MS: env.positiveInt(300_000).describe('longest wait between two tries'),
   })
   .superRefine((config, ctx) => {
-    if (config.TRANSLATION_RETRY_MAX_BACKOFF_MS < config.TRANSLATION_RETRY_BACKOFF_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['TRANSLATION_RETRY_MAX_BACKOFF_MS'],
-        message: 'must be at least TRANSLATION_RETRY_BACKOFF_MS',
-      });
-    }
     // An engine chosen without its key would fail every call; say so at start instead.
     if (config.PRIMARY_ENGINE === 'deepl' && config.DEEPL_AUTH_KEY.trim() === '') {
       ctx.addIssue({
@@ -117,6 +96,11 @@ export const translatorSettings = z
  *   engine, of LibreTranslate or Apertium (CPU-bound), of the offline model (slowest, the last resort);
  * - PRIMARY_MAX_RETRIES, ENGINE_RETRY_BACKOFF_MS: the primary engine's retries after a transient
  *   failure (429, 5xx, timeout), and its first backoff, growing to 10x;
+ * - BREAKER_THRESHOLD: consecutive failures that open an engine's circuit breaker;
+ * - TRANSLATION_MAX_ATTEMPTS, TRANSLATION_RETRY_BACKOFF_MS, TRANSLATION_RETRY_MAX_BACKOFF_MS: tries of
+ *   a content translation (the first, then through the retry topic) before it is dead-lettered as
+ *   `TRANSLATION_FAILED`, and the wait before a retry, doubling per attempt (with jitter) up to 5
+ *   minutes: at least 79 minutes in all, long enough to ride out an engine's outage;
  * - BREAKER_COOLDOWN_MS, QUOTA_COOLDOWN_MS: how long an open breaker skips its engine, and how long
  *   after a quota answer (quotas reset slowly);
  * - APERTIUM_CHAR_LIMIT: characters per text sent to APy (its sentences are split before);
@@ -130,6 +114,10 @@ export const translatorSettings = z
  *   run at once (TRANSLATION_CONSUMER_CONCURRENCY) and share the cores.
  */
 export const TRANSLATOR_TUNING = {
+  BREAKER_THRESHOLD: 5,
+  TRANSLATION_MAX_ATTEMPTS: 40,
+  TRANSLATION_RETRY_BACKOFF_MS: 1000,
+  TRANSLATION_RETRY_MAX_BACKOFF_MS: 300_000,
   ENGINE_TIMEOUT_MS: 10_000,
   LOCAL_ENGINE_TIMEOUT_MS: 30_000,
   OFFLINE_ENGINE_TIMEOUT_MS: 60_000,
@@ -144,6 +132,7 @@ export const TRANSLATOR_TUNING = {
   GLOSSARY_REFRESH_MS: 1000,
   GLOSSARY_DELETIONS_SWEEP_MS: 30_000,
   OFFLINE_THREADS: 1,
+  ...COMMON_TUNING,
 };
 
 export const loadTranslatorConfig = configLoader(translatorSettings, TRANSLATOR_TUNING);

@@ -85,8 +85,7 @@ describe('translator configuration', () => {
 
   it.each([
     ['MAX_TEXT_CHARS', '0'],
-    ['BREAKER_THRESHOLD', 'soon'],
-    ['TRANSLATION_MAX_ATTEMPTS', '-1'],
+    ['LIBRETRANSLATE_CHAR_LIMIT', 'many'],
   ])('refuses %s=%s', (setting, value) => {
     expect(configError({ [setting]: value }).setting).toBe(setting);
   });
@@ -94,8 +93,9 @@ describe('translator configuration', () => {
   it('passes timeouts, retries and breaker settings to the chain slots', () => {
     const options = chainOptions(
       loadTranslatorConfig(
-        { BREAKER_THRESHOLD: '3' },
+        {},
         {
+          BREAKER_THRESHOLD: 3,
           PRIMARY_MAX_RETRIES: 0,
           ENGINE_TIMEOUT_MS: 1500,
           LOCAL_ENGINE_TIMEOUT_MS: 2500,
