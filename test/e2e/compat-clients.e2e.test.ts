@@ -215,8 +215,8 @@ describe('deepl-node through the gateway to DeepL (its double)', () => {
     double = await startDeepLDouble();
     viaDeepL = await startStack('e2e-compat-deepl', {
       PRIMARY_ENGINE: 'deepl',
-      DEEPL_AUTH_KEY: 'test-key:fx',
-      DEEPL_URL: double.url,
+      PRIMARY_ENGINE_KEY: 'test-key:fx',
+      PRIMARY_ENGINE_URL: double.url,
     });
     const key = await createKeyWithCli(viaDeepL.db.url, 'client');
     client = new deepl.Translator(key, { serverUrl: viaDeepL.gateway, maxRetries: 0 });

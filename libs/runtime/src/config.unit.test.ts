@@ -75,16 +75,16 @@ describe('redactUrl', () => {
   });
 
   it('never repeats the value of a secret setting in its error', () => {
-    const schema = z.object({ DEEPL_AUTH_KEY: z.string().min(40), API_TOKEN: z.string().min(40) });
+    const schema = z.object({ PRIMARY_ENGINE_KEY: z.string().min(40), API_TOKEN: z.string().min(40) });
     const error = (() => {
       try {
-        parseEnv(schema, { DEEPL_AUTH_KEY: 'sk-very-secret', API_TOKEN: 'tok-secret' });
+        parseEnv(schema, { PRIMARY_ENGINE_KEY: 'sk-very-secret', API_TOKEN: 'tok-secret' });
       } catch (err) {
         return err as Error;
       }
       return undefined;
     })();
-    expect(error?.message).toContain('DEEPL_AUTH_KEY');
+    expect(error?.message).toContain('PRIMARY_ENGINE_KEY');
     expect(error?.message).toContain('14 characters, not shown');
     expect(error?.message).not.toContain('sk-very-secret');
   });

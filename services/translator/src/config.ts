@@ -35,14 +35,14 @@ export const translatorSettings = z
       .enum(['deepl', 'google', 'none'], { error: 'must be deepl, google or none' })
       .default('none')
       .describe('engine of the primary slot: `deepl`, `google` or `none` (slot skipped)'),
-    DEEPL_AUTH_KEY: env
+    PRIMARY_ENGINE_KEY: env
       .string('')
-      .describe('DeepL API key, required with PRIMARY_ENGINE=deepl (`:fx` keys use the Free API host)'),
-    DEEPL_URL: optionalUrl().describe('overrides the DeepL host chosen from the key (a proxy)'),
-    GOOGLE_API_KEY: env
-      .string('')
-      .describe('Google Cloud Translation v2 key, required with PRIMARY_ENGINE=google'),
-    GOOGLE_URL: optionalUrl().describe('overrides `https://translation.googleapis.com`'),
+      .describe(
+        "the primary engine's API key, required with PRIMARY_ENGINE: a DeepL key (`:fx` keys use the Free API host) or a Google Cloud Translation v2 key",
+      ),
+    PRIMARY_ENGINE_URL: optionalUrl().describe(
+      "overrides the primary engine's host (a proxy): the DeepL host chosen from the key, or `https://translation.googleapis.com`",
+    ),
     MYMEMORY_URL: optionalUrl().describe(
       'MyMemory as the free fallback, e.g. `https://api.mymemory.translated.net`; empty = slot skipped (a third-party service receives the text, so off unless asked). It translates at most 500 characters and flags the result truncated',
     ),
@@ -74,18 +74,11 @@ export const translatorSettings = z
   })
   .superRefine((config, ctx) => {
     // An engine chosen without its key would fail every call; say so at start instead.
-    if (config.PRIMARY_ENGINE === 'deepl' && config.DEEPL_AUTH_KEY.trim() === '') {
+    if (config.PRIMARY_ENGINE !== 'none' && config.PRIMARY_ENGINE_KEY.trim() === '') {
       ctx.addIssue({
         code: 'custom',
-        path: ['DEEPL_AUTH_KEY'],
-        message: 'must be set when PRIMARY_ENGINE=deepl',
-      });
-    }
-    if (config.PRIMARY_ENGINE === 'google' && config.GOOGLE_API_KEY.trim() === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['GOOGLE_API_KEY'],
-        message: 'must be set when PRIMARY_ENGINE=google',
+        path: ['PRIMARY_ENGINE_KEY'],
+        message: `must be set when PRIMARY_ENGINE=${config.PRIMARY_ENGINE}`,
       });
     }
   });

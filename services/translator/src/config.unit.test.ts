@@ -43,7 +43,7 @@ describe('translator configuration', () => {
     const engines = onlineEngines(
       loadTranslatorConfig({
         PRIMARY_ENGINE: 'deepl',
-        DEEPL_AUTH_KEY: 'key:fx',
+        PRIMARY_ENGINE_KEY: 'key:fx',
         MYMEMORY_URL: 'https://api.mymemory.translated.net',
         LIBRETRANSLATE_URL: 'http://libretranslate:5000',
         LIBRETRANSLATE_CHAR_LIMIT: '2000',
@@ -54,19 +54,23 @@ describe('translator configuration', () => {
     expect(engines.local).toMatchObject({ name: 'libretranslate', maxChars: 2000 });
   });
 
-  it('puts Google in the primary slot when asked', () => {
-    const engines = onlineEngines(loadTranslatorConfig({ PRIMARY_ENGINE: 'google', GOOGLE_API_KEY: 'g' }));
+  it('puts Google in the primary slot when asked, with the same key and host settings', () => {
+    const engines = onlineEngines(
+      loadTranslatorConfig({ PRIMARY_ENGINE: 'google', PRIMARY_ENGINE_KEY: 'g' }),
+    );
     expect(engines.primary?.name).toBe('google');
   });
 
-  it('refuses PRIMARY_ENGINE=deepl without DEEPL_AUTH_KEY, naming the missing setting', () => {
+  it('refuses PRIMARY_ENGINE=deepl without PRIMARY_ENGINE_KEY, naming the missing setting', () => {
     const err = configError({ PRIMARY_ENGINE: 'deepl' });
-    expect(err.setting).toBe('DEEPL_AUTH_KEY');
+    expect(err.setting).toBe('PRIMARY_ENGINE_KEY');
     expect(err.message).toContain('must be set when PRIMARY_ENGINE=deepl');
   });
 
-  it('refuses PRIMARY_ENGINE=google without GOOGLE_API_KEY', () => {
-    expect(configError({ PRIMARY_ENGINE: 'google', GOOGLE_API_KEY: '  ' }).setting).toBe('GOOGLE_API_KEY');
+  it('refuses PRIMARY_ENGINE=google with a blank PRIMARY_ENGINE_KEY', () => {
+    const err = configError({ PRIMARY_ENGINE: 'google', PRIMARY_ENGINE_KEY: '  ' });
+    expect(err.setting).toBe('PRIMARY_ENGINE_KEY');
+    expect(err.message).toContain('must be set when PRIMARY_ENGINE=google');
   });
 
   it('refuses an unknown primary engine', () => {
@@ -77,7 +81,7 @@ describe('translator configuration', () => {
 
   it.each([
     ['LIBRETRANSLATE_URL', 'libretranslate:5000'],
-    ['DEEPL_URL', 'ftp://deepl'],
+    ['PRIMARY_ENGINE_URL', 'ftp://deepl'],
     ['MYMEMORY_URL', 'not a url'],
   ])('refuses a malformed %s', (setting, value) => {
     expect(configError({ [setting]: value }).setting).toBe(setting);

@@ -58,15 +58,15 @@ function primaryEngine(config: TranslatorConfig): { primary?: TranslationEngine 
     case 'deepl':
       return {
         primary: createDeepLEngine({
-          authKey: config.DEEPL_AUTH_KEY,
-          ...(config.DEEPL_URL ? { baseUrl: config.DEEPL_URL } : {}),
+          authKey: config.PRIMARY_ENGINE_KEY,
+          ...(config.PRIMARY_ENGINE_URL ? { baseUrl: config.PRIMARY_ENGINE_URL } : {}),
         }),
       };
     case 'google':
       return {
         primary: createGoogleEngine({
-          apiKey: config.GOOGLE_API_KEY,
-          ...(config.GOOGLE_URL ? { baseUrl: config.GOOGLE_URL } : {}),
+          apiKey: config.PRIMARY_ENGINE_KEY,
+          ...(config.PRIMARY_ENGINE_URL ? { baseUrl: config.PRIMARY_ENGINE_URL } : {}),
         }),
       };
     case 'none':
@@ -113,9 +113,9 @@ export function chainOptions(config: TranslatorConfig): Omit<ChainOptions, 'metr
  */
 export function pairRemedies(config: TranslatorConfig): (source: string, target: string) => string[] {
   const primary = {
-    none: 'set PRIMARY_ENGINE=deepl|google with its key (DEEPL_AUTH_KEY, GOOGLE_API_KEY)',
-    deepl: 'set PRIMARY_ENGINE=google with GOOGLE_API_KEY',
-    google: 'set PRIMARY_ENGINE=deepl with DEEPL_AUTH_KEY',
+    none: 'set PRIMARY_ENGINE=deepl|google with its key (PRIMARY_ENGINE_KEY)',
+    deepl: 'set PRIMARY_ENGINE=google with a Google key (PRIMARY_ENGINE_KEY)',
+    google: 'set PRIMARY_ENGINE=deepl with a DeepL key (PRIMARY_ENGINE_KEY)',
   }[config.PRIMARY_ENGINE];
   const settings = [
     primary,

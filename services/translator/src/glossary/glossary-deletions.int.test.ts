@@ -160,8 +160,8 @@ describe('the translator with DeepL', () => {
   beforeAll(async () => {
     translator = await startTestTranslator({
       PRIMARY_ENGINE: 'deepl',
-      DEEPL_AUTH_KEY: KEY,
-      DEEPL_URL: double.url,
+      PRIMARY_ENGINE_KEY: KEY,
+      PRIMARY_ENGINE_URL: double.url,
       GLOSSARY_DELETIONS_SWEEP_MS: '20',
     });
   });

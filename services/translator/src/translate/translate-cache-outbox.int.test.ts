@@ -19,8 +19,8 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     deepl = await startDeepLDouble();
     translator = await startTestTranslator({
       PRIMARY_ENGINE: 'deepl',
-      DEEPL_AUTH_KEY: 'test-key:fx',
-      DEEPL_URL: deepl.url,
+      PRIMARY_ENGINE_KEY: 'test-key:fx',
+      PRIMARY_ENGINE_URL: deepl.url,
     });
   });
 
@@ -175,8 +175,8 @@ describe('POST /translate with Redis unreachable', () => {
     const closed = new URL(await closedPortUrl());
     translator = await startTestTranslator({
       PRIMARY_ENGINE: 'deepl',
-      DEEPL_AUTH_KEY: 'test-key:fx',
-      DEEPL_URL: deepl.url,
+      PRIMARY_ENGINE_KEY: 'test-key:fx',
+      PRIMARY_ENGINE_URL: deepl.url,
       REDIS_URL: `redis://${closed.host}/0`,
     });
   });

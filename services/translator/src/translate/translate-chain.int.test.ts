@@ -48,8 +48,8 @@ describe('POST /translate through the whole chain (DeepL, MyMemory, LibreTransla
     ]);
     translator = await startTestTranslator({
       PRIMARY_ENGINE: 'deepl',
-      DEEPL_AUTH_KEY: 'test-key:fx',
-      DEEPL_URL: deepl.url,
+      PRIMARY_ENGINE_KEY: 'test-key:fx',
+      PRIMARY_ENGINE_URL: deepl.url,
       MYMEMORY_URL: mymemory.url,
       LIBRETRANSLATE_URL: libre.url,
       ...models.settings,

@@ -21,7 +21,11 @@ describe('formality, context and a named glossary', () => {
   beforeAll(async () => {
     deepl = await startDeepLDouble();
     [withDeepL, withApertium] = await Promise.all([
-      startTestTranslator({ PRIMARY_ENGINE: 'deepl', DEEPL_AUTH_KEY: 'test-key:fx', DEEPL_URL: deepl.url }),
+      startTestTranslator({
+        PRIMARY_ENGINE: 'deepl',
+        PRIMARY_ENGINE_KEY: 'test-key:fx',
+        PRIMARY_ENGINE_URL: deepl.url,
+      }),
       startTestTranslator({ APERTIUM_URL: apertiumUrl, GLOSSARY_REFRESH_MS: '1' }),
     ]);
   });
