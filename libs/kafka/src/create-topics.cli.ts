@@ -3,7 +3,7 @@ import { createLogger, env, parseEnv } from '@tp/runtime';
 import { z } from 'zod';
 
 import { createKafka } from './kafka-client.js';
-import { topicSettings } from './topic-settings.js';
+import { topicReplication, topicSettings } from './topic-settings.js';
 import { ensureTopics } from './topics.js';
 
 /** `npm run topics`: creates the declared topics (idempotent) and waits for their leaders. */
@@ -22,12 +22,13 @@ const kafka = createKafka({
 const admin = kafka.admin();
 try {
   await admin.connect();
-  const result = await ensureTopics(admin, ALL_TOPICS, settings.KAFKA_TOPIC_PREFIX, 30_000, {
-    replicationFactor: settings.KAFKA_REPLICATION_FACTOR,
-    ...(settings.KAFKA_MIN_INSYNC_REPLICAS > 0
-      ? { minInsyncReplicas: settings.KAFKA_MIN_INSYNC_REPLICAS }
-      : {}),
-  });
+  const result = await ensureTopics(
+    admin,
+    ALL_TOPICS,
+    settings.KAFKA_TOPIC_PREFIX,
+    30_000,
+    topicReplication(settings.KAFKA_REPLICATION_FACTOR),
+  );
   for (const t of result.created) console.log(`created ${t}`);
   for (const t of result.existing) console.log(`exists  ${t}`);
 } catch (err) {

@@ -11,7 +11,7 @@ export interface EnsureTopicsResult {
 export interface ReplicationSettings {
   /** Copies of each partition (KAFKA_REPLICATION_FACTOR); -1 takes the broker's default.replication.factor. */
   readonly replicationFactor?: number;
-  /** Copies that must have a message before it is acknowledged (KAFKA_MIN_INSYNC_REPLICAS); unset: the broker's. */
+  /** Copies that must have a message before it is acknowledged (topicReplication: all but one); unset: the broker's. */
   readonly minInsyncReplicas?: number;
 }
 
