@@ -56,7 +56,7 @@ try {
   const nliServer = await start('services/nli/dist/main.js', {
     PORT: String(nliPort),
     NLI_MODEL_DIR: modelDir,
-    NLI_ALLOW_TEST_MODEL: 'true',
+    ALLOW_TEST_MODELS: 'true',
     REDIS_KEY_PREFIX: prefix,
     LOG_LEVEL: 'warn',
   });

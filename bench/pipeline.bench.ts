@@ -527,7 +527,7 @@ try {
     NLI_URL: 'http://127.0.0.1:9',
     MODELS_DIR: models,
     // The tiny zh -> en model translates the bench's texts (a test model: allowed explicitly).
-    OFFLINE_ALLOW_TEST_MODELS: 'true',
+    ALLOW_TEST_MODELS: 'true',
     RATE_LIMIT_PER_KEY: '1000000000',
   };
   const start = async (name: 'translator' | 'worker' | 'gateway', extra: NodeJS.ProcessEnv = {}) => {

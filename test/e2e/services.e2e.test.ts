@@ -50,7 +50,7 @@ beforeAll(async () => {
     WORKER_URL: `http://127.0.0.1:${ports.worker}`,
     // The tiny NLI model, explicitly allowed: without a model nli starts but is not ready.
     NLI_MODEL_DIR: nliModelDir,
-    NLI_ALLOW_TEST_MODEL: 'true',
+    ALLOW_TEST_MODELS: 'true',
   };
   for (const service of SERVICES) {
     // The gateway logs at info, so the access log is there for the check that no key reaches it.

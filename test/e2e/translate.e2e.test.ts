@@ -39,7 +39,7 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: prefix,
     REDIS_KEY_PREFIX: `${prefix}:`,
     MODELS_DIR: modelsDir,
-    OFFLINE_ALLOW_TEST_MODELS: 'true',
+    ALLOW_TEST_MODELS: 'true',
     APERTIUM_URL: process.env.APERTIUM_URL,
     TRANSLATOR_URL: `http://127.0.0.1:${ports.translator}`,
     WORKER_URL: `http://127.0.0.1:${ports.worker}`,

@@ -76,6 +76,12 @@ export const portSetting = (fallback: number) =>
 
 /** Settings two services read alike: defined once here, spread into both. */
 export const sharedSettings = {
+  /** The translator and the nli service. */
+  ALLOW_TEST_MODELS: env
+    .bool(false)
+    .describe(
+      'load models marked as test models (the tiny lexicon and keyword models of `tools/models`); only tests set it: otherwise the translator skips such a folder with a warning and never offers it on `/pairs`, and the nli service refuses it (`model` degraded, saying why)',
+    ),
   /** The gateway and the translator. */
   MAX_TEXT_CHARS: env
     .positiveInt(50_000)

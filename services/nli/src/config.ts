@@ -1,4 +1,4 @@
-import { COMMON_TUNING, commonSettings, NLI_TEXT_LIMIT, portSetting } from '@tp/platform';
+import { COMMON_TUNING, commonSettings, NLI_TEXT_LIMIT, portSetting, sharedSettings } from '@tp/platform';
 import { configLoader, env } from '@tp/runtime';
 import { z } from 'zod';
 
@@ -19,11 +19,7 @@ export const nliSettings = z.object({
     .describe(
       '`true`: the service is not ready without its model (an orchestrator holds a rollout whose model is missing)',
     ),
-  NLI_ALLOW_TEST_MODEL: env
-    .bool(false)
-    .describe(
-      'load a model marked as a test model (the tiny keyword model); only tests set it: otherwise it is refused (`model` degraded, saying why)',
-    ),
+  ALLOW_TEST_MODELS: sharedSettings.ALLOW_TEST_MODELS,
 });
 
 /**

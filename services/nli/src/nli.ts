@@ -22,7 +22,7 @@ export async function startNli(config: NliConfig) {
   const bootLogger = createLogger('nli', config.LOG_LEVEL);
   const slot = await ModelSlot.open({
     dir: config.NLI_MODEL_DIR,
-    allowTestModel: config.NLI_ALLOW_TEST_MODEL,
+    allowTestModel: config.ALLOW_TEST_MODELS,
     required: config.NLI_MODEL_REQUIRED,
     logger: bootLogger,
   });

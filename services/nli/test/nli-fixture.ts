@@ -99,7 +99,7 @@ export async function startNliWithTinyModel(settings: Record<string, string> = {
   const tiny = await tinyNliModel();
   const nli = await startTestNli({
     NLI_MODEL_DIR: tiny.dir,
-    NLI_ALLOW_TEST_MODEL: 'true',
+    ALLOW_TEST_MODELS: 'true',
     ...settings,
   }).catch(async (err: unknown) => {
     await tiny.remove();

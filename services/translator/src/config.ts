@@ -66,11 +66,7 @@ export const translatorSettings = z
       .describe(
         'offline Opus-MT models (`npm run models:pull`); missing or empty = the offline slot skipped',
       ),
-    OFFLINE_ALLOW_TEST_MODELS: env
-      .bool(false)
-      .describe(
-        'load offline models marked as test models (the tiny lexicon models of `tools/models`); only tests set it: otherwise such a folder is skipped with a warning and never offered on `/pairs`',
-      ),
+    ALLOW_TEST_MODELS: sharedSettings.ALLOW_TEST_MODELS,
   })
   .superRefine((config, ctx) => {
     // An engine chosen without its key would fail every call; say so at start instead.

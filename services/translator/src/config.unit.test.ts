@@ -24,7 +24,7 @@ describe('translator configuration', () => {
       MYMEMORY_URL: '',
       LIBRETRANSLATE_URL: '',
       MODELS_DIR: 'var/models',
-      OFFLINE_ALLOW_TEST_MODELS: false,
+      ALLOW_TEST_MODELS: false,
       MAX_TEXT_CHARS: 50_000,
       REDIS_KEY_PREFIX: 'tp:',
       ENGINE_TIMEOUT_MS: 10_000,

@@ -53,7 +53,7 @@ async function loadModels(config: TranslatorConfig): Promise<LoadedModels> {
   const [offline, detector] = await Promise.all([
     OfflineEngine.open({
       modelsDir: resolve(config.MODELS_DIR),
-      allowTestModels: config.OFFLINE_ALLOW_TEST_MODELS,
+      allowTestModels: config.ALLOW_TEST_MODELS,
       logger: bootLogger,
       sessionOptions: offlineSessionOptions(config.OFFLINE_THREADS),
     }),

@@ -155,14 +155,14 @@ export function apertiumTranslator(settings: Record<string, string> = {}): () =>
  */
 export async function tinyModelsDir(): Promise<{
   dir: string;
-  settings: { MODELS_DIR: string; OFFLINE_ALLOW_TEST_MODELS: 'true' };
+  settings: { MODELS_DIR: string; ALLOW_TEST_MODELS: 'true' };
   remove(): Promise<void>;
 }> {
   const dir = await mkdtemp(join(tmpdir(), 'tp-translator-models-'));
   await buildTinyModel(join(dir, 'opus-mt-zh-en-tiny'), { lexicon: ZH_EN_LEXICON });
   return {
     dir,
-    settings: { MODELS_DIR: dir, OFFLINE_ALLOW_TEST_MODELS: 'true' },
+    settings: { MODELS_DIR: dir, ALLOW_TEST_MODELS: 'true' },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

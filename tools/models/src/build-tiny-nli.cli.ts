@@ -3,7 +3,7 @@
  *   npm run models:build-tiny-nli                          # into var/models/nli/tiny-nli
  *   npm run models:build-tiny-nli -- --out /tmp/models/nli/tiny-nli --token-type-ids
  * Skips the build when the folder already holds the same one. The nli service loads it only with
- * NLI_ALLOW_TEST_MODEL=true.
+ * ALLOW_TEST_MODELS=true.
  */
 import { resolve } from 'node:path';
 

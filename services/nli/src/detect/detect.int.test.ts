@@ -112,10 +112,10 @@ describe('POST /detect in a second process on the same configuration', () => {
 
   beforeAll(async () => {
     tiny = await tinyNliModel();
-    first = await startTestNli({ NLI_MODEL_DIR: tiny.dir, NLI_ALLOW_TEST_MODEL: 'true' });
+    first = await startTestNli({ NLI_MODEL_DIR: tiny.dir, ALLOW_TEST_MODELS: 'true' });
     second = await startTestNli({
       NLI_MODEL_DIR: tiny.dir,
-      NLI_ALLOW_TEST_MODEL: 'true',
+      ALLOW_TEST_MODELS: 'true',
       DATABASE_URL: first.databaseUrl,
       NLI_CONFIG_CACHE_MS: '200',
     });

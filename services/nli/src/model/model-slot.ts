@@ -10,7 +10,7 @@ export type ModelState =
       readonly status: 'not_ready';
       /** The folder name, when a folder was configured. */
       readonly modelId: string | undefined;
-      /** The folder holds a test model (refused without NLI_ALLOW_TEST_MODEL). */
+      /** The folder holds a test model (refused without ALLOW_TEST_MODELS). */
       readonly testModel: boolean;
       readonly reason: string;
     };

@@ -56,7 +56,7 @@ export class NliModel {
     if (settings.testModel && !options.allowTestModel) {
       throw new TestModelRefusedError(
         `${dir} holds a test model (config.json has _tp_test_model): a keyword toy, not a classifier. ` +
-          'Set NLI_ALLOW_TEST_MODEL=true to load it anyway, or install the real one with `npm run models:pull -- nli`',
+          'Set ALLOW_TEST_MODELS=true to load it anyway, or install the real one with `npm run models:pull -- nli`',
       );
     }
     const file = pickOnnxFile(await readdir(join(dir, 'onnx')).catch(() => []));

@@ -127,9 +127,9 @@ describe('the nli service without a usable model', () => {
     expect(body).toMatchObject({ model_ready: false, model_id: 'mdeberta-not-installed' });
   });
 
-  it('refuses the test model without NLI_ALLOW_TEST_MODEL, saying so, and names it a test model', async () => {
+  it('refuses the test model without ALLOW_TEST_MODELS, saying so, and names it a test model', async () => {
     const nli = await start({ NLI_MODEL_DIR: tiny.dir });
-    await expectDegraded(nli, 'NLI_ALLOW_TEST_MODEL=true');
+    await expectDegraded(nli, 'ALLOW_TEST_MODELS=true');
     const { body } = await nli.get<StatusReply>('/status');
     expect(body).toMatchObject({ model_ready: false, model_id: 'tiny-nli', test_model: true });
     expect(body.model_error).toContain('test model');

@@ -26,7 +26,7 @@ export interface Discovery {
 
 export interface DiscoveryOptions {
   /**
-   * Take models marked as test models (OFFLINE_ALLOW_TEST_MODELS, for tests): otherwise they are
+   * Take models marked as test models (ALLOW_TEST_MODELS, for tests): otherwise they are
    * skipped, so a toy lexicon is never offered as a translator.
    */
   readonly allowTestModels?: boolean;
@@ -64,7 +64,7 @@ export async function discoverModels(modelsDir: string, options: DiscoveryOption
 
 /** Why a test model is not taken. */
 export const TEST_MODEL_REFUSED =
-  'a test model (a toy lexicon for tests, not a translator): set OFFLINE_ALLOW_TEST_MODELS=true to load it; real models: npm run models:pull -- <pair>';
+  'a test model (a toy lexicon for tests, not a translator): set ALLOW_TEST_MODELS=true to load it; real models: npm run models:pull -- <pair>';
 
 /** The folder's files and marker, or why it cannot be used. */
 async function inspectFolder(dir: string): Promise<{ files: OnnxFiles; testModel: boolean } | string> {

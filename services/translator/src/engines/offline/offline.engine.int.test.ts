@@ -238,7 +238,7 @@ describe('OfflineEngine model discovery', () => {
       expect(lines.levels()).not.toContain('error');
       const { skipped } = await discoverModels(modelsDir);
       expect(skipped).toEqual([{ name: 'opus-mt-zh-en-tiny', reason: TEST_MODEL_REFUSED }]);
-      expect(TEST_MODEL_REFUSED).toContain('OFFLINE_ALLOW_TEST_MODELS=true');
+      expect(TEST_MODEL_REFUSED).toContain('ALLOW_TEST_MODELS=true');
       const err = await failure(engine.translate({ texts: ['你好'], source: 'zh-CN', target: 'en' }, never));
       expect(err).toMatchObject({ kind: 'unsupported' });
     } finally {

@@ -15,7 +15,7 @@ export interface OfflineEngineOptions {
   readonly logger?: Logger;
   /** Passed to onnxruntime, e.g. `{ intraOpNumThreads: 2 }`. */
   readonly sessionOptions?: InferenceSession.SessionOptions;
-  /** Load models marked as test models (OFFLINE_ALLOW_TEST_MODELS); skipped otherwise. */
+  /** Load models marked as test models (ALLOW_TEST_MODELS); skipped otherwise. */
   readonly allowTestModels?: boolean;
 }
 
