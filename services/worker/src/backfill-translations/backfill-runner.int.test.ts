@@ -198,14 +198,17 @@ describe('a backfill', () => {
   });
 
   it('continues from its cursor after a restart: a new runner requests nothing twice and nothing is skipped', async () => {
-    await seed('vendor', 120, 3);
+    // 120 fields: four ticks of whole entities within the tick budget (39 fields each, then 3), less
+    // than the in-flight bound; a new runner for every tick after the first, and one tick more.
+    const fields = 3 * BACKFILL_LIMITS.fieldsPerTick;
+    await seed('vendor', BACKFILL_LIMITS.fieldsPerTick, 3);
     await start('es');
     await runner.tick();
-    await newRunner().tick();
-    await newRunner().tick();
+    for (let i = 0; i < Math.ceil(fields / (BACKFILL_LIMITS.fieldsPerTick - 3)); i++)
+      await newRunner().tick();
     const asked = await requested();
-    expect(asked).toHaveLength(360);
-    expect(new Set(asked).size).toBe(360);
+    expect(asked).toHaveLength(fields);
+    expect(new Set(asked).size).toBe(fields);
   });
 
   it('counts a dead-lettered request as failed, and finishes with the rest stored', async () => {
