@@ -72,6 +72,61 @@ describe('Apertium calls of one direction joined while APy is busy', () => {
     expect(sent.map((request) => request.texts.length)).toEqual([1, 2]);
   });
 
+  it('fills a request with the first texts of a call that does not fit whole, and sends the rest in the next', async () => {
+    const { sent, send } = requests();
+    const calls = new JoinedCalls(send, 1, length, 30);
+    void calls.translate(['first'], live());
+    const second = calls.translate(['x'.repeat(10)], live());
+    const third = calls.translate(['y'.repeat(10), 'z'.repeat(10), 'w'.repeat(10)], live());
+    sent[0]?.answer();
+    await settle();
+    // Each text counts 14 with its separator: the second call and the third's first text fill 30.
+    expect(sent[1]?.texts).toEqual(['x'.repeat(10), 'y'.repeat(10)]);
+    sent[1]?.answer();
+    await settle();
+    expect(sent[2]?.texts).toEqual(['z'.repeat(10), 'w'.repeat(10)]);
+    sent[2]?.answer();
+    expect(texts(await second)).toEqual(['X'.repeat(10)]);
+    expect(texts(await third)).toEqual(['Y'.repeat(10), 'Z'.repeat(10), 'W'.repeat(10)]);
+  });
+
+  it('sends the parts of a call too large for one request at once, up to maxInFlight, in order', async () => {
+    const { sent, send } = requests();
+    const calls = new JoinedCalls(send, 2, length, 30);
+    const answer = calls.translate(
+      ['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(10), 'd'.repeat(10), 'e'],
+      live(),
+    );
+
+    expect(sent.map((request) => request.texts.length)).toEqual([2, 2]);
+    sent[1]?.answer();
+    await settle();
+    expect(sent[2]?.texts).toEqual(['e']);
+    sent[2]?.answer();
+    sent[0]?.answer();
+    expect(texts(await answer)).toEqual([
+      'A'.repeat(10),
+      'B'.repeat(10),
+      'C'.repeat(10),
+      'D'.repeat(10),
+      'E',
+    ]);
+  });
+
+  it('fails a call whose first part failed, and never sends the rest of its texts', async () => {
+    const { sent, send } = requests();
+    const calls = new JoinedCalls(send, 1, length, 30);
+    const answer = calls.translate(['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(10)], live());
+    const other = calls.translate(['d'], live());
+    sent[0]?.fail(new Error('APy answered 503'));
+
+    await expect(answer).rejects.toThrow('APy answered 503');
+    await settle();
+    expect(sent.map((request) => request.texts)).toEqual([['a'.repeat(10), 'b'.repeat(10)], ['d']]);
+    sent[1]?.answer();
+    expect(texts(await other)).toEqual(['D']);
+  });
+
   it('fails each call of a joint request that failed, and goes on with the next', async () => {
     const { sent, send } = requests();
     const calls = new JoinedCalls(send, 1, length, 5000);
