@@ -23,7 +23,7 @@
 // the earlier ones do), BENCH_LIVE_TRANSLATE_RATE (50) translate cache hits/s (POST /api/v1/translate
 // en -> es over 50 of the sentences, each translated once before) and BENCH_LIVE_READ_RATE (20) reads/s
 // with `x-language: es` (GET /api/v1/content/{type}/{id} of the loaded entities). After a 10 s warm-up,
-// BENCH_LIVE_ROUNDS (2) rounds of: BENCH_LIVE_SECONDS (10) without a backfill; then as long beside the
+// BENCH_LIVE_ROUNDS (4) rounds of: BENCH_LIVE_SECONDS (10) without a backfill; then as long beside the
 // backfill of BENCH_LIVE_LANGUAGE (ca: eng-cat through APy), started as an operator does, by adding the
 // language to the configuration, and stopped by removing it (its requests drained before the next
 // round). Each side's samples pooled over the rounds. Verdicts: each load's p99 beside the backfill at
@@ -80,7 +80,7 @@ const LIVE = process.argv.includes('--live');
 const LIVE_TRANSLATE_RATE = Number(process.env.BENCH_LIVE_TRANSLATE_RATE ?? 50);
 const LIVE_READ_RATE = Number(process.env.BENCH_LIVE_READ_RATE ?? 20);
 const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
-const LIVE_ROUNDS = Number(process.env.BENCH_LIVE_ROUNDS ?? 2);
+const LIVE_ROUNDS = Number(process.env.BENCH_LIVE_ROUNDS ?? 4);
 const LIVE_LANGUAGE = process.env.BENCH_LIVE_LANGUAGE ?? 'ca';
 /** The sentences the translate cache hits go over. */
 const LIVE_TEXTS = 50;
