@@ -2,7 +2,6 @@ import AhoCorasick from 'modern-ahocorasick';
 
 import { CLASS, classOf } from '../normalise/char-tables.js';
 import { normalise, normaliseTerm, originalRange, type NormalisedText } from '../normalise/normalise.js';
-import { SymbolTable } from './symbol-encoding.js';
 
 export type TermKind = 'block' | 'allow';
 export type TermSource = 'list' | 'custom';
@@ -90,21 +89,20 @@ function isBoundary(normalised: NormalisedText, index: number, before: boolean):
 /**
  * Block and allow terms compiled into one Aho-Corasick automaton over normalised text. Terms of
  * space-delimited scripts match whole words only (`ass` not in `classic`); terms with Chinese,
- * Japanese, Thai... letters match anywhere. A block match inside an allow match is dropped.
+ * Japanese, Thai... letters match anywhere. A block match inside an allow match is dropped. Matches
+ * take whole grapheme clusters of the normalised text, as the library matches them.
  */
 export class TermMatcher {
   private constructor(
     private readonly automaton: AhoCorasick<number>,
     private readonly groups: readonly Group[],
-    private readonly symbols: SymbolTable,
-    /** Entries left out: nothing matchable after normalisation, or the symbol table was full. */
+    /** Entries left out: nothing matchable after normalisation. */
     readonly skipped: readonly TermEntry[],
   ) {}
 
   static build(entries: readonly TermEntry[]): TermMatcher {
     const byKey = new Map<string, Group>();
     const skipped: TermEntry[] = [];
-    const symbols = new SymbolTable();
     const patterns: { pattern: string; data: number }[] = [];
     const groups: Group[] = [];
     // Custom entries first, so a custom term is what a match reports when a list has it too.
@@ -120,8 +118,7 @@ export class TermMatcher {
         known.entries.push(entry);
         continue;
       }
-      const pattern = skeleton === '' ? undefined : symbols.encodeTerm(skeleton);
-      if (pattern === undefined) {
+      if (skeleton === '') {
         skipped.push(entry);
         continue;
       }
@@ -133,10 +130,10 @@ export class TermMatcher {
         entries: [entry],
       };
       byKey.set(key, group);
-      patterns.push({ pattern, data: groups.length });
+      patterns.push({ pattern: skeleton, data: groups.length });
       groups.push(group);
     }
-    return new TermMatcher(new AhoCorasick(patterns), groups, symbols, skipped);
+    return new TermMatcher(new AhoCorasick(patterns), groups, skipped);
   }
 
   /**
@@ -146,13 +143,10 @@ export class TermMatcher {
   find(text: string, options: FindOptions = {}): TermMatch[] {
     const normalised = normalise(text);
     if (normalised.text.length === 0) return [];
-    const encoded = this.symbols.encodeText(normalised.text);
     const allowed: Span[] = [];
     const blocked: { span: Span; group: Group }[] = [];
-    for (const hit of this.automaton.search(encoded.text)) {
-      const group = this.groups[hit.data as number] as Group;
-      const start = encoded.positions[hit.start] as number;
-      const end = encoded.positions[hit.end] as number;
+    for (const { start, end, data } of this.automaton.search(normalised.text)) {
+      const group = this.groups[data as number] as Group;
       if (group.checkStart && !isBoundary(normalised, start - 1, true)) continue;
       if (group.checkEnd && !isBoundary(normalised, end, false)) continue;
       if (group.kind === 'allow') allowed.push({ start, end });

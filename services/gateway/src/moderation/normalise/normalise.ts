@@ -196,7 +196,7 @@ function readLeetspeak(units: Uint16Array): Uint8Array {
 }
 
 /** In chunks: one call with a very long argument list would overflow the stack. */
-export function fromCharCodes(units: Uint16Array): string {
+function fromCharCodes(units: Uint16Array): string {
   let text = '';
   for (let k = 0; k < units.length; k += 8192) {
     text += String.fromCharCode.apply(null, units.subarray(k, k + 8192) as unknown as number[]);
