@@ -34,6 +34,10 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('Du bist ein Arschloch.')).toEqual(['Arschloch']);
   });
 
+  it('finds a Latin term with a mark of another script on its last letter', () => {
+    expect(found('what the fuck\u0e31 is this')).toEqual(['fuck\u0e31']);
+  });
+
   it('does not flag a Latin term inside a longer innocent word', () => {
     expect(found('A classic assassin from Scunthorpe passed the cockpit assessment in Essex')).toEqual([]);
   });

@@ -121,6 +121,8 @@ const TOKEN = /^[\p{L}\p{M}\p{N}]$/u;
 const UNSPACED =
   /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]$/u;
 
+const ALPHABET = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
+
 /** Class bits of a code point, computed once per code point and kept. */
 export const CLASS = {
   /** Zero-width and other default-ignorable characters (soft hyphen, ZWJ, word joiner, BOM...). */
@@ -135,6 +137,8 @@ export const CLASS = {
   token: 16,
   /** A letter of a script written without spaces (Han, kana, Thai...). */
   unspaced: 32,
+  /** A Latin, Greek or Cyrillic letter: NFKC composes every mark these take in writing. */
+  alphabet: 64,
 } as const;
 
 const bmpClasses = new Uint8Array(0x10000);
@@ -152,6 +156,7 @@ function computeClass(codePoint: number): number {
   if (LETTER.test(ch)) bits |= CLASS.letter;
   if (TOKEN.test(ch)) bits |= CLASS.token;
   if (UNSPACED.test(ch)) bits |= CLASS.unspaced;
+  if (ALPHABET.test(ch)) bits |= CLASS.alphabet;
   // Hangul vowel and final jamo compose with the syllable before them.
   if (codePoint >= 0x1160 && codePoint <= 0x11ff) bits |= CLASS.joins;
   return bits;

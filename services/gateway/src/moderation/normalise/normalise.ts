@@ -34,14 +34,20 @@ const foldedAstral = new Map<number, string>();
 
 /**
  * NFKC, lower case (with the few full case foldings toLowerCase lacks), invisible characters and
- * leftover decoration marks removed, white space as one space, look-alike letters as Latin.
+ * leftover decoration marks removed, white space as one space, look-alike letters as Latin. A mark
+ * still on a Latin, Greek or Cyrillic letter after NFKC is decoration too (a Thai vowel sign put on
+ * the `k` of a term): left there, it would make the letter a cluster no term matches.
  */
 function fold(cluster: string): string {
   let out = '';
+  let onAlphabet = false;
   for (const ch of cluster.normalize('NFKC').toLowerCase()) {
     const codePoint = ch.codePointAt(0) as number;
     const bits = classOf(codePoint);
     if (bits & CLASS.invisible || isDroppedMark(codePoint)) continue;
+    if (bits & CLASS.joins) {
+      if (onAlphabet) continue;
+    } else onAlphabet = (bits & CLASS.alphabet) !== 0;
     if (bits & CLASS.space) out += ' ';
     else out += lookAlike(codePoint) ?? ch;
   }

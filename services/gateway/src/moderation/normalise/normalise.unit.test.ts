@@ -29,6 +29,17 @@ describe('normalise', () => {
     expect(folded('f\u0336u\u0336c\u0336k\u0336 s\u0300\u0301\u0302hit')).toBe('fuck shit');
   });
 
+  it('drops marks of another script left on Latin, Greek or Cyrillic letters', () => {
+    // A Thai vowel sign, a Devanagari vowel sign and a Hebrew point on the letters of a word.
+    expect(folded('fuc\u0e31k shi\u093ft a\u05b8ss')).toBe('fuck shit ass');
+  });
+
+  it('keeps the marks of scripts that write them on their own letters', () => {
+    expect(folded('\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947')).toBe(
+      '\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947',
+    );
+  });
+
   it('keeps letters whose accents are part of the word', () => {
     expect(folded('coño Ñandú')).toBe('coño ñandú');
   });
