@@ -1,4 +1,5 @@
 import type { DependencyCheck, Logger } from '@tp/runtime';
+import { timeout, TimeoutStrategy, type TimeoutPolicy } from 'cockatiel';
 import { createClient } from 'redis';
 import type { EventEmitter } from 'node:events';
 
@@ -43,12 +44,12 @@ export function createCachingRedis({
   return reportingOutages(client, logger);
 }
 
-/** The settings of an optional Redis: no offline queue, no per-command timer, capped reconnects. */
+/** The settings of an optional Redis: no offline queue, no command timeout, capped reconnects. */
 const optionalRedis = (timeoutMs: number) => ({
   disableOfflineQueue: true,
-  // node-redis gives every command its own AbortSignal.timeout, which fires (and allocates) even
-  // after the reply: measurable garbage at thousands of commands a second. Callers that must bound
-  // a command do it themselves (see HotCache).
+  // node-redis's command timeout ends once the command is written, which is at once without an
+  // offline queue: it never bounds the wait for a reply (redis.int.test.ts). Off; callers that must
+  // bound a command use `commandTimeout`.
   commandOptions: { timeout: 0 },
   socket: {
     connectTimeout: timeoutMs,
@@ -101,21 +102,10 @@ export async function closeRedis(client: Connectable): Promise<void> {
 }
 
 /**
- * Bounds one Redis command (the client has no per-command timeout, see createRedis): rejects after
- * `ms` with a plain timer that is cleared on completion, cheap enough for every cache access.
+ * A bound for commands a caller must not wait on for longer than `ms` (a cache read, a best-effort
+ * delete): cockatiel's aggressive timeout, which rejects with its TaskCancelledError after `ms`
+ * whether or not Redis answers later. Nothing is aborted (a written command cannot be taken back).
  */
-export function bounded<T>(command: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
-    command.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
+export function commandTimeout(ms: number): TimeoutPolicy {
+  return timeout(ms, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
 }

@@ -1,8 +1,17 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 
 import { silentLogger } from '@tp/test/harness/logger';
+import { redisRelay } from '@tp/test/harness/redis-relay';
 import { waitFor } from '@tp/test/harness/wait';
-import { closeRedis, connectInBackground, createRedis, redisCheck, type RedisClient } from './index.js';
+import { TaskCancelledError } from 'cockatiel';
+import {
+  closeRedis,
+  commandTimeout,
+  connectInBackground,
+  createRedis,
+  redisCheck,
+  type RedisClient,
+} from './index.js';
 
 const clients: RedisClient[] = [];
 afterAll(async () => {
@@ -34,5 +43,34 @@ describe('redis client', () => {
     const started = Date.now();
     await expect(redis.get('any')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(200);
+  });
+
+  it("bounds a command Redis does not answer with commandTimeout; node-redis's own timeout ends once it is written", async () => {
+    const relay = await redisRelay(process.env.REDIS_URL!);
+    const redis = client(relay.url);
+    try {
+      await waitFor('redis ready', () => redis.isReady);
+      relay.hang();
+      const started = Date.now();
+      await expect(commandTimeout(100).execute(() => redis.get('any'))).rejects.toBeInstanceOf(
+        TaskCancelledError,
+      );
+      expect(Date.now() - started).toBeLessThan(1000);
+      // The library's command timeout leaves the written command waiting for its reply: the reason
+      // createRedis turns it off and callers bound commands with commandTimeout.
+      const own = redis.withCommandOptions({ timeout: 100 }).get('any');
+      own.catch(() => undefined);
+      const settled = await Promise.race([
+        own.then(
+          () => 'answered',
+          () => 'rejected',
+        ),
+        new Promise((resolve) => setTimeout(resolve, 500, 'pending')),
+      ]);
+      expect(settled).toBe('pending');
+    } finally {
+      redis.destroy();
+      await relay.close();
+    }
   });
 });

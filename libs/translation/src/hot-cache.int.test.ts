@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { closeRedis, connectInBackground, createRedis, type RedisClient } from '@tp/redis';
 
 import { silentLogger } from '@tp/test/harness/logger';
+import { redisRelay } from '@tp/test/harness/redis-relay';
 import { waitFor } from '@tp/test/harness/wait';
 import { HOT_CACHE_TTL_SECONDS, HotCache, hotCacheKey } from './hot-cache.js';
 
@@ -71,6 +72,25 @@ describe('HotCache on a real Redis', () => {
     const input = { source: 'en', target: 'de', text: 'Good morning' };
     expect(await cache.read(input)).toBeUndefined();
     expect(await cache.store(input, { ...entry, truncated: false })).toBe(false);
+  });
+
+  it('misses and skips within its timeout while Redis does not answer', async () => {
+    const relay = await redisRelay(process.env.REDIS_URL as string);
+    const hung = createRedis({ url: relay.url, logger: silentLogger() });
+    try {
+      connectInBackground(hung);
+      await waitFor('redis ready', () => hung.isReady);
+      relay.hang();
+      const cache = new HotCache(hung, prefix, HOT_CACHE_TTL_SECONDS, 100);
+      const input = { source: 'en', target: 'de', text: 'Good morning' };
+      const started = Date.now();
+      expect(await cache.read(input)).toBeUndefined();
+      expect(await cache.store(input, { ...entry, truncated: false })).toBe(false);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      hung.destroy();
+      await relay.close();
+    }
   });
 
   it('treats a corrupt entry as a miss', async () => {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 
 /** The spec's lifetime of a hot cache entry. */
 export const HOT_CACHE_TTL_SECONDS = 24 * 60 * 60;
@@ -84,19 +84,24 @@ export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>
  * it never fails a translation. Truncated results must not be stored (see `store`).
  */
 export class HotCache {
+  private readonly bound;
+
   constructor(
     private readonly redis: RedisClient | undefined,
     private readonly prefix = 'tp:',
     private readonly ttlSeconds = HOT_CACHE_TTL_SECONDS,
     /** A command slower than this is a miss (or a skipped write): a stuck Redis must not hold requests. */
-    private readonly timeoutMs = 250,
-  ) {}
+    timeoutMs = 250,
+  ) {
+    this.bound = commandTimeout(timeoutMs);
+  }
 
   /** The entry, or undefined when absent, not an entry, or Redis is down or slow. */
   async read(input: CacheKeyInput): Promise<CachedTranslation | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      const raw = await bounded(this.redis.get(hotCacheKey(input, this.prefix)), this.timeoutMs);
+      const redis = this.redis;
+      const raw = await this.bound.execute(() => redis.get(hotCacheKey(input, this.prefix)));
       return raw ? parseHotCacheEntry(raw) : undefined;
     } catch {
       return undefined;
@@ -117,9 +122,9 @@ export class HotCache {
       fallback: entry.fallback ?? false,
     };
     try {
-      await bounded(
-        this.redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds }),
-        this.timeoutMs,
+      const redis = this.redis;
+      await this.bound.execute(() =>
+        redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds }),
       );
       return true;
     } catch {

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 
 /** A cache command slower than this is a miss: a stuck Redis must not hold classifications. */
-const REDIS_TIMEOUT_MS = 250;
+const redisBound = commandTimeout(250);
 
 import type { Ranking } from './scoring.js';
 
@@ -53,11 +53,11 @@ export class ResultCache {
   async store(input: CacheKeyInput, ranking: Ranking): Promise<void> {
     if (!this.redis?.isReady) return;
     try {
-      await bounded(
-        this.redis.set(resultCacheKey(input, this.prefix), JSON.stringify(ranking), {
+      const redis = this.redis;
+      await redisBound.execute(() =>
+        redis.set(resultCacheKey(input, this.prefix), JSON.stringify(ranking), {
           expiration: { type: 'EX', value: this.ttlSeconds },
         }),
-        REDIS_TIMEOUT_MS,
       );
     } catch {
       // A cache that cannot be written only costs the next caller a model run.
@@ -67,7 +67,8 @@ export class ResultCache {
   private async get(key: string): Promise<string | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
-      return (await bounded(this.redis.get(key), REDIS_TIMEOUT_MS)) ?? undefined;
+      const redis = this.redis;
+      return (await redisBound.execute(() => redis.get(key))) ?? undefined;
     } catch {
       return undefined;
     }

@@ -1,12 +1,12 @@
 import { contentReadCacheKey } from '@tp/pipeline';
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 import { perRegistry, type Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
 
 import { Coalescer, type ItemOutcome } from './coalescer.js';
 
 /** Longest an invalidation waits for Redis; the entry's TTL bounds staleness after a miss. */
-const REDIS_TIMEOUT_MS = 500;
+const redisBound = commandTimeout(500);
 /** Failures are logged at most this often (with how many there were), not once per message. */
 const LOG_EVERY_MS = 30_000;
 
@@ -63,7 +63,7 @@ export class ReadCacheInvalidator {
       return done;
     }
     try {
-      await bounded(redis.del([...new Set(keys)]), REDIS_TIMEOUT_MS);
+      await redisBound.execute(() => redis.del([...new Set(keys)]));
     } catch (err) {
       this.failed(keys.length, err);
     }

@@ -9,7 +9,7 @@ import {
   type StoredSource,
   type TranslationWrite,
 } from '@tp/pipeline';
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 import { AppError } from '@tp/runtime';
 
 import {
@@ -26,6 +26,9 @@ export interface EditTranslationDeps {
 
 /** The `engine` column of a human translation (the read meta shows no engine for it). */
 export const HUMAN_ENGINE = 'human';
+
+/** Longest the read cache's deletion may hold the answer; the cached views expire by their TTL. */
+const dropBound = commandTimeout(250);
 
 /**
  * Stores human translations of the entity's current source fields, in one transaction that holds the
@@ -59,7 +62,7 @@ export class EditTranslationHandler implements ICommandHandler<EditTranslationCo
     const redis = this.deps.redis;
     if (!redis?.isReady) return;
     const key = contentReadCacheKey(this.deps.keyPrefix, edit.entityType, edit.entityId);
-    await bounded(redis.del(key), 250).catch(() => undefined);
+    await dropBound.execute(() => redis.del(key)).catch(() => undefined);
   }
 }
 

@@ -1,5 +1,5 @@
 import { contentReadCacheKey } from '@tp/pipeline';
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 
 import type { ContentView } from './merge-content.js';
 
@@ -17,13 +17,17 @@ export interface CachedContent {
  * missed while Redis was down. Redis down or slow is a miss, and writes are skipped.
  */
 export class ContentReadCache {
+  private readonly bound;
+
   constructor(
     private readonly redis: RedisClient | undefined,
     private readonly prefix: string,
     /** 0 turns the cache off. */
     private readonly ttlSeconds: number,
-    private readonly timeoutMs = 250,
-  ) {}
+    timeoutMs = 250,
+  ) {
+    this.bound = commandTimeout(timeoutMs);
+  }
 
   /**
    * The cached views of `ids` in the language `asked`, in the order of `ids`: one HGET each, sent
@@ -34,8 +38,9 @@ export class ContentReadCache {
     const redis = this.usable();
     if (!redis || ids.length === 0) return ids.map(() => undefined);
     try {
-      const reads = ids.map((id) => redis.hGet(contentReadCacheKey(this.prefix, type, id), asked));
-      const replies = await bounded(Promise.all(reads), this.timeoutMs);
+      const replies = await this.bound.execute(() =>
+        Promise.all(ids.map((id) => redis.hGet(contentReadCacheKey(this.prefix, type, id), asked))),
+      );
       return replies.map((reply) => (typeof reply === 'string' ? parseCachedContent(reply) : undefined));
     } catch {
       return ids.map(() => undefined);
@@ -53,7 +58,7 @@ export class ContentReadCache {
         multi.hSet(key, asked, JSON.stringify(entry));
         multi.expire(key, this.ttlSeconds, 'NX');
       }
-      await bounded(multi.execAsPipeline(), this.timeoutMs);
+      await this.bound.execute(() => multi.execAsPipeline());
     } catch {
       // A cache that cannot be written is a miss next time.
     }

@@ -7,7 +7,7 @@ import {
   translationRequests,
   type StoredField,
 } from '@tp/pipeline';
-import { bounded, type RedisClient } from '@tp/redis';
+import { commandTimeout, type RedisClient } from '@tp/redis';
 import type { EventCodec } from '@tp/schemas';
 import { normaliseLanguageTag } from '@tp/translation';
 
@@ -32,7 +32,11 @@ export interface TranslationRequestsDeps {
  * language that is not one of the configured target languages.
  */
 export class TranslationRequests {
-  constructor(private readonly deps: TranslationRequestsDeps) {}
+  private readonly bound;
+
+  constructor(private readonly deps: TranslationRequestsDeps) {
+    this.bound = commandTimeout(deps.timeoutMs ?? 250);
+  }
 
   /** Requests `fields` of entities of `type` in `targetLang`; returns how many were requested. */
   async request(
@@ -44,13 +48,12 @@ export class TranslationRequests {
     const redis = this.deps.redis;
     if (fields.length === 0 || !redis?.isReady) return 0;
     if (!(await this.configuredTarget(targetLang))) return 0;
-    const timeoutMs = this.deps.timeoutMs ?? 250;
     const keys = fields.map((f) => this.throttleKey(type, f, targetLang));
     const multi = redis.multi();
     for (const key of keys) {
       multi.set(key, '1', { condition: 'NX', expiration: { type: 'EX', value: this.deps.throttleSeconds } });
     }
-    const replies = await bounded(multi.execAsPipeline(), timeoutMs);
+    const replies = await this.bound.execute(() => multi.execAsPipeline());
     const due = fields.filter((_, i) => String(replies[i]) === 'OK');
     if (due.length === 0) return 0;
     const entries = translationRequests(due, targetLang).map((request) =>
@@ -63,7 +66,7 @@ export class TranslationRequests {
     } catch (err) {
       // Not requested after all: let the next read try again instead of waiting out the window.
       const taken = due.map((f) => this.throttleKey(type, f, targetLang));
-      await bounded(redis.del(taken), timeoutMs).catch(() => undefined);
+      await this.bound.execute(() => redis.del(taken)).catch(() => undefined);
       throw err;
     }
     return due.length;
