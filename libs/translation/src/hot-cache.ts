@@ -49,7 +49,7 @@ export function hotCacheHash(input: CacheKeyInput): string {
   const glossary = glossaryVersion ? `\u0000g${glossaryVersion}` : '';
   const written = format && format !== 'text' ? `f${format}\u0000` : '';
   const key = `${controlsPart(input)}${written}${source}\u0000${target}\u0000${text}${glossary}`;
-  return digestOf(key);
+  return hash('sha256', key, 'hex').slice(0, 32);
 }
 
 /** The key's part for a formality or a context; empty without them. */
@@ -57,24 +57,6 @@ function controlsPart({ formality, context }: CacheKeyInput): string {
   if (!formality && !context) return '';
   return `c${formality ?? ''}:${context ? hash('sha256', context, 'hex') : ''}\u0000`;
 }
-
-function digestOf(input: string): string {
-  const known = recentHashes.get(input);
-  if (known !== undefined) return known;
-  // crypto.hash is the one-shot form of createHash(): same digest, without a Hash object per call.
-  const digest = hash('sha256', input, 'hex').slice(0, 32);
-  if (input.length <= MEMO_MAX_INPUT_CHARS) {
-    if (recentHashes.size >= MEMO_MAX_ENTRIES) recentHashes.clear();
-    recentHashes.set(input, digest);
-  }
-  return digest;
-}
-
-// The hashes of recent short inputs: a popular text is hashed once, not on every cache hit. Bounded
-// (at most MEMO_MAX_ENTRIES of at most MEMO_MAX_INPUT_CHARS, emptied when full).
-const MEMO_MAX_ENTRIES = 1000;
-const MEMO_MAX_INPUT_CHARS = 256;
-const recentHashes = new Map<string, string>();
 
 export const hotCacheKey = (input: CacheKeyInput, prefix = 'tp:'): string =>
   `${prefix}tr:${hotCacheHash(input)}`;
