@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName } from '@tp/contracts';
-import { addToOutbox, connectDatabase } from '@tp/db';
+import { connectDatabase, insertIntoOutbox } from '@tp/db';
 import { KafkaConsumer } from '@tp/kafka';
 import { buildTinyNliModel } from '@tp/models';
 import { EventCodec, newEvent } from '@tp/schemas';
@@ -178,9 +178,7 @@ describe('the four services, as processes', () => {
       { correlationId: 'e2e' },
     );
     const orm = await connectDatabase({ url: db.url, poolMax: 1 });
-    await orm.em
-      .fork()
-      .transactional(async (em) => addToOutbox(em, codec, [{ topic, key: 'vendor:e2e-1', event }]));
+    await insertIntoOutbox(orm.em.fork(), codec, [{ topic, key: 'vendor:e2e-1', event }]);
     await orm.close(true);
 
     const seen: string[] = [];

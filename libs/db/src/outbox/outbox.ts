@@ -1,10 +1,8 @@
-import type { EntityManager } from '@mikro-orm/core';
 import type { IntegrationEvent } from '@tp/contracts';
-import { withSpan, withSpanSync } from '@tp/runtime';
+import { withSpan } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
 import { executeBound } from '../bound.js';
-import { OutboxMessage } from '../entities/index.js';
 import type { Orm } from '../orm.js';
 
 export interface OutboxEntry {
@@ -12,27 +10,6 @@ export interface OutboxEntry {
   /** Partition key; null spreads messages over partitions. */
   readonly key: string | null;
   readonly event: IntegrationEvent;
-}
-
-/**
- * Adds events to the outbox in the caller's unit of work. Call it inside the transaction that makes
- * the state change (em.transactional), so both commit or neither does. Events are encoded here, so an
- * event that does not match its schema fails the command instead of poisoning the topic later.
- */
-export function addToOutbox(em: EntityManager, codec: EventCodec, entries: readonly OutboxEntry[]): void {
-  withSpanSync('outbox write', outboxAttributes(entries), () => {
-    for (const { topic, key, event } of entries) {
-      const { value, headers } = codec.encode(event);
-      em.create(OutboxMessage, {
-        eventId: event.eventId,
-        eventType: event.eventType,
-        topic,
-        messageKey: key,
-        payload: value,
-        headers,
-      });
-    }
-  });
 }
 
 /**
@@ -48,9 +25,10 @@ function outboxAttributes(entries: readonly OutboxEntry[]) {
 }
 
 /**
- * The same rows as addToOutbox, written now by one plain INSERT on the caller's transaction (pass the
- * em that em.transactional hands over), for hot paths that write many events per transaction: the
- * unit of work's bookkeeping for each row costs more than the statement.
+ * Adds events to the outbox with one INSERT on the caller's transaction: pass the em that
+ * em.transactional hands over, so the rows commit with the state change or not at all. Events are
+ * encoded here, so an event that does not match its schema fails the command instead of poisoning the
+ * topic later. The one way to write the outbox, for one event as for a planner's batch of hundreds.
  */
 export async function insertIntoOutbox(
   em: Orm['em'],

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { addToOutbox, connectDatabase, OutboxMessage, type Orm } from '@tp/db';
+import { connectDatabase, insertIntoOutbox, OutboxMessage, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
 import { createTestDatabase, type TestDatabase } from '@tp/test/harness/databases';
@@ -141,7 +141,7 @@ describe('DeadLetterIndex.replay', () => {
     // The original event is still in the outbox (event_id is unique there): the replay must not clash.
     const original = codec.decode(entry.payload, entry.headers);
     await orm.em.fork().transactional(async (em) => {
-      addToOutbox(em, codec, [{ topic: entry.originalTopic, key: 'k', event: original }]);
+      await insertIntoOutbox(em, codec, [{ topic: entry.originalTopic, key: 'k', event: original }]);
     });
     const [id] = await addDeadLetters(index, [entry]);
 

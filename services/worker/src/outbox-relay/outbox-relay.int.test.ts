@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ALL_TOPICS, topicName, type ContentChanged } from '@tp/contracts';
-import { addToOutbox, connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { connectDatabase, insertIntoOutbox, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 import {
   ensureTopics,
   KafkaConsumer,
@@ -145,7 +145,7 @@ async function storeContent(entityId: string, fail = false): Promise<ContentChan
       sourceHash: 'h',
       sourceVersion: 1,
     });
-    addToOutbox(em, codec, [{ topic, key: `vendor:${entityId}`, event }]);
+    await insertIntoOutbox(em, codec, [{ topic, key: `vendor:${entityId}`, event }]);
     await em.flush();
     if (fail) throw new Error('command failed after its writes');
   });

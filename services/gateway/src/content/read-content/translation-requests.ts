@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 
-import { addToOutbox, type Orm } from '@tp/db';
+import { insertIntoOutbox, type Orm } from '@tp/db';
 import {
   readTranslationSettings,
   translationRequestedEntry,
@@ -60,9 +60,8 @@ export class TranslationRequests {
       translationRequestedEntry(request, this.deps.topicPrefix, { correlationId, causationId: null }),
     );
     try {
-      await this.deps.orm.em.fork().transactional(async (em) => {
-        addToOutbox(em, this.deps.codec, entries);
-      });
+      // One statement: all the rows or none, without a transaction around it.
+      await insertIntoOutbox(this.deps.orm.em.fork(), this.deps.codec, entries);
     } catch (err) {
       // Not requested after all: let the next read try again instead of waiting out the window.
       const taken = due.map((f) => this.throttleKey(type, f, targetLang));

@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { SourceContent, TranslationConfig, addToOutbox, type Orm } from '@tp/db';
+import { SourceContent, TranslationConfig, insertIntoOutbox, type Orm } from '@tp/db';
 import { AppError } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
@@ -45,7 +45,7 @@ export class RetranslateEntityHandler implements ICommandHandler<RetranslateEnti
         this.deps.topicPrefix,
         origin,
       );
-      addToOutbox(em, this.deps.codec, retranslation.entries);
+      await insertIntoOutbox(em, this.deps.codec, retranslation.entries);
       return retranslation;
     });
   }
