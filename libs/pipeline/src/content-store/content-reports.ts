@@ -1,5 +1,6 @@
+import { sql } from '@mikro-orm/core';
 import { HEADERS } from '@tp/contracts';
-import { executeBound, type ContentReportKind } from '@tp/db';
+import { ContentReport, executeBound, type ContentReportKind } from '@tp/db';
 
 import type { Em } from './em.js';
 
@@ -22,22 +23,22 @@ export interface NewContentReport {
   readonly sourceVersion: number | null;
 }
 
-/** Records an accepted report, in the transaction that writes its event to the outbox. */
+/**
+ * Records an accepted report, in the transaction that writes its event to the outbox: one INSERT
+ * through the entity (em.insert, outside the unit of work), accepted at the transaction's time.
+ */
 export async function recordContentReport(em: Em, report: NewContentReport): Promise<void> {
-  await em.execute(
-    'insert into content_reports (tracking_id, api_key_id, kind, module, entity_type, entity_id, ' +
-      'source_version, accepted_at) values (?, ?, ?, ?, ?, ?, ?, now())',
-    [
-      report.trackingId,
-      report.apiKeyId,
-      report.kind,
-      report.module,
-      report.entityType,
-      report.entityId,
-      report.sourceVersion,
-    ],
-    'run',
-  );
+  const { trackingId, apiKeyId, kind, module, entityType, entityId, sourceVersion } = report;
+  await em.insert(ContentReport, {
+    trackingId,
+    apiKeyId,
+    kind,
+    module,
+    entityType,
+    entityId,
+    sourceVersion,
+    acceptedAt: sql.now(),
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiKey, type Orm } from '@tp/db';
+import { ApiKey, ChatUsage as ChatUsageRow, type Orm } from '@tp/db';
 
 /** What one chat completion used, from the upstream's `usage`, charged to the caller's key. */
 export interface ChatUsage {
@@ -48,28 +48,22 @@ export class ChatUsageStore {
   constructor(private readonly orm: Orm) {}
 
   /**
-   * One insert; created_at is the database's clock. Plain SQL: this runs once per chat completion, and
-   * the unit of work's bookkeeping cost as much CPU as the rest of the request (bench:chat).
+   * One insert through the entity (em.insert, outside the unit of work); created_at is the database's
+   * clock.
    */
   async record(usage: ChatUsage): Promise<void> {
-    await this.orm.em
-      .getConnection()
-      .execute(
-        'insert into chat_usage (id, api_key_id, request_id, model, upstream_model, provider, prompt_tokens, completion_tokens, total_tokens, stream) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          crypto.randomUUID(),
-          usage.keyId,
-          usage.requestId,
-          usage.model,
-          usage.upstreamModel,
-          usage.provider,
-          usage.promptTokens,
-          usage.completionTokens,
-          usage.totalTokens,
-          usage.stream,
-        ],
-        'run',
-      );
+    await this.orm.em.fork().insert(ChatUsageRow, {
+      id: crypto.randomUUID(),
+      apiKey: usage.keyId,
+      requestId: usage.requestId,
+      model: usage.model,
+      upstreamModel: usage.upstreamModel,
+      provider: usage.provider,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      totalTokens: usage.totalTokens,
+      stream: usage.stream,
+    });
   }
 
   /**

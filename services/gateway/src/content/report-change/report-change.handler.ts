@@ -19,8 +19,8 @@ export interface ReportChangeDeps {
 /**
  * Checks that the change can travel through the pipeline (413 CONTENT_TOO_LARGE otherwise) and that
  * the entity type belongs to the reporting module, and writes ContentChanged to the outbox with the
- * report's tracking row, in one transaction (plain SQL, as on the planner's path); the worker's relay
- * publishes it and the planner stores the source.
+ * report's tracking row, in one transaction; the worker's relay publishes it and the planner stores
+ * the source.
  */
 export class ReportContentChangeHandler implements ICommandHandler<ReportContentChangeCommand> {
   constructor(private readonly deps: ReportChangeDeps) {}
@@ -30,7 +30,6 @@ export class ReportContentChangeHandler implements ICommandHandler<ReportContent
     if (this.deps.topicLimit) {
       await assertDeliverable(change, entry, this.deps.codec, this.deps.topicPrefix, this.deps.topicLimit);
     }
-    // Plain SQL, as on the planner's path: the unit of work cost more than these two statements.
     await this.deps.orm.em.fork().transactional(async (em) => {
       await assertTypeOwner(em, change.module, change.entityType);
       await insertIntoOutbox(em, this.deps.codec, [entry]);
