@@ -1,5 +1,6 @@
 import { ApiKey, type ApiKeyRole, type Orm } from '@tp/db';
 import { AppError } from '@tp/runtime';
+import { LRUCache } from 'lru-cache';
 
 import { NO_LIMITS, type KeyLimits } from '../keys/budgets/budget.store.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
@@ -42,15 +43,13 @@ export type KeyLookup =
 /** last_used_at is written at most this often per key, so busy keys do not cost a write per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Most keys remembered by one process; past it the memory starts over (keys are few in practice). */
+/** Most keys remembered by one process; past it the least recently used go first. */
 const MAX_REMEMBERED = 10_000;
 
 export class ApiKeyStore {
   private readonly touchedAt = new Map<string, number>();
-  private readonly rememberedLookups = new Map<
-    string,
-    { readonly found: KeyLookup; readonly until: number }
-  >();
+  /** Lookups of known keys, each for `rememberMs`; undefined when nothing is remembered. */
+  private readonly rememberedLookups: LRUCache<string, KeyLookup> | undefined;
   /** Bumped by every revocation here: a lookup that started before one must not be remembered. */
   private revocations = 0;
 
@@ -60,8 +59,11 @@ export class ApiKeyStore {
    */
   constructor(
     private readonly orm: Orm,
-    private readonly rememberMs = 0,
-  ) {}
+    rememberMs = 0,
+  ) {
+    this.rememberedLookups =
+      rememberMs > 0 ? new LRUCache({ max: MAX_REMEMBERED, ttl: rememberMs }) : undefined;
+  }
 
   /**
    * `limits`: budgets (absent ones: none). `modules`: a scope for a client key (already checked by
@@ -105,7 +107,7 @@ export class ApiKeyStore {
     entity.revokedAt ??= new Date();
     this.revocations += 1;
     await em.flush();
-    this.rememberedLookups.delete(entity.keyHash);
+    this.rememberedLookups?.delete(entity.keyHash);
     this.revocations += 1;
     return view(entity);
   }
@@ -118,54 +120,46 @@ export class ApiKeyStore {
     em.assign(entity, change);
     this.revocations += 1;
     await em.flush();
-    this.rememberedLookups.delete(entity.keyHash);
+    this.rememberedLookups?.delete(entity.keyHash);
     this.revocations += 1;
     return view(entity);
   }
 
-  /**
-   * One indexed query per request, as plain SQL: the ORM's entity machinery (fork, hydration,
-   * identity map) cost more than the query itself on this path (bench:nli).
-   */
+  /** One indexed query (api_keys_key_hash_unique) per key and `rememberMs`. */
   async lookup(key: string): Promise<KeyLookup> {
     const hash = hashApiKey(key);
-    const now = Date.now();
-    const known = this.rememberedLookups.get(hash);
-    if (known && known.until > now) {
-      if (known.found.kind === 'valid') this.touch(known.found.principal.keyId);
-      return known.found;
+    const known = this.rememberedLookups?.get(hash);
+    if (known) {
+      if (known.kind === 'valid') this.touch(known.principal.keyId);
+      return known;
     }
     const revocations = this.revocations;
     const found = await this.query(hash);
     // Unknown keys are not remembered, so made-up keys cannot fill the memory. A lookup that was in
     // flight while a key was revoked may have read it before the revocation: it is used once, not kept.
-    if (this.rememberMs > 0 && found.kind !== 'unknown' && revocations === this.revocations) {
-      if (this.rememberedLookups.size >= MAX_REMEMBERED) this.rememberedLookups.clear();
-      this.rememberedLookups.set(hash, { found, until: now + this.rememberMs });
+    if (found.kind !== 'unknown' && revocations === this.revocations) {
+      this.rememberedLookups?.set(hash, found);
     }
     return found;
   }
 
   private async query(hash: string): Promise<KeyLookup> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<KeyRow[]>(
-        'select id, name, role, revoked_at, requests_per_day, tokens_per_day, tokens_per_month, characters_per_month, modules from api_keys where key_hash = ?',
-        [hash],
-      );
-    const row = rows[0];
+    // The whole row: a `fields` list, or disableIdentityMap, made the lookup dearer, not cheaper.
+    const row = await this.orm.em.fork().findOne(ApiKey, { keyHash: hash });
     if (!row) return { kind: 'unknown' };
-    if (row.revoked_at) return { kind: 'revoked' };
+    if (row.revokedAt) return { kind: 'revoked' };
     this.touch(row.id);
     const limits: KeyLimits = {
-      requestsPerDay: row.requests_per_day,
-      // bigint columns come back as strings.
-      tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
-      tokensPerMonth: row.tokens_per_month === null ? null : Number(row.tokens_per_month),
-      charactersPerMonth: row.characters_per_month === null ? null : Number(row.characters_per_month),
+      requestsPerDay: row.requestsPerDay ?? null,
+      tokensPerDay: row.tokensPerDay ?? null,
+      tokensPerMonth: row.tokensPerMonth ?? null,
+      charactersPerMonth: row.charactersPerMonth ?? null,
     };
     const principal = { keyId: row.id, name: row.name, role: row.role, limits };
-    return { kind: 'valid', principal: row.modules ? { ...principal, modules: row.modules } : principal };
+    return {
+      kind: 'valid',
+      principal: row.modules ? { ...principal, modules: [...row.modules] } : principal,
+    };
   }
 
   /** Records use in the background; a failed write only delays last_used_at. */
@@ -178,18 +172,6 @@ export class ApiKeyStore {
       .nativeUpdate(ApiKey, { id }, { lastUsedAt: new Date(now) })
       .catch(() => this.touchedAt.delete(id));
   }
-}
-
-interface KeyRow {
-  readonly id: string;
-  readonly name: string;
-  readonly role: ApiKeyRole;
-  readonly revoked_at: Date | null;
-  readonly requests_per_day: number | null;
-  readonly tokens_per_day: string | null;
-  readonly tokens_per_month: string | null;
-  readonly characters_per_month: string | null;
-  readonly modules: string[] | null;
 }
 
 function view(entity: ApiKey): ApiKeyView {
