@@ -14,7 +14,7 @@ export function createLogger(service: string, level: string = 'info'): Logger {
       level,
       base: { service },
       mixin: activeTraceIds,
-      timestamp: isoTime,
+      timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       // API keys and credentials must never reach a log line.
       redact: {
@@ -57,17 +57,4 @@ function sharedStdout() {
     periodicFlush: LOG_FLUSH_MS,
   });
   return stdout;
-}
-
-let lastMs = 0;
-let lastTime = '';
-
-/** pino's `isoTime`, formatting each millisecond once: busy processes log many lines per millisecond. */
-function isoTime(): string {
-  const now = Date.now();
-  if (now !== lastMs) {
-    lastMs = now;
-    lastTime = `,"time":"${new Date(now).toISOString()}"`;
-  }
-  return lastTime;
 }
