@@ -9,9 +9,7 @@ import { AppError } from './errors.js';
 export const requireJson: RequestHandler = (req, _res, next) => {
   const hasBody =
     req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  // The usual header is taken as it is; any other goes through type-is (parameters, case, suffixes).
-  const type = req.headers['content-type'];
-  if (hasBody && type !== 'application/json' && !req.is('application/json')) {
+  if (hasBody && !req.is('application/json')) {
     next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON with Content-Type: application/json'));
     return;
   }
