@@ -10,8 +10,8 @@ import {
 
 import { startSpan, withSpan } from './tracing.js';
 
-// The platform's tracer is asked of the global provider once per provider, not once per span: a
-// provider set after another (tests do, after trace.disable()) still gets the spans started after it.
+// Spans are started by the global provider's tracer: a provider set after another (tests do, after
+// trace.disable()) gets the spans started after it.
 function installProvider(): { readonly finished: () => Promise<ReadableSpan[]> } {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });

@@ -10,8 +10,6 @@ import {
   type Context,
   type Link,
   type Span,
-  type Tracer,
-  type TracerProvider as TracerProviderApi,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -155,26 +153,13 @@ export function withSpanSync<T>(
 export function startSpan(name: string, attributes: Attributes, options: SpanOptions = {}): Span {
   const parent = options.parent ?? context.active();
   const links = options.links ? [...options.links] : undefined;
-  return platformTracer().startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes, ...(links ? { links } : {}) },
-    parent,
-  );
-}
-
-let tracerOf: { readonly provider: TracerProviderApi; readonly tracer: Tracer } | undefined;
-
-/**
- * The platform's tracer, asked of the global provider once per provider rather than once per span
- * (the SDK's getTracer builds a key string and looks it up: about 1 % of the translator's CPU in
- * bench:pipeline). The global provider object stays the same when initTracing sets the SDK's behind
- * it (a tracer asked for before then forwards to it once it is there); a new one after trace.disable()
- * (tests) gets a new tracer.
- */
-function platformTracer(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(TRACER_NAME) };
-  return tracerOf.tracer;
+  return trace
+    .getTracer(TRACER_NAME)
+    .startSpan(
+      name,
+      { kind: options.kind ?? SpanKind.INTERNAL, attributes, ...(links ? { links } : {}) },
+      parent,
+    );
 }
 
 /** The W3C trace context headers (`traceparent`, `tracestate`) of a context; none when it has no span. */
