@@ -6,7 +6,6 @@ import type { Registry } from 'prom-client';
 
 import type { Logger } from '../logger.js';
 import { httpDurationHistogram } from '../metrics.js';
-import { accessLogWriter, type AccessLogWriter } from './access-log.js';
 
 /** The route label of requests no route took: metric labels never come from the raw path. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -34,9 +33,8 @@ export const routeLabel =
 
 /** Where `trackRequest` writes: the access log and the request-duration histogram. */
 export interface RequestTracker {
+  /** The access log: pino writes each line (`logger[level](fields, msg)`). */
   readonly logger: Logger;
-  /** Writes an access-log line through `logger` (see accessLogWriter). */
-  readonly access: AccessLogWriter;
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
@@ -57,12 +55,9 @@ export function requestTracker(logger: Logger, metrics: Registry): RequestTracke
     if (!child) byStatus.set(status, (child = histogram.labels({ method, route, status: String(status) })));
     return child;
   };
-  // Access-log lines are built from a fixed set of fields, never headers or bodies, so they skip
-  // the logger's redaction (a third of the cost of each line).
-  const access = logger.child({}, { redact: [] });
+  // Access-log lines hold a fixed set of fields, never headers or bodies: nothing to redact.
   return {
-    logger: access,
-    access: accessLogWriter(access),
+    logger: logger.child({}, { redact: [] }),
     observe(method, route, status, seconds) {
       childOf(method, route, status).observe(seconds);
     },
@@ -104,9 +99,9 @@ function trackRequest(
       status: res.statusCode,
       ms: Math.round(ms * 10) / 10,
     };
-    if (aborted) tracker.access('warn', line, 'request aborted');
-    else if (res.statusCode >= 500) tracker.access('error', line, 'request failed');
-    else tracker.access('info', line, 'request completed');
+    if (aborted) tracker.logger.warn(line, 'request aborted');
+    else if (res.statusCode >= 500) tracker.logger.error(line, 'request failed');
+    else tracker.logger.info(line, 'request completed');
   };
   // 'close' follows 'finish' on every response, and comes alone when the client went away first.
   // Node emits it once per response: `on`, not `once` (no wrapper to make and remove per request).
@@ -114,9 +109,9 @@ function trackRequest(
 }
 
 /**
- * Per request, in one middleware: `trackRequest`, labelled with the matched route. Written here
- * rather than with pino-http: its per-request child logger and serialisers were a fifth of the
- * gateway's CPU time in bench:translate (docs/benchmarks.md).
+ * Per request, in one middleware: `trackRequest`, labelled with the matched route. Not pino-http:
+ * its two child loggers per request (one serialising the whole request) cost 2.3 times the CPU of
+ * this middleware (docs/decisions.md, "The access log is written by pino").
  */
 export function requestContext(tracker: RequestTracker): RequestHandler {
   return (req, res, next) => {
