@@ -49,6 +49,7 @@ describe('migrations', () => {
       'Migration20261129120000_dead_letter_parts',
       'Migration20261129130000_translation_backfills',
       'Migration20261129140000_dead_letters_event_unique',
+      'Migration20261129150000_backfill_sources_before',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -106,6 +107,11 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129150000_backfill_sources_before']);
+    const sourcesBefore = await client.query(
+      `select 1 from information_schema.columns where table_name = 'translation_backfills' and column_name = 'sources_before'`,
+    );
+    expect(sourcesBefore.rowCount).toBe(0);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
     const eventUnique = await client.query(
       `select 1 from information_schema.table_constraints where constraint_name = 'dead_letters_event_unique'`,
@@ -117,10 +123,14 @@ describe('migrations', () => {
       values ('e-1', 't', 0, $1, '', '{}', 'g', 'X', 'x', 1, now(), now()) returning id`;
     const first = await client.query<{ id: string }>(insert, [1]);
     await client.query(insert, [2]);
-    expect(await migrateUp(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
+    expect(await migrateUp(db.url)).toEqual([
+      'Migration20261129140000_dead_letters_event_unique',
+      'Migration20261129150000_backfill_sources_before',
+    ]);
     const kept = await client.query<{ id: string }>(`select id from dead_letters where event_id = 'e-1'`);
     expect(kept.rows).toEqual([{ id: first.rows[0]?.id }]);
     await client.query(`delete from dead_letters`);
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129150000_backfill_sources_before']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129130000_translation_backfills']);
     expect(await tables()).not.toContain('translation_backfills');

@@ -19,6 +19,7 @@ import { Migration20261129110000_source_formats } from './Migration2026112911000
 import { Migration20261129120000_dead_letter_parts } from './Migration20261129120000_dead_letter_parts.js';
 import { Migration20261129130000_translation_backfills } from './Migration20261129130000_translation_backfills.js';
 import { Migration20261129140000_dead_letters_event_unique } from './Migration20261129140000_dead_letters_event_unique.js';
+import { Migration20261129150000_backfill_sources_before } from './Migration20261129150000_backfill_sources_before.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -79,5 +80,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129140000_dead_letters_event_unique',
     class: Migration20261129140000_dead_letters_event_unique,
+  },
+  {
+    name: 'Migration20261129150000_backfill_sources_before',
+    class: Migration20261129150000_backfill_sources_before,
   },
 ];

@@ -17,6 +17,8 @@ export const SourceContent = defineEntity({
     sourceVersion: p.bigint('number'),
     /** How the text is written: text, html or markdown; its translations are written the same way. */
     format: p.string().length(8).default('text'),
+    /** When the planner last requested its translations (its transaction's start); null: never. */
+    plannedAt: p.datetime().nullable(),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

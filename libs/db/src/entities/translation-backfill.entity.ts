@@ -38,6 +38,8 @@ export const TranslationBackfill = defineEntity({
     remaining: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** When the runner first saw it: sources the planner stored after that are the planner's to request. */
+    sourcesBefore: p.datetime().nullable(),
     /** When the cursor reached the end: everything is requested. */
     emittedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),

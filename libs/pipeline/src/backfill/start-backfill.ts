@@ -80,7 +80,11 @@ async function createBackfill(
   await lockBackfillCreation(em);
   const running = await runningBackfillOf(em, scope);
   if (running) return { backfill: running, created: false };
-  const { lacking } = await countLackingFields(em, scope, { entityType: '', entityId: '' });
+  const { lacking } = await countLackingFields(
+    em,
+    { ...scope, sourcesBefore: null },
+    { entityType: '', entityId: '' },
+  );
   const backfill = await insertBackfill(em, { ...scope, id: randomUUID(), origin, total: lacking });
   return { backfill, created: true };
 }

@@ -9,19 +9,30 @@ import { storedFieldOf, type SourceFieldRow } from './source-rows.js';
 // its language, in (entity_type, entity_id, field) order (the unique index of source_contents; the
 // translation is looked up by the unique index of content_translations).
 
-/** The fields of the scope that lack the language, with `s` the source_contents row. */
+/**
+ * The fields of the scope that lack the language, with `s` the source_contents row; with a
+ * `sources_before`, not those the planner requested after it (they are on their way already).
+ */
 const LACKING =
   'from source_contents s where s.source_lang <> ? ' +
   'and (?::text is null or s.module = ?) and (?::text is null or s.entity_type = ?) ' +
+  'and (?::timestamptz is null or s.planned_at is null or s.planned_at <= ?) ' +
   'and not exists (select 1 from content_translations t where t.entity_type = s.entity_type ' +
   'and t.entity_id = s.entity_id and t.field = s.field and t.target_lang = ?)';
 
-const lackingParams = (scope: BackfillScope) => [
+/** Which fields a backfill still has to see: its scope, and when its runner first saw it. */
+export interface LackingScope extends BackfillScope {
+  readonly sourcesBefore: Date | null;
+}
+
+const lackingParams = (scope: LackingScope) => [
   scope.language,
   scope.module,
   scope.module,
   scope.entityType,
   scope.entityType,
+  scope.sourcesBefore,
+  scope.sourcesBefore,
   scope.language,
 ];
 
@@ -40,7 +51,7 @@ export async function scopeHasContent(em: Em, scope: BackfillScope): Promise<boo
 /** Fields of the scope lacking the language: all of them, and those up to the cursor (requested). */
 export async function countLackingFields(
   em: Em,
-  scope: BackfillScope,
+  scope: LackingScope,
   cursor: BackfillCursor,
 ): Promise<{ lacking: number; requestedLacking: number }> {
   const [row] = await executeBound<{ lacking: string; requested_lacking: string }>(
@@ -62,7 +73,7 @@ type LackingRow = SourceFieldRow;
  */
 export async function nextLackingFields(
   em: Em,
-  scope: BackfillScope,
+  scope: LackingScope,
   cursor: BackfillCursor,
   maxFields: number,
 ): Promise<StoredField[]> {
@@ -78,7 +89,7 @@ export async function nextLackingFields(
 
 function selectLacking(
   em: Em,
-  scope: BackfillScope,
+  scope: LackingScope,
   cursor: BackfillCursor,
   limit: number,
   onlyEntityId?: string,

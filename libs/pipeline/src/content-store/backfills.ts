@@ -35,6 +35,8 @@ export interface Backfill extends BackfillScope {
   readonly remaining: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** When its runner first saw it; fields the planner requested later are not the backfill's. */
+  readonly sourcesBefore: Date | null;
   readonly emittedAt: Date | null;
   readonly finishedAt: Date | null;
 }
@@ -55,6 +57,7 @@ interface BackfillRow {
   remaining: number;
   created_at: Date;
   updated_at: Date;
+  sources_before: Date | null;
   emitted_at: Date | null;
   finished_at: Date | null;
 }
@@ -74,6 +77,7 @@ const backfill = (r: BackfillRow): Backfill => ({
   remaining: r.remaining,
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
+  sourcesBefore: r.sources_before ? new Date(r.sources_before) : null,
   emittedAt: r.emitted_at ? new Date(r.emitted_at) : null,
   finishedAt: r.finished_at ? new Date(r.finished_at) : null,
 });
@@ -156,6 +160,23 @@ export interface BackfillProgress {
   readonly emitted: boolean;
   /** Every request is answered: the backfill is done. */
   readonly finished: boolean;
+}
+
+/**
+ * The backfill's `sources_before`, set on the first call: the clock when its runner first read the
+ * row, so after the transaction that created it (and, for a language just configured, changed the
+ * configuration) committed. A planner transaction that began later read the language in the
+ * configuration and requested it.
+ */
+export async function stampSourcesBefore(em: Em, id: string): Promise<Date> {
+  const [row] = await executeBound<{ sources_before: Date }>(
+    em,
+    'update translation_backfills set sources_before = coalesce(sources_before, clock_timestamp()) ' +
+      'where id = ? returning sources_before',
+    [id],
+    'all',
+  );
+  return new Date((row as { sources_before: Date }).sources_before);
 }
 
 export async function recordBackfillProgress(em: Em, id: string, p: BackfillProgress): Promise<void> {

@@ -24,6 +24,8 @@ export interface SourceRowWrite {
   readonly sourceVersion: number;
   /** text, html or markdown. */
   readonly format: string;
+  /** The planner requests its translations in this transaction (sets `planned_at`). */
+  readonly requested?: boolean;
 }
 
 /** The rows to write for one entity of a module. */
@@ -193,7 +195,7 @@ export async function humanTranslationLanguages(
  * inserted after the lock was taken (a rebalance): the newer version wins.
  */
 export async function writeSources(em: Em, changes: readonly EntitySourceWrites[]): Promise<void> {
-  const columns: unknown[][] = Array.from({ length: 9 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 10 }, () => []);
   for (const { module, entityType, entityId, writes } of changes) {
     for (const w of writes) {
       const values = [
@@ -206,6 +208,7 @@ export async function writeSources(em: Em, changes: readonly EntitySourceWrites[
         w.sourceHash,
         w.sourceVersion,
         w.format,
+        w.requested === true,
       ];
       values.forEach((value, column) => columns[column]?.push(value));
     }
@@ -214,13 +217,15 @@ export async function writeSources(em: Em, changes: readonly EntitySourceWrites[
   await executeBound(
     em,
     'insert into source_contents as s (module, entity_type, entity_id, field, source_lang, text, source_hash, ' +
-      'source_version, format, updated_at) select w.module, w.entity_type, w.entity_id, w.field, w.source_lang, ' +
-      'w.text, w.source_hash, w.source_version, w.format, now() from unnest(?::text[], ?::text[], ?::text[], ' +
-      '?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[]) with ordinality as w (module, ' +
-      'entity_type, entity_id, field, source_lang, text, source_hash, source_version, format, n) order by w.n' +
+      'source_version, format, planned_at, updated_at) select w.module, w.entity_type, w.entity_id, w.field, ' +
+      'w.source_lang, w.text, w.source_hash, w.source_version, w.format, case when w.requested then now() end, ' +
+      'now() from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ' +
+      '?::bigint[], ?::text[], ?::boolean[]) with ordinality as w (module, entity_type, entity_id, field, ' +
+      'source_lang, text, source_hash, source_version, format, requested, n) order by w.n' +
       ' on conflict (entity_type, entity_id, field) do update set source_lang = excluded.source_lang, ' +
       'text = excluded.text, source_hash = excluded.source_hash, source_version = excluded.source_version, ' +
-      'format = excluded.format, updated_at = excluded.updated_at where s.source_version <= excluded.source_version',
+      'format = excluded.format, planned_at = coalesce(excluded.planned_at, s.planned_at), ' +
+      'updated_at = excluded.updated_at where s.source_version <= excluded.source_version',
     columns,
     'run',
   );

@@ -70,7 +70,13 @@ async function setTargets(targetLanguages: string[]): Promise<void> {
 }
 
 /** `entities` entities of `fields` English fields each, under module shop, type `type`. */
-async function seed(type: string, entities: number, fields: number, sourceLang = 'en'): Promise<void> {
+async function seed(
+  type: string,
+  entities: number,
+  fields: number,
+  sourceLang = 'en',
+  plannedAt: Date | null = null,
+): Promise<void> {
   const rows = [];
   for (let e = 0; e < entities; e++) {
     for (let f = 0; f < fields; f++) {
@@ -85,6 +91,7 @@ async function seed(type: string, entities: number, fields: number, sourceLang =
         sourceHash: sourceHash(text),
         sourceVersion: 1,
         format: 'text',
+        plannedAt,
         updatedAt: new Date(),
       });
     }
@@ -161,6 +168,28 @@ describe('a backfill', () => {
     expect(backfillView(ended)).toMatchObject({ status: 'done', done: 5, failed: 0, remaining: 0 });
     expect(ended.finishedAt).not.toBeNull();
     expect(await requested()).toHaveLength(5);
+  });
+
+  it('leaves alone the fields the planner requested after its runner first saw it, and counts only its own', async () => {
+    await seed('vendor', 1, 2, 'en', new Date(Date.now() - 60_000));
+    const { backfill } = await start('ca');
+    await runner.tick();
+    expect((await requested()).sort()).toEqual(['vendor/id-00000/f0/ca', 'vendor/id-00000/f1/ca']);
+    const seen = (await reload(backfill)).sourcesBefore as Date;
+    // Stored later: `wine` by a planner that requested its translations (ca among them), `zone`
+    // with translation disabled (nothing requested, so the backfill's to ask).
+    await seed('wine', 1, 2, 'en', new Date(seen.getTime() + 1000));
+    await seed('zone', 1, 1, 'en', null);
+    await runner.tick();
+    expect((await requested()).sort()).toEqual([
+      'vendor/id-00000/f0/ca',
+      'vendor/id-00000/f1/ca',
+      'zone/id-00000/f0/ca',
+    ]);
+    expect((await reload(backfill)).sourcesBefore).toEqual(seen);
+    await answer(['vendor/id-00000/f0/ca', 'vendor/id-00000/f1/ca', 'zone/id-00000/f0/ca']);
+    await runner.tick();
+    expect(backfillView(await reload(backfill))).toMatchObject({ status: 'done', done: 3, remaining: 0 });
   });
 
   it('keeps to its filters: only the module and entity type asked for', async () => {

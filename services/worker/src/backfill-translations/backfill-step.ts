@@ -3,6 +3,7 @@ import {
   countLackingFields,
   nextLackingFields,
   recordBackfillProgress,
+  stampSourcesBefore,
   translationRequestedEntry,
   translationRequests,
   type Backfill,
@@ -46,7 +47,9 @@ export async function stepBackfill(
   budget: number,
   output: StepOutput,
 ): Promise<StepOutcome> {
-  const { lacking, requestedLacking } = await countLackingFields(em, job, job.cursor);
+  // Fields the planner requested after the runner first saw the backfill are the planner's.
+  const scope = { ...job, sourcesBefore: job.sourcesBefore ?? (await stampSourcesBefore(em, job.id)) };
+  const { lacking, requestedLacking } = await countLackingFields(em, scope, job.cursor);
   // Requested fields still lacking are in flight, or dead-lettered (counted in `failed`).
   const inFlight = Math.max(0, requestedLacking - job.failed);
   const done = Math.max(0, job.requested - requestedLacking);
@@ -55,7 +58,7 @@ export async function stepBackfill(
   let emitted = job.emittedAt !== null;
   const room = Math.min(budget, BACKFILL_LIMITS.maxInFlight - inFlight);
   if (!emitted && room > 0) {
-    const fields = await nextLackingFields(em, job, job.cursor, room);
+    const fields = await nextLackingFields(em, scope, job.cursor, room);
     if (fields.length === 0) emitted = true;
     else {
       await requestTranslations(em, job, fields, output);

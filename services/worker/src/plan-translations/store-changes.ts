@@ -100,12 +100,15 @@ async function applyPlans(
   accepted: readonly { item: PlannedChange; plan: TranslationPlan }[],
   { codec, topicPrefix }: Output,
 ): Promise<void> {
-  const writes = accepted.map(({ item: { change }, plan }) => ({
-    module: change.module,
-    entityType: change.entityType,
-    entityId: change.entityId,
-    writes: plan.writes,
-  }));
+  const writes = accepted.map(({ item: { change }, plan }) => {
+    const requested = new Set(fieldRequests(plan).map(({ field }) => field));
+    return {
+      module: change.module,
+      entityType: change.entityType,
+      entityId: change.entityId,
+      writes: plan.writes.map((write) => ({ ...write, requested: requested.has(write.field) })),
+    };
+  });
   await writeSources(em, writes);
   await markHumanTranslationsStale(em, writes);
   const entries = accepted.flatMap(({ item: { event }, plan }) => {
