@@ -38,7 +38,7 @@ export const TranslationBackfill = defineEntity({
     remaining: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
-    /** When the runner first saw it: sources the planner stored after that are the planner's to request. */
+    /** When it was created: fields the planner requested after that are the planner's. */
     sourcesBefore: p.datetime().nullable(),
     /** When the cursor reached the end: everything is requested. */
     emittedAt: p.datetime().nullable(),

@@ -35,7 +35,7 @@ export interface Backfill extends BackfillScope {
   readonly remaining: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
-  /** When its runner first saw it; fields the planner requested later are not the backfill's. */
+  /** When it was created; fields the planner requested later are not the backfill's. */
   readonly sourcesBefore: Date | null;
   readonly emittedAt: Date | null;
   readonly finishedAt: Date | null;
@@ -101,7 +101,8 @@ export async function insertBackfill(em: Em, job: NewBackfill): Promise<Backfill
   const [row] = await executeBound<BackfillRow>(
     em,
     'insert into translation_backfills (id, language, module, entity_type, origin, total, remaining, ' +
-      'created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, now(), now()) returning *',
+      'sources_before, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, clock_timestamp(), now(), now()) ' +
+      'returning *',
     [job.id, job.language, job.module, job.entityType, job.origin, job.total, job.total],
     'all',
   );
@@ -163,10 +164,9 @@ export interface BackfillProgress {
 }
 
 /**
- * The backfill's `sources_before`, set on the first call: the clock when its runner first read the
- * row, so after the transaction that created it (and, for a language just configured, changed the
- * configuration) committed. A planner transaction that began later read the language in the
- * configuration and requested it.
+ * The backfill's `sources_before` (set when it is created; a row of an older version gets the
+ * clock when its runner first reads it). A planner transaction that began later read the language
+ * in the configuration and requested it.
  */
 export async function stampSourcesBefore(em: Em, id: string): Promise<Date> {
   const [row] = await executeBound<{ sources_before: Date }>(

@@ -8,11 +8,16 @@ export interface TranslationSettings {
   readonly humanOnlyLanguages: readonly string[];
 }
 
-/** The configuration as of now (in the caller's transaction, when it has one). */
+/**
+ * The configuration as of now (in the caller's transaction, when it has one), read with a share
+ * lock: while a change holds the row, the read waits for it and gets the changed row. So a
+ * transaction that began after a backfill was created (in the change's transaction) plans with its
+ * language (see stepBackfill).
+ */
 export async function readTranslationSettings(em: Em): Promise<TranslationSettings> {
   const [row] = await em.execute<
     { target_languages: string[]; enabled: boolean; human_only_languages: string[] }[]
-  >('select target_languages, enabled, human_only_languages from translation_config where id = 1');
+  >('select target_languages, enabled, human_only_languages from translation_config where id = 1 for share');
   if (!row) throw new Error('translation_config has no row 1; run the migrations');
   return {
     targetLanguages: row.target_languages,

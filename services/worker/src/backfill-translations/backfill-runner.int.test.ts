@@ -170,7 +170,7 @@ describe('a backfill', () => {
     expect(await requested()).toHaveLength(5);
   });
 
-  it('leaves alone the fields the planner requested after its runner first saw it, and counts only its own', async () => {
+  it('leaves alone the fields the planner requested after it was created, and counts only its own', async () => {
     await seed('vendor', 1, 2, 'en', new Date(Date.now() - 60_000));
     const { backfill } = await start('ca');
     await runner.tick();

@@ -47,7 +47,7 @@ export async function stepBackfill(
   budget: number,
   output: StepOutput,
 ): Promise<StepOutcome> {
-  // Fields the planner requested after the runner first saw the backfill are the planner's.
+  // Fields the planner requested after the backfill was created are the planner's.
   const scope = { ...job, sourcesBefore: job.sourcesBefore ?? (await stampSourcesBefore(em, job.id)) };
   const { lacking, requestedLacking } = await countLackingFields(em, scope, job.cursor);
   // Requested fields still lacking are in flight, or dead-lettered (counted in `failed`).
