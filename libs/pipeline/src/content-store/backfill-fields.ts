@@ -20,7 +20,7 @@ const LACKING =
   'and not exists (select 1 from content_translations t where t.entity_type = s.entity_type ' +
   'and t.entity_id = s.entity_id and t.field = s.field and t.target_lang = ?)';
 
-/** Which fields a backfill still has to see: its scope, and when its runner first saw it. */
+/** Which fields a backfill still has to see: its scope, and when it was created. */
 export interface LackingScope extends BackfillScope {
   readonly sourcesBefore: Date | null;
 }
