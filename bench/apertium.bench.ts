@@ -19,14 +19,17 @@
 //      BENCH_BATCH_SIZE (50) texts, BENCH_BATCH_CONNECTIONS (4) at a time, against the baseline in the
 //      same run: `apertium -u -f line eng-spa` on the same sentences, one a line, timed before and
 //      after the gateway (their mean is the baseline). Target (issue 35): sentences/s >= 50% of the
-//      command's lines/s.
+//      command's lines/s. Before it, BENCH_BATCH_WARMUP (400) other sentences of the corpus go the
+//      same way (the throughput phase has its warm-up too): the figure is a service that has been
+//      serving batches, not its first. It prints the CPU a sentence of the command (bash's `time`)
+//      and of each process behind the gateway, Redis, Postgres and Kafka included.
 //   3. the content pipeline with APy as its engine: BENCH_COMMANDS reports of 20 English fields each
 //      into es, sent at once; field translations per second until the last row is written.
 //   Between them: CPU ms per request of the gateway, translator, worker and APy's process tree
 //      (/proc), BENCH_CPU_REQUESTS requests on each side at the same concurrency: figures the machine's
 //      load hardly moves (docs/benchmarks.md).
 // Uses APERTIUM_URL when set, else starts APy on a free port (infra/apertium/apertium.sh).
-// Env: BENCH_BATCH_SENTENCES (2000), BENCH_BATCH_SIZE (50), BENCH_BATCH_CONNECTIONS (4), BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_LATENCY_CONNECTIONS (1),
+// Env: BENCH_BATCH_SENTENCES (2000), BENCH_BATCH_WARMUP (400), BENCH_BATCH_SIZE (50), BENCH_BATCH_CONNECTIONS (4), BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (8), BENCH_LATENCY_CONNECTIONS (1),
 //      BENCH_LATENCY_PAIRS (3000 requests to each side), BENCH_COMMANDS (100),
 //      BENCH_CPU_REQUESTS (400), BENCH_NODE_FLAGS (extra node flags for every service, e.g. --cpu-prof),
 //      DATABASE_URL, REDIS_URL, KAFKA_BROKERS (set by scripts/bench.sh).
@@ -70,6 +73,7 @@ const FIELDS = 20;
 const BATCH_SENTENCES = Number(process.env.BENCH_BATCH_SENTENCES ?? 2000);
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 50);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
+const BATCH_WARMUP = Number(process.env.BENCH_BATCH_WARMUP ?? 400);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tp_bench';
 const run = randomBytes(3).toString('hex');
 const prefix = `bench.${run}.`;
@@ -207,22 +211,32 @@ function printCpuPerRequest(labels: readonly string[], perRequest: readonly CpuR
 }
 
 /** `apertium -u -f line eng-spa` on the sentences, one a line: its lines in order, and the seconds it took. */
-async function apertiumCommand(sentences: readonly string[]): Promise<{ lines: string[]; seconds: number }> {
+async function apertiumCommand(
+  sentences: readonly string[],
+): Promise<{ lines: string[]; seconds: number; cpuMs: number }> {
   const started = performance.now();
   // Through `cat`: the apertium script refuses a socket as its input (Node's stdin pipe is one) and
-  // takes a pipe.
-  const child = spawn('bash', ['-c', 'cat | apertium -u -f line eng-spa'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  // takes a pipe. bash's `time` writes the CPU seconds of the command's processes (user, system) on
+  // file descriptor 3.
+  const child = spawn(
+    'bash',
+    ['-c', 'TIMEFORMAT="%3U %3S"; { time (cat | apertium -u -f line eng-spa) 2>&4; } 2>&3 4>&2'],
+    { stdio: ['pipe', 'pipe', 'inherit', 'pipe'] },
+  );
+  const [stdin, stdout, , times] = child.stdio;
+  if (!stdin || !stdout || !times || !('read' in times)) throw new Error('bash started without its pipes');
   const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stdin.end(`${sentences.join('\n')}\n`);
+  const timing: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  times.on('data', (chunk: Buffer) => timing.push(chunk));
+  stdin.end(`${sentences.join('\n')}\n`);
   await once(child, 'close');
   const seconds = (performance.now() - started) / 1000;
   const lines = Buffer.concat(chunks).toString('utf8').split('\n').slice(0, sentences.length);
   if (lines.length !== sentences.length)
     throw new Error(`apertium answered ${lines.length} lines of ${sentences.length}`);
-  return { lines, seconds };
+  const [user, system] = Buffer.concat(timing).toString('utf8').trim().split(' ').map(Number);
+  return { lines, seconds, cpuMs: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000 };
 }
 
 /**
@@ -283,11 +297,17 @@ try {
     await waitForHttp(`http://127.0.0.1:${port}/health`, 120_000);
   // APy's process tree (its pipelines are its children), when this user can see it.
   pids.apy = listeningPid(Number(new URL(apertiumUrl).port || 80));
+  // The stores beside them (Postgres's backends are children of its postmaster), when local.
+  const portOf = (url: string | undefined, fallback: number) => Number(url && new URL(url).port) || fallback;
+  pids.redis = listeningPid(portOf(process.env.REDIS_URL, 6379));
+  pids.postgres = listeningPid(portOf(DATABASE_URL, 5432));
+  pids.kafka = listeningPid(portOf(`kafka://${process.env.KAFKA_BROKERS?.split(',')[0] ?? ''}`, 9092));
+  const TREES = new Set(['apy', 'postgres']);
   const readCpu = (): CpuReading =>
     Object.fromEntries(
       Object.entries(pids).map(([name, pid]) => [
         name,
-        pid === undefined ? Number.NaN : name === 'apy' ? processTreeCpuMs(pid) : processCpuMs(pid),
+        pid === undefined ? Number.NaN : TREES.has(name) ? processTreeCpuMs(pid) : processCpuMs(pid),
       ]),
     );
 
@@ -399,9 +419,19 @@ try {
 
   // ---- 2. batches of real sentences: the gateway with APy vs the apertium command -----------------
   const key = createApiKey('admin', `bench ${run}`);
-  const sentences = await englishSentences(BATCH_SENTENCES);
+  const corpus = await englishSentences(BATCH_SENTENCES + BATCH_WARMUP);
+  const sentences = corpus.slice(0, BATCH_SENTENCES);
+  // Warm-up on other sentences (they would be cache hits here): the batch code paths of the
+  // services compiled, as in a service that has been serving batches.
+  await gatewayBatches(
+    `http://127.0.0.1:${ports.gateway}/api/v1/translate`,
+    key,
+    corpus.slice(BATCH_SENTENCES),
+  );
   const before = await apertiumCommand(sentences);
+  const cpuFrom = readCpu();
   const batched = await gatewayBatches(`http://127.0.0.1:${ports.gateway}/api/v1/translate`, key, sentences);
+  const batchCpu = cpuDelta(cpuFrom, readCpu());
   const after = await apertiumCommand(sentences);
   const commandRate = sentences.length / ((before.seconds + after.seconds) / 2);
   const translated = batched.translations.filter((text) => text !== undefined).length;
@@ -415,6 +445,14 @@ try {
   );
   console.log(
     `  gateway: ${translated} translated, ${sentences.length - translated} failed, in ${batched.seconds.toFixed(2)} s: ${batchRate.toFixed(0)} sentences/s (${same} the same as the command's line)`,
+  );
+  const perSentence = (ms: number) => `${((ms * 1000) / sentences.length).toFixed(0)} µs`;
+  console.log(
+    `  CPU a sentence: the command ${perSentence((before.cpuMs + after.cpuMs) / 2)}; behind the gateway: ${Object.entries(
+      batchCpu,
+    )
+      .map(([name, ms]) => `${name} ${perSentence(ms)}`)
+      .join(', ')}`,
   );
   verdicts.check(
     'batches: gateway sentences/s over apertium lines/s',
