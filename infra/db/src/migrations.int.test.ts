@@ -50,6 +50,7 @@ describe('migrations', () => {
       'Migration20261129130000_translation_backfills',
       'Migration20261129140000_dead_letters_event_unique',
       'Migration20261129150000_backfill_sources_before',
+      'Migration20261129230000_backfill_sources_before_required',
     ]);
     expect(await tables()).toEqual([
       'api_keys',
@@ -107,6 +108,21 @@ describe('migrations', () => {
   });
 
   it('revert and re-apply cleanly, one migration at a time', async () => {
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
+    const nullable = await client.query(
+      `select is_nullable from information_schema.columns where table_name = 'translation_backfills' and column_name = 'sources_before'`,
+    );
+    expect(nullable.rows).toEqual([{ is_nullable: 'YES' }]);
+    // A backfill of the version before has none; the migration gives it its creation time.
+    await client.query(`insert into translation_backfills (id, language, origin, created_at, updated_at)
+      values ('00000000-0000-4000-8000-000000000001', 'ca', 'config', '2026-11-29T10:00:00Z', now())`);
+    expect(await migrateUp(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
+    const filled = await client.query(
+      `select sources_before = created_at as same from translation_backfills`,
+    );
+    expect(filled.rows).toEqual([{ same: true }]);
+    await client.query(`delete from translation_backfills`);
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129150000_backfill_sources_before']);
     const sourcesBefore = await client.query(
       `select 1 from information_schema.columns where table_name = 'translation_backfills' and column_name = 'sources_before'`,
@@ -126,10 +142,12 @@ describe('migrations', () => {
     expect(await migrateUp(db.url)).toEqual([
       'Migration20261129140000_dead_letters_event_unique',
       'Migration20261129150000_backfill_sources_before',
+      'Migration20261129230000_backfill_sources_before_required',
     ]);
     const kept = await client.query<{ id: string }>(`select id from dead_letters where event_id = 'e-1'`);
     expect(kept.rows).toEqual([{ id: first.rows[0]?.id }]);
     await client.query(`delete from dead_letters`);
+    expect(await migrateDown(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129150000_backfill_sources_before']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129140000_dead_letters_event_unique']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129130000_translation_backfills']);

@@ -20,6 +20,7 @@ import { Migration20261129120000_dead_letter_parts } from './Migration2026112912
 import { Migration20261129130000_translation_backfills } from './Migration20261129130000_translation_backfills.js';
 import { Migration20261129140000_dead_letters_event_unique } from './Migration20261129140000_dead_letters_event_unique.js';
 import { Migration20261129150000_backfill_sources_before } from './Migration20261129150000_backfill_sources_before.js';
+import { Migration20261129230000_backfill_sources_before_required } from './Migration20261129230000_backfill_sources_before_required.js';
 
 /** Every migration, oldest first. Add new ones here after `npm run migrate -- create`. */
 export const MIGRATIONS: readonly MigrationObject[] = [
@@ -84,5 +85,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   {
     name: 'Migration20261129150000_backfill_sources_before',
     class: Migration20261129150000_backfill_sources_before,
+  },
+  {
+    name: 'Migration20261129230000_backfill_sources_before_required',
+    class: Migration20261129230000_backfill_sources_before_required,
   },
 ];

@@ -39,7 +39,7 @@ export const TranslationBackfill = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     /** When it was created: fields the planner requested after that are the planner's. */
-    sourcesBefore: p.datetime().nullable(),
+    sourcesBefore: p.datetime(),
     /** When the cursor reached the end: everything is requested. */
     emittedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),

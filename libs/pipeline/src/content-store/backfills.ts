@@ -36,7 +36,7 @@ export interface Backfill extends BackfillScope {
   readonly createdAt: Date;
   readonly updatedAt: Date;
   /** When it was created; fields the planner requested later are not the backfill's. */
-  readonly sourcesBefore: Date | null;
+  readonly sourcesBefore: Date;
   readonly emittedAt: Date | null;
   readonly finishedAt: Date | null;
 }
@@ -57,7 +57,7 @@ interface BackfillRow {
   remaining: number;
   created_at: Date;
   updated_at: Date;
-  sources_before: Date | null;
+  sources_before: Date;
   emitted_at: Date | null;
   finished_at: Date | null;
 }
@@ -77,7 +77,7 @@ const backfill = (r: BackfillRow): Backfill => ({
   remaining: r.remaining,
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
-  sourcesBefore: r.sources_before ? new Date(r.sources_before) : null,
+  sourcesBefore: new Date(r.sources_before),
   emittedAt: r.emitted_at ? new Date(r.emitted_at) : null,
   finishedAt: r.finished_at ? new Date(r.finished_at) : null,
 });
@@ -161,22 +161,6 @@ export interface BackfillProgress {
   readonly emitted: boolean;
   /** Every request is answered: the backfill is done. */
   readonly finished: boolean;
-}
-
-/**
- * The backfill's `sources_before` (set when it is created; a row of an older version gets the
- * clock when its runner first reads it). A planner transaction that began later read the language
- * in the configuration and requested it.
- */
-export async function stampSourcesBefore(em: Em, id: string): Promise<Date> {
-  const [row] = await executeBound<{ sources_before: Date }>(
-    em,
-    'update translation_backfills set sources_before = coalesce(sources_before, clock_timestamp()) ' +
-      'where id = ? returning sources_before',
-    [id],
-    'all',
-  );
-  return new Date((row as { sources_before: Date }).sources_before);
 }
 
 export async function recordBackfillProgress(em: Em, id: string, p: BackfillProgress): Promise<void> {

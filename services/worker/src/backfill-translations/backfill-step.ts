@@ -3,7 +3,6 @@ import {
   countLackingFields,
   nextLackingFields,
   recordBackfillProgress,
-  stampSourcesBefore,
   translationRequestedEntry,
   translationRequests,
   type Backfill,
@@ -48,8 +47,7 @@ export async function stepBackfill(
   output: StepOutput,
 ): Promise<StepOutcome> {
   // Fields the planner requested after the backfill was created are the planner's.
-  const scope = { ...job, sourcesBefore: job.sourcesBefore ?? (await stampSourcesBefore(em, job.id)) };
-  const { lacking, requestedLacking } = await countLackingFields(em, scope, job.cursor);
+  const { lacking, requestedLacking } = await countLackingFields(em, job, job.cursor);
   // Requested fields still lacking are in flight, or dead-lettered (counted in `failed`).
   const inFlight = Math.max(0, requestedLacking - job.failed);
   const done = Math.max(0, job.requested - requestedLacking);
@@ -58,7 +56,7 @@ export async function stepBackfill(
   let emitted = job.emittedAt !== null;
   const room = Math.min(budget, BACKFILL_LIMITS.maxInFlight - inFlight);
   if (!emitted && room > 0) {
-    const fields = await nextLackingFields(em, scope, job.cursor, room);
+    const fields = await nextLackingFields(em, job, job.cursor, room);
     if (fields.length === 0) emitted = true;
     else {
       await requestTranslations(em, job, fields, output);

@@ -1,0 +1,20 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * `translation_backfills.sources_before` on every row: a backfill created before the column existed
+ * takes its creation time, as a new one does, so the runner never has to fill it in.
+ */
+export class Migration20261129230000_backfill_sources_before_required extends Migration {
+  override name = 'Migration20261129230000_backfill_sources_before_required';
+
+  override up(): void | Promise<void> {
+    this.addSql(
+      `update "translation_backfills" set "sources_before" = "created_at" where "sources_before" is null;`,
+    );
+    this.addSql(`alter table "translation_backfills" alter column "sources_before" set not null;`);
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`alter table "translation_backfills" alter column "sources_before" drop not null;`);
+  }
+}
