@@ -6,7 +6,7 @@ import type { GlossaryWrites } from '../admin/translate/glossaries/glossaries.ro
 import { deepLSourceCode } from '../compat/language-codes.js';
 import { translateAll } from '../compat/translate-all.js';
 import { defineRoute } from '../http/route.js';
-import { TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
+import { textOrTexts, TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
 import { checkGlossaryId } from './deepl-glossaries.routes.js';
 import { DEEPL_TAGS, DEEPL_WIRE, authKeyField, deeplLanguage } from './deepl-wire.js';
 
@@ -16,12 +16,10 @@ const isOn = (value: z.output<typeof flag>) => value === true || value === '1' |
 /** A list DeepL takes comma-separated or repeated. */
 const tagList = z.union([z.string().max(1000), z.array(z.string().max(100)).max(100)]).optional();
 
-const TEXTS_ERROR = `one text, or a list of 1 to ${MAX_TRANSLATE_TEXTS} texts`;
-
 const translateBody = z.strictObject({
-  text: z
-    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)], { error: TEXTS_ERROR })
-    .meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).` }),
+  text: textOrTexts(z.string()).meta({
+    description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).`,
+  }),
   source_lang: deeplLanguage('source')
     .optional()
     .meta({ description: 'DeepL’s code; detected when absent.' }),

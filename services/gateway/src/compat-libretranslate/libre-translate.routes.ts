@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { fromLibreCode, libreCode } from '../compat/language-codes.js';
 import { translateAll } from '../compat/translate-all.js';
 import { defineRoute } from '../http/route.js';
-import { TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
+import { textOrTexts, TRANSLATE_ERRORS, type TranslateText } from '../translate/translate.routes.js';
 import { LIBRE_TAGS, LIBRE_WIRE, apiKeyFields } from './libre-wire.js';
 
 const language = (field: 'source' | 'target') =>
@@ -20,11 +20,7 @@ const language = (field: 'source' | 'target') =>
     });
 
 const translateBody = z.strictObject({
-  q: z
-    .union([z.string(), z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)], {
-      error: `one text, or a list of 1 to ${MAX_TRANSLATE_TEXTS} texts`,
-    })
-    .meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS}.` }),
+  q: textOrTexts(z.string()).meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS}.` }),
   source: language('source').default('auto').meta({ description: 'A code of GET /languages, or `auto`.' }),
   target: language('target'),
   format: z.enum(['text', 'html']).optional(),

@@ -173,6 +173,19 @@ describe('POST /api/v1/translate with an array of texts, at the gateway', () => 
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ error });
   });
+
+  it.each([
+    ['129 texts', Array(129).fill('a')],
+    ['a list with a number', ['a', 1]],
+    ['a number', 42],
+  ])('tells a client who sent %s what text takes', async (_label, text) => {
+    const res = await translate({ text, target: 'es' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'VALIDATION_FAILED',
+      message: 'body.text: one text, or a list of 1 to 128 texts',
+    });
+  });
 });
 
 describe('POST /api/v1/translate on a pair with a glossary, at the gateway', () => {

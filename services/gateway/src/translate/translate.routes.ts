@@ -61,6 +61,16 @@ const pairsQuery = z.strictObject({
 });
 
 const oneText = z.string().min(1, { message: 'text must not be empty' });
+
+/**
+ * What a value that is neither one text nor a list of them (129 texts, a number, a list holding one)
+ * is told, rather than zod's "Invalid input".
+ */
+const TEXTS_RULE = { error: `one text, or a list of 1 to ${MAX_TRANSLATE_TEXTS} texts` };
+
+/** One text or a list of them, as every translate route takes them. */
+export const textOrTexts = (one: z.ZodString) =>
+  z.union([one, z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)], TEXTS_RULE);
 const pairFields = {
   source: tag.default(DEFAULT_SOURCE).meta({ description: 'Language code, or `auto`; default zh-CN.' }),
   target: tag,
@@ -73,7 +83,7 @@ const format = z.enum(TEXT_FORMATS).default('text').meta({
 
 /** The body of POST /api/v1/translate. */
 export const translateBody = z.strictObject({
-  text: z.union([oneText, z.array(z.string()).min(1).max(MAX_TRANSLATE_TEXTS)]),
+  text: textOrTexts(oneText),
   ...pairFields,
   format,
   glossary: translationControls.glossary.meta({
@@ -104,16 +114,19 @@ export const documentedTextBody = (maxTextChars: number) =>
 /** translateBody as the document shows it: one text, or many within `maxTextChars` together. */
 export const documentedTranslateBody = (maxTextChars: number) =>
   translateBody.extend({
-    text: z.union([
-      documentedText(maxTextChars).meta({ description: 'One text: the answer is one Translation.' }),
-      z
-        .array(codePointString(maxTextChars, { check: false }))
-        .min(1)
-        .max(MAX_TRANSLATE_TEXTS)
-        .meta({
-          description: `Up to ${MAX_TRANSLATE_TEXTS} texts, at most ${maxTextChars} characters together: the answer is a TranslationBatch, one item per text in order.`,
-        }),
-    ]),
+    text: z.union(
+      [
+        documentedText(maxTextChars).meta({ description: 'One text: the answer is one Translation.' }),
+        z
+          .array(codePointString(maxTextChars, { check: false }))
+          .min(1)
+          .max(MAX_TRANSLATE_TEXTS)
+          .meta({
+            description: `Up to ${MAX_TRANSLATE_TEXTS} texts, at most ${maxTextChars} characters together: the answer is a TranslationBatch, one item per text in order.`,
+          }),
+      ],
+      TEXTS_RULE,
+    ),
   });
 
 /** One text's failure within a batch: the error envelope's fields (docs/errors.md). */
