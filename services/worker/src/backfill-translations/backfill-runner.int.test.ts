@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import { LockMode } from '@mikro-orm/core';
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { TranslationRequested } from '@tp/contracts';
 import {
@@ -275,6 +277,26 @@ describe('a backfill', () => {
     const ended = await reload(backfill);
     expect(ended.status).toBe('stopped');
     expect(await requested()).toHaveLength(BACKFILL_LIMITS.fieldsPerTick);
+  });
+
+  it('and a configuration change that removes its language while a tick holds it both commit (no deadlock)', async () => {
+    await seed('vendor', 2, 1);
+    const { backfill } = await start('ca');
+    // The change's transaction as the admin route runs it: the configuration row first, then the
+    // removed language's backfills.
+    const change = orm.em.fork();
+    await change.begin();
+    await change.findOne(TranslationConfig, { id: 1 }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const tick = runner.tick();
+    // The tick locks its backfills meanwhile (it is done, or waiting, by then).
+    await Promise.race([tick, new Promise((resolve) => setTimeout(resolve, 500))]);
+    const ended = change
+      .nativeUpdate(TranslationConfig, { id: 1 }, { targetLanguages: ['es'] })
+      .then(() => endBackfills(change, 'stopped', { languagesKept: ['es'] }))
+      .then(() => change.commit());
+    const outcomes = await Promise.allSettled([tick, ended]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect((await reload(backfill)).status).toBe('stopped');
   });
 
   it('requests nothing more once cancelled', async () => {

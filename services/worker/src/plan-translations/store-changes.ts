@@ -54,7 +54,7 @@ export async function storeChanges(
   output: Output,
 ): Promise<ItemOutcome<TranslationPlan>[]> {
   const changes = items.map((item) => item.change);
-  const settings = await readTranslationSettings(em);
+  const settings = await readTranslationSettings(em, { waitForChange: true });
   const stored = await lockSources(em, changes);
   const newTypes = [...new Set(changes.filter((c) => !stored.has(entityKey(c))).map((c) => c.entityType))];
   const owners = await lockTypeOwners(em, newTypes);
