@@ -113,14 +113,15 @@ describe('migrations', () => {
       `select is_nullable from information_schema.columns where table_name = 'translation_backfills' and column_name = 'sources_before'`,
     );
     expect(nullable.rows).toEqual([{ is_nullable: 'YES' }]);
-    // A backfill of the version before has none; the migration gives it its creation time.
+    // A backfill of the version before has none; the migration gives it its creation time, rounded up
+    // to a whole millisecond.
     await client.query(`insert into translation_backfills (id, language, origin, created_at, updated_at)
       values ('00000000-0000-4000-8000-000000000001', 'ca', 'config', '2026-11-29T10:00:00Z', now())`);
     expect(await migrateUp(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
-    const filled = await client.query(
-      `select sources_before = created_at as same from translation_backfills`,
+    const filled = await client.query<{ sources_before: Date }>(
+      `select sources_before from translation_backfills`,
     );
-    expect(filled.rows).toEqual([{ same: true }]);
+    expect(filled.rows.map((row) => row.sources_before.toISOString())).toEqual(['2026-11-29T10:00:00.001Z']);
     await client.query(`delete from translation_backfills`);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129230000_backfill_sources_before_required']);
     expect(await migrateDown(db.url)).toEqual(['Migration20261129150000_backfill_sources_before']);

@@ -97,12 +97,17 @@ export async function lockBackfillCreation(em: Em): Promise<void> {
   await em.execute(`select pg_advisory_xact_lock(hashtext('translation_backfills'))`);
 }
 
+/**
+ * `sources_before` is the clock rounded up to a whole millisecond: a Date reads it exactly, and the
+ * backfill still asks for a field a planner transaction of that last millisecond requested (twice at
+ * worst), never leaving one that transaction planned without the language.
+ */
 export async function insertBackfill(em: Em, job: NewBackfill): Promise<Backfill> {
   const [row] = await executeBound<BackfillRow>(
     em,
     'insert into translation_backfills (id, language, module, entity_type, origin, total, remaining, ' +
-      'sources_before, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, clock_timestamp(), now(), now()) ' +
-      'returning *',
+      'sources_before, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ' +
+      "date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond', now(), now()) returning *",
     [job.id, job.language, job.module, job.entityType, job.origin, job.total, job.total],
     'all',
   );
