@@ -131,24 +131,6 @@ export async function withSpan<T>(
   }
 }
 
-/** withSpan for synchronous work. */
-export function withSpanSync<T>(
-  name: string,
-  attributes: Attributes,
-  fn: (span: Span) => T,
-  options: SpanOptions = {},
-): T {
-  const parent = options.parent ?? context.active();
-  const span = startSpan(name, attributes, options);
-  try {
-    return context.with(trace.setSpan(parent, span), () => fn(span));
-  } catch (err) {
-    throw failSpan(span, err);
-  } finally {
-    span.end();
-  }
-}
-
 /** Starts a span the caller ends (for work that does not fit one function call, like an HTTP answer). */
 export function startSpan(name: string, attributes: Attributes, options: SpanOptions = {}): Span {
   const parent = options.parent ?? context.active();
