@@ -68,7 +68,7 @@ const newRunner = (registry?: Registry) =>
   });
 
 async function setTargets(targetLanguages: string[]): Promise<void> {
-  await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { targetLanguages });
+  await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { targetLanguages, enabled: true });
 }
 
 /** `entities` entities of `fields` English fields each, under module shop, type `type`. */
@@ -297,6 +297,18 @@ describe('a backfill', () => {
     const outcomes = await Promise.allSettled([tick, ended]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
     expect((await reload(backfill)).status).toBe('stopped');
+  });
+
+  it('waits while translation is switched off, and goes on once it is on again', async () => {
+    await seed('vendor', 2, 1);
+    const { backfill } = await start('ca');
+    await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { enabled: false });
+    await runner.tick();
+    expect(await requested()).toEqual([]);
+    expect((await reload(backfill)).status).toBe('running');
+    await orm.em.fork().nativeUpdate(TranslationConfig, { id: 1 }, { enabled: true });
+    await runner.tick();
+    expect((await requested()).sort()).toEqual(['vendor/id-00000/f0/ca', 'vendor/id-00001/f0/ca']);
   });
 
   it('requests nothing more once cancelled', async () => {

@@ -40,9 +40,12 @@ export class BackfillRunner {
     await this.options.orm.em.fork().transactional(async (em) => {
       const jobs = await lockRunningBackfills(em, BACKFILLS_PER_TICK);
       if (jobs.length === 0) return;
-      const targets = configuredTargets((await readTranslationSettings(em)).targetLanguages);
+      const settings = await readTranslationSettings(em);
+      const targets = configuredTargets(settings.targetLanguages);
       const stopped = await endBackfills(em, 'stopped', { languagesKept: targets });
       for (const job of stopped) this.options.logger.info({ backfill: job.id }, 'backfill stopped');
+      // Translation switched off: the backfills wait, as the planner and the reads request nothing.
+      if (!settings.enabled) return;
       let budget: number = BACKFILL_LIMITS.fieldsPerTick;
       for (const job of jobs.filter((j) => targets.includes(j.language))) {
         const outcome = await stepBackfill(em, job, budget, this.options);
