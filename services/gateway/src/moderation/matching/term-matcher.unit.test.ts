@@ -38,6 +38,20 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('what the fuck\u0e31 is this')).toEqual(['fuck\u0e31']);
   });
 
+  it('flags a term followed by an emoji skin-tone modifier', () => {
+    expect(found('what the fuck\u{1f3fb} is this')).toEqual(['fuck']);
+    expect(found('you ass\u{1f3ff}')).toEqual(['ass']);
+  });
+
+  it('flags a term after a prepended concatenation mark', () => {
+    expect(found('what the \u0600fuck is this')).toEqual(['fuck']);
+    expect(found('what the \u{110bd}shit')).toEqual(['shit']);
+  });
+
+  it('does not join words across emoji skin-tone modifiers or prepended concatenation marks', () => {
+    expect(found('a cl\u{1f3fb}assic \u0600assassin \u{1f44d}\u{1f3fd} in Scunthorpe')).toEqual([]);
+  });
+
   it('does not flag a Latin term inside a longer innocent word', () => {
     expect(found('A classic assassin from Scunthorpe passed the cockpit assessment in Essex')).toEqual([]);
   });

@@ -112,7 +112,14 @@ export function isDroppedMark(codePoint: number): boolean {
   );
 }
 
-const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
+/**
+ * Tested on one code point at a time. Emoji skin-tone modifiers and the prepended concatenation
+ * marks (Prepended_Concatenation_Mark, which regular expressions cannot name, listed by code point)
+ * are invisible to matching: left in, a modifier after a term's last letter or a mark before its
+ * first would make that letter one grapheme cluster with it, which no term matches.
+ */
+const INVISIBLE =
+  /^[\p{Default_Ignorable_Code_Point}\p{Emoji_Modifier}\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}]$/u;
 const SPACE = /^[\s\p{Cc}]$/u;
 const JOINS = /^\p{M}$/u;
 const LETTER = /^[\p{L}\p{M}]$/u;
@@ -125,7 +132,10 @@ const ALPHABET = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
 
 /** Class bits of a code point, computed once per code point and kept. */
 export const CLASS = {
-  /** Zero-width and other default-ignorable characters (soft hyphen, ZWJ, word joiner, BOM...). */
+  /**
+   * Zero-width and other default-ignorable characters (soft hyphen, ZWJ, word joiner, BOM...), emoji
+   * skin-tone modifiers and prepended concatenation marks.
+   */
   invisible: 1,
   /** White space and control characters: a word separator. */
   space: 2,

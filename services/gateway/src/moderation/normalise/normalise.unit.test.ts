@@ -34,6 +34,12 @@ describe('normalise', () => {
     expect(folded('fuc\u0e31k shi\u093ft a\u05b8ss')).toBe('fuck shit ass');
   });
 
+  it('removes emoji skin-tone modifiers and prepended concatenation marks', () => {
+    expect(folded('fuck\u{1f3fb} \u0600fuck \u{110bd}shit\u{1f3ff} \u{1f44d}\u{1f3fd}')).toBe(
+      'fuck fuck shit \u{1f44d}',
+    );
+  });
+
   it('keeps the marks of scripts that write them on their own letters', () => {
     expect(folded('\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947')).toBe(
       '\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947',
