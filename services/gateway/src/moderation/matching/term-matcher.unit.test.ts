@@ -48,6 +48,10 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('what the \u{110bd}shit')).toEqual(['shit']);
   });
 
+  it('flags an ASCII term with a supplementary-plane mark on its last letter', () => {
+    expect(found('what the fuck\u{11000} is this')).toEqual(['fuck\u{11000}']);
+  });
+
   it('does not join words across emoji skin-tone modifiers or prepended concatenation marks', () => {
     expect(found('a cl\u{1f3fb}assic \u0600assassin \u{1f44d}\u{1f3fd} in Scunthorpe')).toEqual([]);
   });

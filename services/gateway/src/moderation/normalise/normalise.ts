@@ -136,7 +136,7 @@ export function normalise(input: string): NormalisedText {
   while (i < length) {
     const unit = input.charCodeAt(i);
     if (unit < 0x80) {
-      const next = i + 1 < length ? input.charCodeAt(i + 1) : 0;
+      const next = i + 1 < length ? (input.codePointAt(i + 1) as number) : 0;
       if (next < 0x300 || !(classOf(next) & CLASS.joins)) {
         out.push(ASCII_FOLDED[unit] as number, i, i + 1);
         i += 1;

@@ -34,6 +34,11 @@ describe('normalise', () => {
     expect(folded('fuc\u0e31k shi\u093ft a\u05b8ss')).toBe('fuck shit ass');
   });
 
+  it('drops a supplementary-plane mark on an ASCII letter as on any other Latin letter', () => {
+    // Brahmi sign candrabindu (U+11000) on the k of an ASCII and of a Cyrillic-k word.
+    expect(folded('fuck\u{11000} fuc\u043a\u{11000}')).toBe('fuck fuck');
+  });
+
   it('removes emoji skin-tone modifiers and prepended concatenation marks', () => {
     expect(folded('fuck\u{1f3fb} \u0600fuck \u{110bd}shit\u{1f3ff} \u{1f44d}\u{1f3fd}')).toBe(
       'fuck fuck shit \u{1f44d}',
