@@ -52,6 +52,10 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('what the fuck\u{11000} is this')).toEqual(['fuck\u{11000}']);
   });
 
+  it('flags a leetspeak term with a mark of another script on a digit', () => {
+    expect(found('what sh1\u0e31t')).toEqual(['sh1\u0e31t']);
+  });
+
   it('does not join words across emoji skin-tone modifiers or prepended concatenation marks', () => {
     expect(found('a cl\u{1f3fb}assic \u0600assassin \u{1f44d}\u{1f3fd} in Scunthorpe')).toEqual([]);
   });

@@ -35,8 +35,9 @@ const foldedAstral = new Map<number, string>();
 /**
  * NFKC, lower case (with the few full case foldings toLowerCase lacks), invisible characters and
  * leftover decoration marks removed, white space as one space, look-alike letters as Latin. A mark
- * still on a Latin, Greek or Cyrillic letter after NFKC is decoration too (a Thai vowel sign put on
- * the `k` of a term): left there, it would make the letter a cluster no term matches.
+ * still on a Latin, Greek or Cyrillic letter after NFKC, or on a digit or symbol leetspeak reads as
+ * a letter, is decoration too (a Thai vowel sign put on the `k` of a term, or on the `1` of `sh1t`):
+ * left there, it would make the letter a cluster no term matches.
  */
 function fold(cluster: string): string {
   let out = '';
@@ -47,7 +48,7 @@ function fold(cluster: string): string {
     if (bits & CLASS.invisible || isDroppedMark(codePoint)) continue;
     if (bits & CLASS.joins) {
       if (onAlphabet) continue;
-    } else onAlphabet = (bits & CLASS.alphabet) !== 0;
+    } else onAlphabet = (bits & CLASS.alphabet) !== 0 || LEET.has(codePoint);
     if (bits & CLASS.space) out += ' ';
     else out += lookAlike(codePoint) ?? ch;
   }

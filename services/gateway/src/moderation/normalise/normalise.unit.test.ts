@@ -39,6 +39,10 @@ describe('normalise', () => {
     expect(folded('fuck\u{11000} fuc\u043a\u{11000}')).toBe('fuck fuck');
   });
 
+  it('drops marks of another script on digits and symbols read as letters', () => {
+    expect(folded('sh1\u0e31t a$\u0e31s @\u093fss')).toBe('shit ass ass');
+  });
+
   it('removes emoji skin-tone modifiers and prepended concatenation marks', () => {
     expect(folded('fuck\u{1f3fb} \u0600fuck \u{110bd}shit\u{1f3ff} \u{1f44d}\u{1f3fd}')).toBe(
       'fuck fuck shit \u{1f44d}',
