@@ -56,6 +56,11 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('what sh1\u0e31t')).toEqual(['sh1\u0e31t']);
   });
 
+  it('flags a term followed by 10,000 combining marks', () => {
+    const marks = '\u0e31\u0e48'.repeat(5_000);
+    expect(found(`what the fuck${marks} is this`)).toEqual([`fuck${marks}`]);
+  });
+
   it('does not join words across emoji skin-tone modifiers or prepended concatenation marks', () => {
     expect(found('a cl\u{1f3fb}assic \u0600assassin \u{1f44d}\u{1f3fd} in Scunthorpe')).toEqual([]);
   });

@@ -76,6 +76,14 @@ function foldCodePoint(codePoint: number): string {
 const width = (codePoint: number) => (codePoint > 0xffff ? 2 : 1);
 
 /**
+ * Combining marks kept after a character: the 30 non-starters in a row of Unicode's Stream-Safe Text
+ * Format (UAX #15), which real text stays within. NFKC reorders a run of marks in time quadratic in
+ * its length, and marks past the limit carry nothing a term could match, so they are dropped before
+ * NFKC; the character's original range still covers them.
+ */
+const MAX_MARKS = 30;
+
+/**
  * The output under construction, in typed arrays sized from the input: this runs on every request,
  * and a few large allocations instead of three growing arrays keep garbage collection out of the
  * latency tail.
@@ -146,13 +154,15 @@ export function normalise(input: string): NormalisedText {
     }
     const codePoint = input.codePointAt(i) as number;
     let end = i + width(codePoint);
-    while (end < length) {
+    let kept = end;
+    for (let marks = 0; end < length; marks++) {
       const following = input.codePointAt(end) as number;
       if (!(classOf(following) & CLASS.joins)) break;
       end += width(following);
+      if (marks < MAX_MARKS) kept = end;
     }
     const single = end === i + width(codePoint);
-    out.pushPiece(single ? foldCodePoint(codePoint) : fold(input.slice(i, end)), i, end);
+    out.pushPiece(single ? foldCodePoint(codePoint) : fold(input.slice(i, kept)), i, end);
     i = end;
   }
   const units = out.units.subarray(0, out.length);

@@ -49,6 +49,13 @@ describe('normalise', () => {
     );
   });
 
+  it('keeps at most 30 combining marks after a character, the Stream-Safe Text Format limit', () => {
+    const text = `\u0e01${'\u0e48'.repeat(10_000)} ok`;
+    expect(folded(text)).toBe(`\u0e01${'\u0e48'.repeat(30)} ok`);
+    // The dropped marks stay inside the character's original range.
+    expect(original(text, 0, 31)).toBe(text.slice(0, 10_001));
+  });
+
   it('keeps the marks of scripts that write them on their own letters', () => {
     expect(folded('\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947')).toBe(
       '\u0e1e\u0e39\u0e14 \u0928\u092e\u0938\u094d\u0924\u0947',
