@@ -95,9 +95,11 @@ export const LEET: ReadonlyMap<number, number> = new Map(
 export const LEET_INSIDE_ONLY: ReadonlySet<number> = new Set(['!'.charCodeAt(0), '|'.charCodeAt(0)]);
 
 /**
- * Marks removed after composition. NFKC has already composed every mark that forms a letter
- * (`n` + `◌̃` -> `ñ`), so what remains of these blocks is stacked decoration (zalgo, strike-through
- * overlays); Arabic vowel signs and tatweel are optional in writing and used to pad words apart.
+ * Marks removed after composition: what NFKC left uncomposed of these blocks. A mark that forms a
+ * letter with a precomposed form stays in it (`n` + `◌̃` -> `ñ`); the rest goes, be it stacked
+ * decoration (zalgo, strike-through overlays) or the mark of a letter without one (Yoruba `ẹ̀` reads
+ * as `ẹ`, Russian stressed `а́` as `а`). Arabic vowel signs and tatweel are optional in writing and
+ * used to pad words apart.
  */
 export function isDroppedMark(codePoint: number): boolean {
   return (
@@ -147,7 +149,10 @@ export const CLASS = {
   token: 16,
   /** A letter of a script written without spaces (Han, kana, Thai...). */
   unspaced: 32,
-  /** A Latin, Greek or Cyrillic letter: NFKC composes every mark these take in writing. */
+  /**
+   * A Latin, Greek or Cyrillic letter: a mark still on one after NFKC (one of another script, or one
+   * without a precomposed letter, as in Yoruba `ẹ̀`) is dropped.
+   */
   alphabet: 64,
 } as const;
 
