@@ -144,7 +144,6 @@ export class ApiKeyStore {
   }
 
   private async query(hash: string): Promise<KeyLookup> {
-    // The whole row: a `fields` list, or disableIdentityMap, made the lookup dearer, not cheaper.
     const row = await this.orm.em.fork().findOne(ApiKey, { keyHash: hash });
     if (!row) return { kind: 'unknown' };
     if (row.revokedAt) return { kind: 'revoked' };
