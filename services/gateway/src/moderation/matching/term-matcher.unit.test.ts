@@ -38,22 +38,24 @@ describe('TermMatcher with the built-in lists', () => {
     expect(found('what the fuck\u0e31 is this')).toEqual(['fuck\u0e31']);
   });
 
-  it('flags a term followed by an emoji skin-tone modifier', () => {
-    expect(found('what the fuck\u{1f3fb} is this')).toEqual(['fuck']);
-    expect(found('you ass\u{1f3ff}')).toEqual(['ass']);
-  });
-
-  it('flags a term after a prepended concatenation mark', () => {
-    expect(found('what the \u0600fuck is this')).toEqual(['fuck']);
-    expect(found('what the \u{110bd}shit')).toEqual(['shit']);
-  });
-
-  it('flags an ASCII term with a supplementary-plane mark on its last letter', () => {
-    expect(found('what the fuck\u{11000} is this')).toEqual(['fuck\u{11000}']);
-  });
-
-  it('flags a leetspeak term with a mark of another script on a digit', () => {
-    expect(found('what sh1\u0e31t')).toEqual(['sh1\u0e31t']);
+  it.each([
+    ['an emoji skin-tone modifier after it', 'what the fuck\u{1f3fb} is this', 'fuck'],
+    ['an emoji skin-tone modifier after it, at the end', 'you ass\u{1f3ff}', 'ass'],
+    ['a prepended concatenation mark before it', 'what the \u0600fuck is this', 'fuck'],
+    ['a supplementary-plane prepended concatenation mark before it', 'what the \u{110bd}shit', 'shit'],
+    [
+      'a supplementary-plane mark on its last ASCII letter',
+      'what the fuck\u{11000} is this',
+      'fuck\u{11000}',
+    ],
+    ['a mark of another script on a leetspeak digit', 'what sh1\u0e31t', 'sh1\u0e31t'],
+    ['a halfwidth katakana sound mark after it', 'what the fuck\uff9e is this', 'fuck\uff9e'],
+    ['Thai sara am after it', 'what the fuck\u0e33 is this', 'fuck\u0e33'],
+    ['a zero-width space and a mark after it', 'what the fuck\u200b\u0e31 is this', 'fuck'],
+    ['a zero-width non-joiner and a mark after it', 'what the fuck\u200c\u0e31 is this', 'fuck\u200c\u0e31'],
+    ['a mark on the space before it', 'what the \u0591fuck is this', 'fuck'],
+  ])('flags a term with %s', (_, text, match) => {
+    expect(found(text)).toEqual([match]);
   });
 
   it('flags a term followed by 10,000 combining marks', () => {

@@ -123,7 +123,12 @@ export function isDroppedMark(codePoint: number): boolean {
 const INVISIBLE =
   /^[\p{Default_Ignorable_Code_Point}\p{Emoji_Modifier}\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}]$/u;
 const SPACE = /^[\s\p{Cc}]$/u;
-const JOINS = /^\p{M}$/u;
+/**
+ * What extends the grapheme cluster before it besides combining marks: characters of
+ * Grapheme_Extend that are not marks (halfwidth katakana sound marks U+FF9E-FF9F, ZWNJ, tags) and
+ * Thai and Lao sara am (U+0E33, U+0EB3), whose NFKC form starts with a mark.
+ */
+const JOINS = /^[\p{M}\p{Grapheme_Extend}\u0e33\u0eb3]$/u;
 const LETTER = /^[\p{L}\p{M}]$/u;
 const TOKEN = /^[\p{L}\p{M}\p{N}]$/u;
 /** Scripts written without spaces between words: terms in them match anywhere, not only as words. */
@@ -131,6 +136,9 @@ const UNSPACED =
   /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]$/u;
 
 const ALPHABET = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
+
+/** Hangul vowel and final jamo: letters that compose with the syllable before them. */
+export const isVowelOrFinalJamo = (codePoint: number) => codePoint >= 0x1160 && codePoint <= 0x11ff;
 
 /** Class bits of a code point, computed once per code point and kept. */
 export const CLASS = {
@@ -141,7 +149,10 @@ export const CLASS = {
   invisible: 1,
   /** White space and control characters: a word separator. */
   space: 2,
-  /** A combining mark: belongs to the character before it. */
+  /**
+   * A combining mark, or another character that extends a grapheme cluster: belongs to the
+   * character before it.
+   */
   joins: 4,
   /** A letter or mark (of any script). */
   letter: 8,
@@ -172,8 +183,7 @@ function computeClass(codePoint: number): number {
   if (TOKEN.test(ch)) bits |= CLASS.token;
   if (UNSPACED.test(ch)) bits |= CLASS.unspaced;
   if (ALPHABET.test(ch)) bits |= CLASS.alphabet;
-  // Hangul vowel and final jamo compose with the syllable before them.
-  if (codePoint >= 0x1160 && codePoint <= 0x11ff) bits |= CLASS.joins;
+  if (isVowelOrFinalJamo(codePoint)) bits |= CLASS.joins;
   return bits;
 }
 

@@ -5,6 +5,7 @@ import {
   LEET_INSIDE_ONLY,
   classOf,
   isDroppedMark,
+  isVowelOrFinalJamo,
   lookAlike,
 } from './char-tables.js';
 
@@ -37,18 +38,20 @@ const foldedAstral = new Map<number, string>();
  * leftover decoration marks removed, white space as one space, look-alike letters as Latin. A mark
  * still on a Latin, Greek or Cyrillic letter after NFKC, or on a digit or symbol leetspeak reads as
  * a letter, is decoration too (a Thai vowel sign put on the `k` of a term, or on the `1` of `sh1t`):
- * left there, it would make the letter a cluster no term matches.
+ * left there, it would make the letter a cluster no term matches. So is a mark on white space or on
+ * no visible character (after a zero-width space): it would join the letter before it in the
+ * output, or stand as a letter before the next word. Hangul jamo stay: they are letters.
  */
 function fold(cluster: string): string {
   let out = '';
-  let onAlphabet = false;
+  let dropsMarks = true;
   for (const ch of cluster.normalize('NFKC').toLowerCase()) {
     const codePoint = ch.codePointAt(0) as number;
     const bits = classOf(codePoint);
     if (bits & CLASS.invisible || isDroppedMark(codePoint)) continue;
     if (bits & CLASS.joins) {
-      if (onAlphabet) continue;
-    } else onAlphabet = (bits & CLASS.alphabet) !== 0 || LEET.has(codePoint);
+      if (dropsMarks && !isVowelOrFinalJamo(codePoint)) continue;
+    } else dropsMarks = (bits & (CLASS.alphabet | CLASS.space)) !== 0 || LEET.has(codePoint);
     if (bits & CLASS.space) out += ' ';
     else out += lookAlike(codePoint) ?? ch;
   }

@@ -34,19 +34,22 @@ describe('normalise', () => {
     expect(folded('fuc\u0e31k shi\u093ft a\u05b8ss')).toBe('fuck shit ass');
   });
 
-  it('drops a supplementary-plane mark on an ASCII letter as on any other Latin letter', () => {
+  it.each([
     // Brahmi sign candrabindu (U+11000) on the k of an ASCII and of a Cyrillic-k word.
-    expect(folded('fuck\u{11000} fuc\u043a\u{11000}')).toBe('fuck fuck');
-  });
-
-  it('drops marks of another script on digits and symbols read as letters', () => {
-    expect(folded('sh1\u0e31t a$\u0e31s @\u093fss')).toBe('shit ass ass');
-  });
-
-  it('removes emoji skin-tone modifiers and prepended concatenation marks', () => {
-    expect(folded('fuck\u{1f3fb} \u0600fuck \u{110bd}shit\u{1f3ff} \u{1f44d}\u{1f3fd}')).toBe(
+    ['a supplementary-plane mark on an ASCII letter', 'fuck\u{11000} fuc\u043a\u{11000}', 'fuck fuck'],
+    [
+      'marks of another script on digits and symbols read as letters',
+      'sh1\u0e31t a$\u0e31s @\u093fss',
+      'shit ass ass',
+    ],
+    [
+      'emoji skin-tone modifiers and prepended concatenation marks',
+      'fuck\u{1f3fb} \u0600fuck \u{110bd}shit\u{1f3ff} \u{1f44d}\u{1f3fd}',
       'fuck fuck shit \u{1f44d}',
-    );
+    ],
+    ['marks on white space or on no visible character', 'a \u0591b c\u200b\u0e31d \u200c\u05b8e', 'a b cd e'],
+  ])('drops %s', (_, text, expected) => {
+    expect(folded(text)).toBe(expected);
   });
 
   it('keeps at most 30 combining marks after a character, the Stream-Safe Text Format limit', () => {
@@ -54,6 +57,17 @@ describe('normalise', () => {
     expect(folded(text)).toBe(`\u0e01${'\u0e48'.repeat(30)} ok`);
     // The dropped marks stay inside the character's original range.
     expect(original(text, 0, 31)).toBe(text.slice(0, 10_001));
+  });
+
+  it('reads halfwidth katakana sound marks and Thai sara am as part of the character before them', () => {
+    expect(folded('\uff76\uff9e fuck\uff9e fuck\u0e33 \u0e17\u0e33')).toBe(
+      '\u30ac fuck fuck\u0e32 \u0e17\u0e4d\u0e32',
+    );
+  });
+
+  it('keeps Hangul vowel jamo that stand alone', () => {
+    // Compatibility jamo ㅠ and ㅗ, which NFKC turns into conjoining vowel jamo.
+    expect(folded('\u3160\u3160 \u3157')).toBe('\u1172\u1172 \u1169');
   });
 
   it('keeps the marks of scripts that write them on their own letters', () => {
