@@ -257,7 +257,7 @@ export class TranslateText {
    * store, then persistence. Settles every run; a run fails alone.
    */
   private async runBatch(runs: readonly OwnRun[], origin: RequestOrigin): Promise<void> {
-    const signal = everyAborted(runs.map((run) => run.signal));
+    const { signal, release } = everyAborted(runs.map((run) => run.signal));
     try {
       const open: PairRun[] = [];
       await Promise.all(
@@ -276,10 +276,16 @@ export class TranslateText {
       );
       // One chain batch per source language (a batch is one pair).
       const bySource = new Map<string, PairRun[]>();
-      for (const entry of open) bySource.set(entry.source, [...(bySource.get(entry.source) ?? []), entry]);
+      for (const entry of open) {
+        const group = bySource.get(entry.source) ?? [];
+        group.push(entry);
+        bySource.set(entry.source, group);
+      }
       await Promise.all([...bySource].map(([source, group]) => this.runPair(source, group, origin, signal)));
     } catch (err) {
       for (const run of runs) run.reject(err);
+    } finally {
+      release();
     }
   }
 
@@ -384,12 +390,11 @@ export class TranslateText {
     const entry = cachedEntry(outcome);
     if (!entry) return;
     const keys = [key];
-    if (
+    // The second key is a saving only: a glossary that cannot be read now just leaves it out.
+    const alsoFound =
       entry.source !== key.source &&
-      (await appliesToPair(this.deps.glossaries, entry.source, target, applied))
-    ) {
-      keys.push({ ...key, source: entry.source, glossaryVersion: applied });
-    }
+      (await appliesToPair(this.deps.glossaries, entry.source, target, applied).catch(() => false));
+    if (alsoFound) keys.push({ ...key, source: entry.source, glossaryVersion: applied });
     await Promise.all(keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })));
   }
 
@@ -436,9 +441,10 @@ function segmentOrReject(run: OwnRun): Segmented | undefined {
 
 /**
  * A signal that aborts once every one of `signals` has: the runs of a batch share one chain call,
- * which stops only when nobody waits for any of them.
+ * which stops only when nobody waits for any of them. `release` removes its listeners (a caller's
+ * signal may live as long as the process, as the consumers' stop signal does).
  */
-function everyAborted(signals: readonly AbortSignal[]): AbortSignal {
+function everyAborted(signals: readonly AbortSignal[]): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
   let left = signals.length;
   const onAbort = () => {
@@ -449,7 +455,10 @@ function everyAborted(signals: readonly AbortSignal[]): AbortSignal {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   }
-  return controller.signal;
+  const release = () => {
+    for (const signal of signals) signal.removeEventListener('abort', onAbort);
+  };
+  return { signal: controller.signal, release };
 }
 
 /** The text as it is: nothing to translate, or a detected source that is the target. */

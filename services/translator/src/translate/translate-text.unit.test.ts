@@ -186,6 +186,27 @@ describe('TranslateText', () => {
     expect([...entries.keys()].sort()).toEqual(['auto|en|Salut', 'fr|en|Salut']);
   });
 
+  it('answers an auto text the engine detected even when the glossaries cannot be read for the language found', async () => {
+    const { chain } = fakeChain({ detectedSource: 'fr' });
+    const { cache, entries } = fakeCache();
+    const translateText = new TranslateText({
+      chain,
+      cache,
+      detector: { detect: () => undefined },
+      sink: { record: () => undefined },
+      maxTextChars: 50,
+      glossaries: {
+        forPair: (source) =>
+          source === 'auto' ? Promise.resolve({ version: 0 }) : Promise.reject(new Error('postgres is down')),
+        cacheVersion: () => Promise.resolve(0),
+        named: () => Promise.resolve([]),
+      },
+    });
+    const result = await translateText.execute({ text: 'Salut', source: 'auto', target: 'en' }, origin);
+    expect(result).toMatchObject({ translatedText: 'translated', source: 'fr' });
+    expect([...entries.keys()]).toEqual(['auto|en|Salut']);
+  });
+
   it('returns the text as it is, with no engine, when source and target are the same language', async () => {
     const { translateText, calls, recorded } = setup({}, 'en');
     const same = await translateText.execute({ text: 'Hello there', source: 'en-GB', target: 'en' }, origin);
