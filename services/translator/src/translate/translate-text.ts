@@ -188,8 +188,10 @@ export class TranslateText {
     const answers = found.map((answer, index) => {
       if (!('key' in answer)) return Promise.resolve(answer);
       const request = requests[index] as CheckedRequest;
+      // The glossary named is not part of the cache key (its version is), but the answer reports it.
+      const { glossary } = request.controls;
       return this.inFlight.run(
-        hotCacheHash(answer.key),
+        glossary ? `${hotCacheHash(answer.key)}\u0000${glossary}` : hotCacheHash(answer.key),
         origin.signal,
         (signal) =>
           new Promise<Translation>((resolve, reject) => {

@@ -207,6 +207,30 @@ describe('TranslateText', () => {
     expect([...entries.keys()]).toEqual(['auto|en|Salut']);
   });
 
+  it('reports the glossary only to the request that named it when an identical text runs at the same time', async () => {
+    const { chain } = fakeChain({});
+    const { cache } = fakeCache();
+    const translateText = new TranslateText({
+      chain,
+      cache,
+      detector: { detect: () => undefined },
+      sink: { record: () => undefined },
+      maxTextChars: 50,
+      glossaries: {
+        forPair: () => Promise.resolve({ version: 0 }),
+        cacheVersion: () => Promise.resolve(0),
+        named: (name) => Promise.resolve(name === 'menu' ? [{ source: 'fr', target: 'en' }] : []),
+      },
+    });
+    const pair = { text: 'Salut', source: 'fr', target: 'en' };
+    const [named, plain] = await Promise.all([
+      translateText.execute({ ...pair, glossary: 'menu' }, origin),
+      translateText.execute(pair, origin),
+    ]);
+    expect(named.controls).toEqual({ glossary: 'ignored' });
+    expect(plain.controls).toBeUndefined();
+  });
+
   it('returns the text as it is, with no engine, when source and target are the same language', async () => {
     const { translateText, calls, recorded } = setup({}, 'en');
     const same = await translateText.execute({ text: 'Hello there', source: 'en-GB', target: 'en' }, origin);
