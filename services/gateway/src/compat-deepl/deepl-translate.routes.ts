@@ -16,6 +16,13 @@ const isOn = (value: z.output<typeof flag>) => value === true || value === '1' |
 /** A list DeepL takes comma-separated or repeated. */
 const tagList = z.union([z.string().max(1000), z.array(z.string().max(100)).max(100)]).optional();
 
+/**
+ * What `tag_handling=xml` is told: read as HTML, XML loses its case and its self-closing tags
+ * (`<ph/>` is reopened around what follows), so it is refused rather than answered altered.
+ */
+const XML_REFUSED =
+  "Value for 'tag_handling' not supported: XML tag handling is not supported here; 'html' is.";
+
 const translateBody = z.strictObject({
   text: textOrTexts(z.string()).meta({
     description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).`,
@@ -32,9 +39,12 @@ const translateBody = z.strictObject({
   }),
   show_billed_characters: flag.meta({ description: 'Adds `billed_characters` to each translation.' }),
   tag_handling: z
-    .enum(['html', 'xml'])
+    .enum(['html'], { error: (issue) => (issue.input === 'xml' ? XML_REFUSED : undefined) })
     .optional()
-    .meta({ description: 'As `format: html` of POST /api/v1/translate (XML is read as HTML).' }),
+    .meta({
+      description:
+        'As `format: html` of POST /api/v1/translate. `xml` is refused (400): XML tag handling is not supported.',
+    }),
   tag_handling_version: z.string().max(10).optional(),
   formality: translationControls.formality.meta({
     description:
@@ -59,7 +69,7 @@ const translationSchema = z.object({
   billed_characters: z.int().optional().meta({ description: 'Characters (code points) of the text sent.' }),
 });
 
-const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. \`tag_handling\` \`html\` (and \`xml\`, read as HTML) translates text nodes and keeps the tags, as \`format: html\`. \`formality\` and \`context\` as in POST /api/v1/translate (applied by the engines that take them). Accepted and not applied: \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
+const DESCRIPTION = `DeepL-compatible, over the use case of POST /api/v1/translate (cache, engine chain, glossaries, limits, each key's characters and budget). Form or JSON body; \`text\` repeated or an array (at most ${MAX_TRANSLATE_TEXTS}). A text that fails fails the request, as at DeepL. \`tag_handling\` \`html\` translates text nodes and keeps the tags, as \`format: html\`; \`xml\` is refused (400: XML tag handling is not supported). \`formality\` and \`context\` as in POST /api/v1/translate (applied by the engines that take them). Accepted and not applied: \`split_sentences\`, \`preserve_formatting\`, \`outline_detection\`, \`model_type\`, \`ignore_tags\`, \`splitting_tags\`, \`non_splitting_tags\`, \`tag_handling_version\`. A spent budget is 456.`;
 
 /** POST /v2/translate. */
 export function deeplTranslateRoute(translate: TranslateText, glossaries: GlossaryWrites) {
@@ -87,7 +97,7 @@ export function deeplTranslateRoute(translate: TranslateText, glossaries: Glossa
           throw new AppError('BAD_REQUEST', "Use of a glossary requires the 'source_lang' parameter.");
         await checkGlossaryId(glossaries, body.glossary_id, { source, target: body.target_lang });
       }
-      const format = body.tag_handling === undefined ? 'text' : 'html';
+      const format = body.tag_handling ?? 'text';
       const done = await translateAll(
         translate,
         { texts, source, target: body.target_lang, format, formality: body.formality, context: body.context },

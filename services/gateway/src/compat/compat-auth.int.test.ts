@@ -143,6 +143,21 @@ describe('a hostile /v2/translate or /translate body', () => {
     },
   );
 
+  it('refuses tag_handling=xml 400 in DeepL’s shape, naming html, rather than reading the XML as HTML', async () => {
+    const res = await post('/v2/translate', {
+      text: 'Hello <ph id="1"/> <Greeting>world</Greeting>',
+      target_lang: 'ES',
+      tag_handling: 'xml',
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { message: string; code: string };
+    expect(body).toEqual({
+      message: expect.stringContaining('XML tag handling is not supported'),
+      code: 'VALIDATION_FAILED',
+    });
+    expect(body.message).toContain("'html'");
+  });
+
   it('refuses an unknown glossary id 404 and one that is no id 400, before any translation', async () => {
     const body = { text: 'hi', source_lang: 'EN', target_lang: 'ES' };
     const unknown = await post('/v2/translate', {
