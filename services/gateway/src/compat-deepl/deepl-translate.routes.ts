@@ -24,7 +24,7 @@ const XML_REFUSED =
   "Value for 'tag_handling' not supported: XML tag handling is not supported here; 'html' is.";
 
 const translateBody = z.strictObject({
-  text: textOrTexts(z.string()).meta({
+  text: textOrTexts(z.string().min(1, "Parameter 'text' is empty.")).meta({
     description: `One text, or up to ${MAX_TRANSLATE_TEXTS} (repeated in a form).`,
   }),
   source_lang: deeplLanguage('source')

@@ -20,7 +20,9 @@ const language = (field: 'source' | 'target') =>
     });
 
 const translateBody = z.strictObject({
-  q: textOrTexts(z.string()).meta({ description: `One text, or up to ${MAX_TRANSLATE_TEXTS}.` }),
+  q: textOrTexts(z.string().min(1, 'Invalid request: missing q parameter')).meta({
+    description: `One text, or up to ${MAX_TRANSLATE_TEXTS}.`,
+  }),
   source: language('source').default('auto').meta({ description: 'A code of GET /languages, or `auto`.' }),
   target: language('target'),
   format: z.enum(['text', 'html']).optional(),

@@ -122,6 +122,13 @@ describe('a hostile /v2/translate or /translate body', () => {
       body: JSON.stringify(body),
     });
 
+  /** The answers of both APIs to the same texts: DeepL's `{message}`, LibreTranslate's `{error}`. */
+  const refusals = async (texts: unknown) => {
+    const deepl = await post('/v2/translate', { text: texts, target_lang: 'ES' });
+    const libre = await post('/translate', { q: texts, target: 'es' });
+    return [deepl.status, await deepl.json(), libre.status, await libre.json()];
+  };
+
   it.each([
     ['1,000 texts', Array(1000).fill('hi')],
     ['texts that are numbers', [1, 2]],
@@ -130,18 +137,24 @@ describe('a hostile /v2/translate or /translate body', () => {
   ])(
     'refuses %s with 400 VALIDATION_FAILED naming the limit, before any translation',
     async (_label, texts) => {
-      const deepl = await post('/v2/translate', { text: texts, target_lang: 'ES' });
-      const libre = await post('/translate', { q: texts, target: 'es' });
-      expect([deepl.status, await deepl.json()]).toEqual([
+      const rule = 'one text, or a list of 1 to 128 texts';
+      expect(await refusals(texts)).toEqual([
         400,
-        { message: 'body.text: one text, or a list of 1 to 128 texts', code: 'VALIDATION_FAILED' },
-      ]);
-      expect([libre.status, await libre.json()]).toEqual([
+        { message: `body.text: ${rule}`, code: 'VALIDATION_FAILED' },
         400,
-        { error: 'body.q: one text, or a list of 1 to 128 texts', code: 'VALIDATION_FAILED' },
+        { error: `body.q: ${rule}`, code: 'VALIDATION_FAILED' },
       ]);
     },
   );
+
+  it('refuses an empty text 400 in each API’s shape, before any translation', async () => {
+    expect(await refusals('')).toEqual([
+      400,
+      { message: "body.text: Parameter 'text' is empty.", code: 'VALIDATION_FAILED' },
+      400,
+      { error: 'body.q: Invalid request: missing q parameter', code: 'VALIDATION_FAILED' },
+    ]);
+  });
 
   it('refuses tag_handling=xml 400 in DeepL’s shape, naming html, rather than reading the XML as HTML', async () => {
     const res = await post('/v2/translate', {
