@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 
 import { splitTuning } from '@tp/runtime';
+import { HotCache } from '@tp/translation';
+import { createClient } from 'redis';
 import { ApiKeyStore } from '../src/auth/api-key.store.js';
 import { createRateLimits, type RateLimits } from '../src/rate-limit/rate-limit.js';
 import { GATEWAY_TUNING, loadGatewayConfig, type GatewayConfig } from '../src/config.js';
@@ -164,4 +166,23 @@ export function noRateLimits(): RateLimits {
     windowSeconds: 60,
     authFailuresPerMinute: 0,
   });
+}
+
+/** A translation in the gateway's hot cache, where the gateway answers it from without the translator. */
+export async function cacheTranslation(
+  gateway: TestGateway,
+  pair: { readonly source: string; readonly target: string; readonly text: string },
+  translatedText: string,
+): Promise<void> {
+  const redis = createClient({ url: process.env.REDIS_URL });
+  await redis.connect();
+  const entry = { translatedText, source: pair.source, engine: 'offline', truncated: false };
+  try {
+    await new HotCache(redis as never, gateway.config.REDIS_KEY_PREFIX).store(pair, {
+      ...entry,
+      cachedAt: new Date().toISOString(),
+    });
+  } finally {
+    await redis.close();
+  }
 }

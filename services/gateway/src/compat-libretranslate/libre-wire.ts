@@ -48,6 +48,8 @@ export function libreCredential(req: Request): string | undefined {
 
 export const LIBRE_WIRE: WireFormat = {
   forms: true,
+  // LibreTranslate's own front-end posts FormData.
+  multipart: true,
   credential: libreCredential,
   errors: { schema: libreErrorSchema, status: libreStatus },
 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
-import { startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
+import { cacheTranslation, startTestGateway, type TestGateway } from '../../test/gateway-fixture.js';
 
 // How the DeepL- and LibreTranslate-compatible routes read a key and answer failures, at the gateway
 // alone (the translator is down: the glossary list needs only Postgres). The client libraries' view:
@@ -208,6 +208,55 @@ describe('the key of a LibreTranslate request', () => {
       // Past authentication: the translator is down here.
       expect({ body, status: res.status }).toEqual({ body, status: 503 });
     }
+  });
+});
+
+describe('a LibreTranslate multipart/form-data body (its front-end posts FormData)', () => {
+  const translate = (form: FormData) => fetch(`${gateway.url}/translate`, { method: 'POST', body: form });
+  const fields = (entries: Record<string, string>) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(entries)) form.append(name, value);
+    return form;
+  };
+
+  it('is read as a form: q, source and target answer the translation', async () => {
+    await cacheTranslation(gateway, { source: 'zh-CN', target: 'en', text: '你好' }, 'hello');
+    const res = await translate(fields({ q: '你好', source: 'zh-Hans', target: 'en', api_key: '' }));
+    expect([res.status, await res.json()]).toEqual([200, { translatedText: 'hello' }]);
+  });
+
+  it('refuses a file part 400, naming it', async () => {
+    const form = fields({ q: 'hi', source: 'en', target: 'es' });
+    form.append('file', new Blob(['hi'], { type: 'text/plain' }), 'hi.txt');
+    const res = await translate(form);
+    expect([res.status, await res.json()]).toEqual([
+      400,
+      { error: expect.stringContaining('`file` is a file'), code: 'BAD_REQUEST' },
+    ]);
+  });
+
+  it('refuses a body over the limit PAYLOAD_TOO_LARGE, as a JSON body over it', async () => {
+    const q = 'x'.repeat(gateway.config.BODY_LIMIT_KB * 1024 + 1);
+    const multipart = await translate(fields({ q, target: 'es' }));
+    const json = await fetch(`${gateway.url}/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q, target: 'es' }),
+    });
+    const answer = [multipart.status, await multipart.json()];
+    expect(answer).toEqual([json.status, await json.json()]);
+    // LibreTranslate answers its client faults 400.
+    expect(answer).toEqual([400, { error: 'request body is too large', code: 'PAYLOAD_TOO_LARGE' }]);
+  });
+
+  it('refuses more fields than a form may hold 400', async () => {
+    const form = fields({ q: 'hi', target: 'es' });
+    for (let i = 0; i < 1000; i += 1) form.append('q', 'hi');
+    const res = await translate(form);
+    expect([res.status, await res.json()]).toEqual([
+      400,
+      { error: 'a form has at most 1000 fields', code: 'BAD_REQUEST' },
+    ]);
   });
 });
 

@@ -30,8 +30,10 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
   const form = express.urlencoded({
     limit: `${options.bodyLimitKb}kb`,
     extended: false,
+    parameterLimit: FORM_FIELDS,
     verify: noteEmptyBody,
   });
+  const multipart = multipartTextFields(options.bodyLimitKb);
   const declared = refuseDeclaredOversize(options.bodyLimitKb);
   const budget = requestBudget(options.budgets);
   const { byKey, byAddress } = options.limits;
@@ -46,9 +48,11 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], options: 
     ];
     const body: RequestHandler[] = !route.request?.body
       ? []
-      : route.wire?.forms
-        ? [declared, requireJsonOrForm, json, form, emptyBodyIsNone]
-        : [declared, requireJson, json, emptyBodyIsNone];
+      : route.wire?.multipart
+        ? [declared, requireJsonOrForm(FORM_TYPES), json, form, multipart, emptyBodyIsNone]
+        : route.wire?.forms
+          ? [declared, requireJsonOrForm(FORM_TYPES.slice(0, 1)), json, form, emptyBodyIsNone]
+          : [declared, requireJson, json, emptyBodyIsNone];
     // Another API's wire format may carry the key in the body: the body is read first.
     const chain = route.wire
       ? [...body, adoptCredential(route.wire.credential), ...access]
@@ -117,11 +121,57 @@ const emptyBodyIsNone: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** A body must be JSON or a form (415 UNSUPPORTED_MEDIA_TYPE otherwise), as DeepL's API takes both. */
-const requireJsonOrForm: RequestHandler = (req, res, next) => {
-  if (req.is('application/x-www-form-urlencoded')) next();
-  else requireJson(req, res, next);
-};
+/** The most fields a form body (urlencoded or multipart) may hold; more is 400. */
+const FORM_FIELDS = 1000;
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+
+/** A body must be JSON or a form of these types (415 UNSUPPORTED_MEDIA_TYPE otherwise). */
+const requireJsonOrForm =
+  (types: string[]): RequestHandler =>
+  (req, res, next) => {
+    if (req.is(types)) next();
+    else requireJson(req, res, next);
+  };
+
+/**
+ * A `multipart/form-data` body (what a browser's FormData posts) read as a form of text fields, within
+ * the body limit (413) and FORM_FIELDS (400); a repeated field becomes a list. A file part is 400: no
+ * route takes files. A body of zero bytes is no body, as for JSON.
+ */
+function multipartTextFields(limitKb: number): RequestHandler {
+  const raw = express.raw({ type: 'multipart/form-data', limit: `${limitKb}kb` });
+  return (req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    raw(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      textFields(req).then((fields) => {
+        req.body = fields;
+        next();
+      }, next);
+    });
+  };
+}
+
+async function textFields(req: Request): Promise<Record<string, string | string[]> | undefined> {
+  const bytes: unknown = req.body;
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0) return undefined;
+  const headers = { 'content-type': req.headers['content-type'] ?? '' };
+  const form = await new globalThis.Response(bytes, { headers }).formData().catch(() => {
+    throw new AppError('BAD_REQUEST', 'the multipart/form-data body could not be read');
+  });
+  const fields = new Map<string, string | string[]>();
+  let count = 0;
+  for (const [name, value] of form) {
+    if (typeof value !== 'string') {
+      throw new AppError('BAD_REQUEST', `a form takes text fields only: \`${name}\` is a file`);
+    }
+    count += 1;
+    if (count > FORM_FIELDS) throw new AppError('BAD_REQUEST', `a form has at most ${FORM_FIELDS} fields`);
+    const seen = fields.get(name);
+    fields.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]);
+  }
+  return Object.fromEntries(fields);
+}
 
 /**
  * The key where another API carries it (DeepL's `Authorization: DeepL-Auth-Key`, LibreTranslate's

@@ -100,6 +100,7 @@ function operation(route: AnyRoute): ZodOpenApiOperationObject {
 const bodyContent = (route: AnyRoute, body: z.ZodType) => ({
   'application/json': { schema: body },
   ...(route.wire?.forms ? { 'application/x-www-form-urlencoded': { schema: body } } : {}),
+  ...(route.wire?.multipart ? { 'multipart/form-data': { schema: body } } : {}),
 });
 
 function successContent(route: AnyRoute, success: z.ZodType) {

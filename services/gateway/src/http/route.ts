@@ -36,6 +36,8 @@ export interface RouteContext<R extends RequestSchemas> {
 export interface WireFormat {
   /** Also read `application/x-www-form-urlencoded` bodies; a repeated field becomes a list. */
   readonly forms?: boolean;
+  /** Also read `multipart/form-data` bodies of text fields (a browser's FormData); a file part is 400. */
+  readonly multipart?: boolean;
   /** The API key where that API carries it, handed to the usual auth as `Authorization: Bearer`. */
   readonly credential?: (req: Request) => string | undefined;
   /** The OpenAPI security scheme naming where the key goes (default bearerAuth). */
