@@ -10,6 +10,7 @@ import {
   type TranslateRequest,
   type TranslationChain,
 } from '../chain/index.js';
+import type { GlossaryLookup } from '../glossary/glossary-directory.js';
 import type { CompletedTranslationSink, CompletedTranslation } from './completed-translations.outbox.js';
 import { TranslateText } from './translate-text.js';
 
@@ -88,6 +89,26 @@ function setup(answer: FakeAnswer = {}, detected?: string) {
     maxTextChars: 50,
   });
   return { translateText, calls, entries, recorded };
+}
+
+/** TranslateText over the fake chain and cache with glossaries: none stored, but for `glossaries`. */
+function withGlossaries(answer: FakeAnswer, glossaries: Partial<GlossaryLookup>) {
+  const { chain } = fakeChain(answer);
+  const { cache, entries } = fakeCache();
+  const translateText = new TranslateText({
+    chain,
+    cache,
+    detector: { detect: () => undefined },
+    sink: { record: () => undefined },
+    maxTextChars: 50,
+    glossaries: {
+      forPair: () => Promise.resolve({ version: 0 }),
+      cacheVersion: () => Promise.resolve(0),
+      named: () => Promise.resolve([]),
+      ...glossaries,
+    },
+  });
+  return { translateText, entries };
 }
 
 const attempt = (slot: Attempt['slot'], outcome: Attempt['outcome'], reason?: string): Attempt => ({
@@ -187,41 +208,23 @@ describe('TranslateText', () => {
   });
 
   it('answers an auto text the engine detected even when the glossaries cannot be read for the language found', async () => {
-    const { chain } = fakeChain({ detectedSource: 'fr' });
-    const { cache, entries } = fakeCache();
-    const translateText = new TranslateText({
-      chain,
-      cache,
-      detector: { detect: () => undefined },
-      sink: { record: () => undefined },
-      maxTextChars: 50,
-      glossaries: {
+    const { translateText, entries } = withGlossaries(
+      { detectedSource: 'fr' },
+      {
         forPair: (source) =>
           source === 'auto' ? Promise.resolve({ version: 0 }) : Promise.reject(new Error('postgres is down')),
-        cacheVersion: () => Promise.resolve(0),
-        named: () => Promise.resolve([]),
       },
-    });
+    );
     const result = await translateText.execute({ text: 'Salut', source: 'auto', target: 'en' }, origin);
     expect(result).toMatchObject({ translatedText: 'translated', source: 'fr' });
     expect([...entries.keys()]).toEqual(['auto|en|Salut']);
   });
 
   it('reports the glossary only to the request that named it when an identical text runs at the same time', async () => {
-    const { chain } = fakeChain({});
-    const { cache } = fakeCache();
-    const translateText = new TranslateText({
-      chain,
-      cache,
-      detector: { detect: () => undefined },
-      sink: { record: () => undefined },
-      maxTextChars: 50,
-      glossaries: {
-        forPair: () => Promise.resolve({ version: 0 }),
-        cacheVersion: () => Promise.resolve(0),
-        named: (name) => Promise.resolve(name === 'menu' ? [{ source: 'fr', target: 'en' }] : []),
-      },
-    });
+    const { translateText } = withGlossaries(
+      {},
+      { named: (name) => Promise.resolve(name === 'menu' ? [{ source: 'fr', target: 'en' }] : []) },
+    );
     const pair = { text: 'Salut', source: 'fr', target: 'en' };
     const [named, plain] = await Promise.all([
       translateText.execute({ ...pair, glossary: 'menu' }, origin),
