@@ -225,6 +225,15 @@ describe('a LibreTranslate multipart/form-data body (its front-end posts FormDat
     expect([res.status, await res.json()]).toEqual([200, { translatedText: 'hello' }]);
   });
 
+  it('reads a repeated field as a list, in order', async () => {
+    await cacheTranslation(gateway, { source: 'zh-CN', target: 'en', text: '你好' }, 'hello');
+    await cacheTranslation(gateway, { source: 'zh-CN', target: 'en', text: '谢谢' }, 'thanks');
+    const form = fields({ source: 'zh-Hans', target: 'en' });
+    for (const q of ['谢谢', '你好', '谢谢']) form.append('q', q);
+    const res = await translate(form);
+    expect([res.status, await res.json()]).toEqual([200, { translatedText: ['thanks', 'hello', 'thanks'] }]);
+  });
+
   it('refuses a file part 400, naming it', async () => {
     const form = fields({ q: 'hi', source: 'en', target: 'es' });
     form.append('file', new Blob(['hi'], { type: 'text/plain' }), 'hi.txt');

@@ -168,7 +168,9 @@ async function textFields(req: Request): Promise<Record<string, string | string[
     count += 1;
     if (count > FORM_FIELDS) throw new AppError('BAD_REQUEST', `a form has at most ${FORM_FIELDS} fields`);
     const seen = fields.get(name);
-    fields.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]);
+    if (seen === undefined) fields.set(name, value);
+    else if (Array.isArray(seen)) seen.push(value);
+    else fields.set(name, [seen, value]);
   }
   return Object.fromEntries(fields);
 }
