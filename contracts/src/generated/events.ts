@@ -97,7 +97,7 @@ export interface DeadLetterData {
   readonly failedAt: number;
 }
 
-/** Field translations of one entity in one language are available (before v5: one field). Topic translation.completed.v1, keyed like the request it answers. */
+/** Field translations of one entity in one language are available (before v5: one field); free text: a request's texts, each its own entity (v6). Topic translation.completed.v1, keyed like the request it answers. */
 export interface TranslationCompleted {
   /** Unique id of this event; consumers use it for idempotence. */
   readonly eventId: string;
@@ -140,6 +140,8 @@ export interface TranslationCompletedData {
 }
 
 export interface FieldResult {
+  /** v6: the entity of this result when it is not the event's: only free text (entityType text), whose texts are each their own entity, so one event carries a request's results. A reader before v6 files such a result under the event's entity: upgrade the projection before the translators. */
+  readonly entityId: null | string;
   readonly field: string;
   readonly translatedText: string;
   readonly sourceHash: string;
@@ -215,6 +217,6 @@ export const LATEST_SCHEMA_VERSION = {
   ContentChanged: 2,
   ContentDeleted: 1,
   DeadLetter: 1,
-  TranslationCompleted: 5,
+  TranslationCompleted: 6,
   TranslationRequested: 2,
 } as const satisfies Record<EventType, number>;

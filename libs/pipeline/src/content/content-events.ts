@@ -172,7 +172,9 @@ export type FieldFailure = TranslationCompletedData['failures'][number];
  * its only one, the others in `moreResults`, the fields that failed in `failures`. Language codes
  * and `requestedAt` are the first result's: one request's fields share their pair. `requestedAt` is
  * the occurredAt of the request it answers (it orders the results of one source version: a
- * retranslation's wins); free text, which has no request, gives the time of its result.
+ * retranslation's wins); free text, which has no request, gives the time of its result. Free text
+ * is the one case where results of several entities travel together (each text is its own entity):
+ * a result of another entity than the first names it (v6 `entityId`).
  */
 export function translationCompletedData(
   [first, ...more]: readonly [FieldTranslation, ...FieldTranslation[]],
@@ -195,6 +197,7 @@ export function translationCompletedData(
     requestedAt,
     fallback: outcome.fallback,
     moreResults: more.map(({ field: other, outcome: result }) => ({
+      entityId: other.entityId === field.entityId ? null : other.entityId,
       field: other.field,
       translatedText: result.translatedText,
       sourceHash: other.sourceHash,
@@ -208,20 +211,23 @@ export function translationCompletedData(
   };
 }
 
-/** One translated field of a TranslationCompleted, with what its results share. */
-export type CompletedField = TranslationCompletedData['moreResults'][number] &
+/** One translated field of a TranslationCompleted, with what its results share and its own entity. */
+export type CompletedField = Omit<TranslationCompletedData['moreResults'][number], 'entityId'> &
   Pick<TranslationCompletedData, 'entityType' | 'entityId' | 'sourceLang' | 'targetLang' | 'requestedAt'>;
 
-/** Every result a TranslationCompleted carries, in order: the first (v4's only one), then `moreResults`. */
+/**
+ * Every result a TranslationCompleted carries, in order: the first (v4's only one), then
+ * `moreResults`, each under its own entity when it names one (v6), else the event's.
+ */
 export function completedFields(data: TranslationCompletedData): CompletedField[] {
   const shared = {
     entityType: data.entityType,
-    entityId: data.entityId,
     sourceLang: data.sourceLang,
     targetLang: data.targetLang,
     requestedAt: data.requestedAt,
   };
   const first = {
+    entityId: data.entityId,
     field: data.field,
     translatedText: data.translatedText,
     sourceHash: data.sourceHash,
@@ -231,7 +237,11 @@ export function completedFields(data: TranslationCompletedData): CompletedField[
     fallback: data.fallback,
     detectedSourceLang: data.detectedSourceLang,
   };
-  return [first, ...data.moreResults].map((result) => ({ ...shared, ...result }));
+  const more = data.moreResults.map(({ entityId, ...result }) => ({
+    ...result,
+    entityId: entityId ?? data.entityId,
+  }));
+  return [first, ...more].map((result) => ({ ...shared, ...result }));
 }
 
 /** A TranslationCompleted for the outbox, on the completed topic under its entity's and language's key. */

@@ -240,6 +240,8 @@ describe('translationCompletedData', () => {
     );
     expect(data.moreResults).toEqual([
       {
+        // The event's own entity: no entity named.
+        entityId: null,
         field: 'body',
         translatedText: 'Body',
         sourceHash: SHA256_ABC,

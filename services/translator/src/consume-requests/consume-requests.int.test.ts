@@ -203,7 +203,7 @@ describe('engine consumers (translation.requested.v1 -> translation.completed.v1
     const completed = completedFor(event)!;
     expect(seen.find((s) => s.event === completed)?.key).toBe(key);
     expect(completed).toMatchObject({
-      eventVersion: 5,
+      eventVersion: 6,
       correlationId: event.correlationId,
       causationId: event.eventId,
       data: {

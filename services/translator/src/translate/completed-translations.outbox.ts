@@ -2,6 +2,8 @@ import type { TranslationCompletedData } from '@tp/contracts';
 import { encodeOutboxRow, insertOutboxRows, type EncodedOutboxRow, type Orm } from '@tp/db';
 import {
   freeTextField,
+  MAX_REQUEST_FIELDS,
+  MAX_REQUEST_TEXT_BYTES,
   translationCompletedData,
   translationCompletedEntry,
   type TranslationOutcome,
@@ -24,8 +26,11 @@ export interface EventOrigin {
 
 /** Where translations go to be kept: the outbox, then Kafka, then content_translations. */
 export interface CompletedTranslationSink {
-  /** Starts writing and returns at once: the answer to the client does not wait for Postgres. */
-  record(completed: CompletedTranslation, origin: EventOrigin): void;
+  /**
+   * Starts writing the translations one request produced and returns at once: the answer to the
+   * client does not wait for Postgres.
+   */
+  record(completed: readonly CompletedTranslation[], origin: EventOrigin): void;
 }
 
 export interface OutboxSinkOptions {
@@ -44,16 +49,26 @@ export interface OutboxSinkOptions {
 /** Most rows one INSERT carries. */
 const MAX_ROWS_PER_WRITE = 200;
 
+/**
+ * Most bytes of translated text one event carries: a content request's bound on its results (four
+ * bytes of result per byte of source at most), so free text's events stay as far below a topic's
+ * limit. A longer translation travels alone.
+ */
+const MAX_EVENT_TEXT_BYTES = 4 * MAX_REQUEST_TEXT_BYTES;
+
 /** A row waiting to be written, with what its failure is logged with. */
 interface QueuedRow {
   readonly row: EncodedOutboxRow;
   readonly origin: EventOrigin;
-  readonly engine: string;
+  /** The translations the row's event carries. */
+  readonly count: number;
 }
 
 /**
  * Writes completed translations to the Postgres outbox as TranslationCompleted events, after the
- * answer is decided, by group commit: one INSERT at a time, carrying every row recorded while the
+ * answer is decided: one event for a request's translations of one pair (up to MAX_REQUEST_FIELDS
+ * of them and MAX_EVENT_TEXT_BYTES of text), each text its own entity, so a batch of texts is one
+ * row, one Kafka message and one message for the projection rather than one per text. By group commit: one INSERT at a time, carrying every row recorded while the
  * previous one ran (so one row when idle, and one statement for many under load instead of a
  * transaction each: bench:apertium). With `lingerMs`, the first row waits that long for others, so
  * at low rates too a statement, the relay's batch and the projection's carry several rows rather
@@ -84,18 +99,19 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
     }
   }
 
-  record(completed: CompletedTranslation, origin: EventOrigin): void {
-    try {
-      // Encoded now, in the request's trace context, which the event's headers carry on.
-      const entry = translationCompletedEntry(
-        freeTextCompletedData(completed),
-        this.options.topicPrefix,
-        origin,
-      );
-      this.queue.push({ row: encodeOutboxRow(this.options.codec, entry), origin, engine: completed.engine });
-    } catch (err) {
-      this.failed([{ origin, engine: completed.engine }], err);
-      return;
+  record(completed: readonly CompletedTranslation[], origin: EventOrigin): void {
+    for (const group of eventGroups(completed)) {
+      try {
+        // Encoded now, in the request's trace context, which the event's headers carry on.
+        const entry = translationCompletedEntry(
+          freeTextCompletedData(group),
+          this.options.topicPrefix,
+          origin,
+        );
+        this.queue.push({ row: encodeOutboxRow(this.options.codec, entry), origin, count: group.length });
+      } catch (err) {
+        this.failed([{ origin, count: group.length }], err);
+      }
     }
     this.schedule();
   }
@@ -132,7 +148,7 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
           this.options.orm.em.fork(),
           batch.map(({ row }) => row),
         );
-        this.written?.inc(batch.length);
+        this.written?.inc(batch.reduce((sum, { count }) => sum + count, 0));
       } catch (err) {
         this.failed(batch, err);
       }
@@ -140,12 +156,12 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
     this.writing = undefined;
   }
 
-  private failed(rows: readonly Pick<QueuedRow, 'origin' | 'engine'>[], err: unknown): void {
-    this.failures?.inc(rows.length);
-    for (const { origin, engine } of rows) {
+  private failed(rows: readonly Pick<QueuedRow, 'origin' | 'count'>[], err: unknown): void {
+    for (const { origin, count } of rows) {
+      this.failures?.inc(count);
       this.options.logger.error(
-        { err, correlation_id: origin.correlationId, engine },
-        'could not write a completed translation to the outbox; it is translated but not persisted',
+        { err, correlation_id: origin.correlationId, translations: count },
+        'could not write completed translations to the outbox; they are translated but not persisted',
       );
     }
   }
@@ -156,10 +172,33 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
  * text translated again lands on the same content_translations row. No request precedes a free
  * text's result, so the latest result for a text is the one kept.
  */
-function freeTextCompletedData(completed: CompletedTranslation): TranslationCompletedData {
-  const { source, target, text } = completed;
-  return translationCompletedData(
-    [{ field: freeTextField(hotCacheHash({ source, target, text }), text), outcome: completed }],
-    Date.now(),
-  );
+function freeTextCompletedData(group: readonly CompletedTranslation[]): TranslationCompletedData {
+  const [first, ...more] = group.map((completed) => {
+    const { source, target, text } = completed;
+    return { field: freeTextField(hotCacheHash({ source, target, text }), text), outcome: completed };
+  });
+  if (!first) throw new Error('an event carries at least one translation');
+  return translationCompletedData([first, ...more], Date.now());
+}
+
+/**
+ * A request's translations as the events that carry them: one per pair (an event's results share
+ * it), split at MAX_REQUEST_FIELDS translations or MAX_EVENT_TEXT_BYTES bytes of translated text.
+ */
+function eventGroups(completed: readonly CompletedTranslation[]): CompletedTranslation[][] {
+  const open = new Map<string, { items: CompletedTranslation[]; bytes: number }>();
+  const groups: CompletedTranslation[][] = [];
+  for (const item of completed) {
+    const pair = `${item.source}\u0000${item.target}`;
+    const bytes = Buffer.byteLength(item.translatedText);
+    let group = open.get(pair);
+    if (!group || group.items.length >= MAX_REQUEST_FIELDS || group.bytes + bytes > MAX_EVENT_TEXT_BYTES) {
+      group = { items: [], bytes: 0 };
+      open.set(pair, group);
+      groups.push(group.items);
+    }
+    group.items.push(item);
+    group.bytes += bytes;
+  }
+  return groups;
 }

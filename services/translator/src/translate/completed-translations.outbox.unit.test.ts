@@ -49,12 +49,54 @@ describe('CompletedTranslationsOutbox', () => {
       metrics,
     });
 
-    expect(() => outbox.record(completed, { correlationId: 'c', causationId: 'r' })).not.toThrow();
+    expect(() => outbox.record([completed], { correlationId: 'c', causationId: 'r' })).not.toThrow();
     await outbox.drain();
 
     expect(error).toHaveBeenCalledTimes(1);
     const failures = await metrics.getSingleMetric('translation_outbox_failures_total')?.get();
     expect(failures?.values[0]?.value).toBe(1);
+  });
+
+  it("carries a request's translations of one pair in one event, each text under its own entity", async () => {
+    const statements: (readonly unknown[])[] = [];
+    const codec = new EventCodec();
+    const outbox = new CompletedTranslationsOutbox({
+      orm: ormRunning(async (_sql, params) => void statements.push(params)),
+      codec,
+      topicPrefix: '',
+      logger: { error: jest.fn() } as unknown as Logger,
+      lingerMs: 3_600_000,
+    });
+    const texts = Array.from({ length: 103 }, (_, n) => ({ ...completed, text: `Good morning ${n}` }));
+    // 103 texts into fr and one into de: 100 a most an event carries, and one pair an event.
+    outbox.record([...texts, { ...completed, target: 'de', translatedText: 'Guten Morgen' }], {
+      correlationId: 'c',
+      causationId: 'r',
+    });
+    // One translation longer than an event's bytes of text travels alone.
+    const long = 'Bonjour. '.repeat(15_000);
+    outbox.record([{ ...completed, translatedText: long }, texts[0] as typeof completed], {
+      correlationId: 'c2',
+      causationId: 'r2',
+    });
+    await outbox.drain();
+
+    const [params] = statements;
+    const payloads = params?.[4] as Buffer[];
+    const headers = JSON.parse(params?.[5] as string) as Record<string, string>[];
+    const events = payloads.map((value, i) => codec.decode(value, headers[i] ?? {}));
+    const data = events.map((event) => (event.eventType === 'TranslationCompleted' ? event.data : undefined));
+    expect(data.map((d) => [d?.targetLang, 1 + (d?.moreResults.length ?? 0)])).toEqual([
+      ['fr', 100],
+      ['fr', 3],
+      ['de', 1],
+      ['fr', 1],
+      ['fr', 1],
+    ]);
+    const [first] = data;
+    const entities = [first?.entityId, ...(first?.moreResults ?? []).map((result) => result.entityId)];
+    expect(new Set(entities).size).toBe(100);
+    expect(first?.entityType).toBe('text');
   });
 
   it('drain() waits for writes still in flight', async () => {
@@ -66,7 +108,7 @@ describe('CompletedTranslationsOutbox', () => {
       topicPrefix: '',
       logger: { error: jest.fn() } as unknown as Logger,
     });
-    outbox.record(completed, { correlationId: 'c', causationId: 'r' });
+    outbox.record([completed], { correlationId: 'c', causationId: 'r' });
     let drained = false;
     const draining = outbox.drain().then(() => (drained = true));
     await Promise.resolve();
@@ -91,12 +133,12 @@ describe('CompletedTranslationsOutbox', () => {
       topicPrefix: '',
       logger: { error: jest.fn() } as unknown as Logger,
     });
-    outbox.record(completed, { correlationId: 'c1', causationId: 'r1' });
+    outbox.record([completed], { correlationId: 'c1', causationId: 'r1' });
     for (const n of [2, 3, 4]) {
-      outbox.record(
-        { ...completed, text: `Good morning ${n}` },
-        { correlationId: `c${n}`, causationId: `r${n}` },
-      );
+      outbox.record([{ ...completed, text: `Good morning ${n}` }], {
+        correlationId: `c${n}`,
+        causationId: `r${n}`,
+      });
     }
     expect(statements).toHaveLength(1);
     finishFirst();
@@ -118,10 +160,10 @@ describe('CompletedTranslationsOutbox', () => {
       lingerMs: 3_600_000,
     });
     for (const n of [1, 2, 3]) {
-      outbox.record(
-        { ...completed, text: `Good evening ${n}` },
-        { correlationId: `c${n}`, causationId: `r${n}` },
-      );
+      outbox.record([{ ...completed, text: `Good evening ${n}` }], {
+        correlationId: `c${n}`,
+        causationId: `r${n}`,
+      });
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(statements).toHaveLength(0);

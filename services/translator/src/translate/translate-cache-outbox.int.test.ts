@@ -113,7 +113,7 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     expect(row?.messageKey).toBe(`text:${hash}:fr`);
     expect(row?.event).toMatchObject({
       eventType: 'TranslationCompleted',
-      eventVersion: 5,
+      eventVersion: 6,
       correlationId: 'corr-outbox-1',
       causationId: 'req-outbox-1',
       data: {
@@ -148,6 +148,25 @@ describe('POST /translate with the hot cache (Redis) and the outbox (Postgres)',
     await waitFor('the miss written', async () => (await outboxWrites()) >= writesBefore + 1);
     expect(await outboxWrites()).toBe(writesBefore + 1);
     expect(await rowsFor()).toHaveLength(1);
+  });
+
+  it("writes a batch's translations as one TranslationCompleted, each text under its own entity", async () => {
+    const texts = ['Good night', 'Good luck', 'Good bye'];
+    const hashes = texts.map((text) => hotCacheHash({ source: 'en', target: 'fr', text }));
+    const reply = await translator.batch({ texts, source: 'en', target: 'fr' });
+    expect(reply.body.failed).toBe(0);
+    const rowsOfRequest = async () =>
+      (await translator.outbox()).filter((row) => hashes.includes(row.event.data.entityId));
+    await waitFor('the outbox row', async () => (await rowsOfRequest()).length > 0);
+
+    const rows = await rowsOfRequest();
+    expect(rows).toHaveLength(1);
+    const data = rows[0]?.event.data;
+    expect(data).toMatchObject({ entityType: 'text', entityId: hashes[0], targetLang: 'fr' });
+    expect(data?.moreResults.map((result) => [result.entityId, result.sourceHash])).toEqual([
+      [hashes[1], sha256('Good luck')],
+      [hashes[2], sha256('Good bye')],
+    ]);
   });
 
   it('records the detected language in the event for auto', async () => {

@@ -18,7 +18,11 @@ import {
   type ChainResult,
   type TranslationChain,
 } from '../chain/index.js';
-import type { CompletedTranslationSink, EventOrigin } from './completed-translations.outbox.js';
+import type {
+  CompletedTranslation,
+  CompletedTranslationSink,
+  EventOrigin,
+} from './completed-translations.outbox.js';
 import type { LanguageDetector } from './detect-language.js';
 import type { GlossaryLookup, PairGlossary } from '../glossary/glossary-directory.js';
 import type { Formality } from '../engines/engine.js';
@@ -325,6 +329,7 @@ export class TranslateText {
           )
         : [];
     let next = 0;
+    const completed: CompletedTranslation[] = [];
     await Promise.all(
       runs.map(async ({ run, segmented }) => {
         const count = segmented.segments.length;
@@ -337,11 +342,18 @@ export class TranslateText {
           result,
           actualSource: source === 'auto' ? (result.detectedSource ?? 'auto') : source,
         };
+        completed.push(completedTranslation(run.request, outcome));
         await this.store(run.key, outcome, target, pair.version);
-        if (origin.recordResult !== false) this.record(run.request, outcome, origin);
         run.resolve(this.withReport(chainAnswer(outcome, run.request), run.request, run.key));
       }),
-    );
+    ).finally(() => {
+      // Kept together: the request's translations of this pair travel as one event.
+      if (origin.recordResult === false || completed.length === 0) return;
+      this.deps.sink.record(completed, {
+        correlationId: origin.correlationId,
+        causationId: origin.causationId,
+      });
+    });
   }
 
   /** An answer with the report of the request's controls, when it gave any. */
@@ -359,28 +371,6 @@ export class TranslateText {
     const asked = { format, ...(formality ? { formality } : {}), ...(context ? { context } : {}) };
     const glossaryVersion = (await this.deps.glossaries?.cacheVersion(source, target)) ?? 0;
     return { source, target, text, glossaryVersion, ...asked };
-  }
-
-  /** Hands a translation the chain produced to the sink, to be kept. */
-  private record(
-    request: CheckedRequest,
-    { result, actualSource }: ChainOutcome,
-    origin: RequestOrigin,
-  ): void {
-    const detectedSource = detectedSourceOf(request.auto, actualSource);
-    this.deps.sink.record(
-      {
-        text: request.text,
-        source: actualSource,
-        target: request.target,
-        translatedText: result.text,
-        engine: result.engine ?? 'none',
-        truncated: result.truncated,
-        fallback: result.fallback,
-        ...(detectedSource ? { detectedSource } : {}),
-      },
-      { correlationId: origin.correlationId, causationId: origin.causationId },
-    );
   }
 
   /**
@@ -568,4 +558,22 @@ function undetectable(err: unknown): unknown {
       attempts: err.attempts.map(({ slot, engine, outcome, reason }) => ({ slot, engine, outcome, reason })),
     },
   );
+}
+
+/** A translation the chain produced, as persistence keeps it. */
+function completedTranslation(
+  request: CheckedRequest,
+  { result, actualSource }: ChainOutcome,
+): CompletedTranslation {
+  const detectedSource = detectedSourceOf(request.auto, actualSource);
+  return {
+    text: request.text,
+    source: actualSource,
+    target: request.target,
+    translatedText: result.text,
+    engine: result.engine ?? 'none',
+    truncated: result.truncated,
+    fallback: result.fallback,
+    ...(detectedSource ? { detectedSource } : {}),
+  };
 }

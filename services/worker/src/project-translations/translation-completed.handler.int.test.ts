@@ -105,6 +105,7 @@ describe('TranslationCompletedHandler: the read cache', () => {
 describe('TranslationCompletedHandler: a result of several fields (v5)', () => {
   it('writes each field of the result as its row, all in one statement, and drops the read cache once', async () => {
     const more = (field: string, translatedText: string) => ({
+      entityId: null,
       field,
       translatedText,
       sourceHash: 'b'.repeat(64),

@@ -1,4 +1,4 @@
-import type { TranslationCompleted } from '@tp/contracts';
+import { FREE_TEXT_ENTITY_TYPE, type TranslationCompleted } from '@tp/contracts';
 import {
   completedFields,
   CONTENT_COLUMN_CHARS,
@@ -25,7 +25,7 @@ export const rowKey = (row: TranslationRow): string =>
 
 /**
  * The rows a TranslationCompleted stores, one per result it carries (v5: several fields of one entity
- * in one language), or a PermanentError naming each result the database could never take (results
+ * in one language; v6: free text, several texts, each its own entity), or a PermanentError naming each result the database could never take (results
  * produced to Kafka directly are checked like any other). Languages become our codes; the source may
  * be `auto` (free text whose language nobody could tell).
  */
@@ -46,6 +46,16 @@ export function translationRows(event: TranslationCompleted): TranslationRow[] {
     );
   }
   const problems: string[] = [];
+  if (data.entityType !== FREE_TEXT_ENTITY_TYPE) {
+    // Only free text's results name their own entities: a reported entity's results are the
+    // entity's own, under its locks and its read cache (a result elsewhere would skip both).
+    data.moreResults.forEach(({ entityId }, i) => {
+      if (entityId !== null && entityId !== data.entityId)
+        problems.push(
+          `moreResults.${i}.entityId: only free text (entityType ${FREE_TEXT_ENTITY_TYPE}) results name their own entity`,
+        );
+    });
+  }
   const results = completedFields(data);
   results.forEach((result, i) => {
     const at = i === 0 ? '' : `moreResults.${i - 1}.`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { TranslationCompleted, TranslationCompletedData } from '@tp/contracts';
+import type { FieldResult, TranslationCompleted, TranslationCompletedData } from '@tp/contracts';
 import { PermanentError } from '@tp/pipeline';
 import { newEvent } from '@tp/schemas';
 
@@ -28,6 +28,22 @@ function completed(over: Partial<TranslationCompletedData> = {}): TranslationCom
     },
     { correlationId: 'corr-1' },
   );
+}
+
+/** A result of another field of the batch (v5), with its own values. */
+function fieldResult(over: Partial<FieldResult> = {}): FieldResult {
+  return {
+    entityId: null,
+    field: 'body',
+    translatedText: 'Body',
+    sourceHash: 'b'.repeat(64),
+    sourceVersion: 4,
+    engine: 'apertium',
+    truncated: false,
+    fallback: false,
+    detectedSourceLang: null,
+    ...over,
+  };
 }
 
 /** The one row of a result of one field. */
@@ -70,16 +86,7 @@ describe('translationRow', () => {
   });
 
   it('makes one row of each result of a batch, sharing the languages, request time and event', () => {
-    const more = {
-      field: 'body',
-      translatedText: 'Body',
-      sourceHash: 'b'.repeat(64),
-      sourceVersion: 4,
-      engine: 'apertium',
-      truncated: false,
-      fallback: true,
-      detectedSourceLang: null,
-    };
+    const more = fieldResult({ fallback: true });
     const event = completed({ targetLang: 'EN', moreResults: [more] });
     const rows = translationRows(event);
     expect(
@@ -93,19 +100,34 @@ describe('translationRow', () => {
   });
 
   it('names the result of a batch that the database could never take by its place in moreResults', () => {
-    const bad = {
-      field: '',
-      translatedText: 'x',
-      sourceHash: 'b'.repeat(64),
-      sourceVersion: 4,
-      engine: 'apertium',
-      truncated: false,
-      fallback: false,
-      detectedSourceLang: null,
-    };
+    const bad = fieldResult({ field: '', translatedText: 'x' });
     expect(refusal(completed({ moreResults: [bad] }))).toMatchObject({
       code: 'RESULT_INVALID',
       message: 'moreResults.0.field: empty',
+    });
+  });
+
+  it("files each free text result of a batch under the entity it names, the first under the event's", () => {
+    const result = (entityId: string | null, translatedText: string) =>
+      fieldResult({ entityId, field: 'text', translatedText, sourceVersion: 0 });
+    const event = completed({
+      entityType: 'text',
+      entityId: 'h-1',
+      field: 'text',
+      moreResults: [result('h-2', 'Two'), result(null, 'Again')],
+    });
+    expect(translationRows(event).map((row) => [row.entityId, row.translatedText])).toEqual([
+      ['h-1', 'Hello'],
+      ['h-2', 'Two'],
+      ['h-1', 'Again'],
+    ]);
+  });
+
+  it("refuses a reported entity's result that names another entity (only free text may)", () => {
+    const other = fieldResult({ entityId: 'v-2' });
+    expect(refusal(completed({ moreResults: [{ ...other, entityId: 'v-1' }, other] }))).toMatchObject({
+      code: 'RESULT_INVALID',
+      message: 'moreResults.1.entityId: only free text (entityType text) results name their own entity',
     });
   });
 
