@@ -174,7 +174,7 @@ describe('Avro over Kafka', () => {
     await waitFor('the v1 message', () => received.length >= 1);
     await consumer.stop();
 
-    expect(codec.registry.latest('TranslationCompleted').version).toBe(5);
+    expect(codec.registry.latest('TranslationCompleted').version).toBe(6);
     expect(received[0]).toEqual({
       ...v1Event,
       data: {
