@@ -56,6 +56,8 @@ const MAX_ROWS_PER_WRITE = 200;
  */
 const MAX_EVENT_TEXT_BYTES = 4 * MAX_REQUEST_TEXT_BYTES;
 
+const UNKEEPABLE = 'the translation contains U+0000, which the store cannot hold';
+
 /** A row waiting to be written, with what its failure is logged with. */
 interface QueuedRow {
   readonly row: EncodedOutboxRow;
@@ -100,7 +102,13 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
   }
 
   record(completed: readonly CompletedTranslation[], origin: EventOrigin): void {
-    for (const group of eventGroups(completed)) {
+    // Postgres text cannot hold U+0000, so the projection would refuse the event: such a translation
+    // is left out (logged and counted), and the request's others are kept.
+    const keepable = completed.filter((item) => !item.translatedText.includes('\u0000'));
+    if (keepable.length < completed.length) {
+      this.failed([{ origin, count: completed.length - keepable.length }], new Error(UNKEEPABLE));
+    }
+    for (const group of eventGroups(keepable)) {
       try {
         // Encoded now, in the request's trace context, which the event's headers carry on.
         const entry = translationCompletedEntry(

@@ -99,6 +99,42 @@ describe('CompletedTranslationsOutbox', () => {
     expect(first?.entityType).toBe('text');
   });
 
+  it('leaves out a translation the store cannot hold (U+0000), logged and counted, and keeps the others', async () => {
+    const statements: (readonly unknown[])[] = [];
+    const error = jest.fn();
+    const metrics = new Registry();
+    const codec = new EventCodec();
+    const outbox = new CompletedTranslationsOutbox({
+      orm: ormRunning(async (_sql, params) => void statements.push(params)),
+      codec,
+      topicPrefix: '',
+      logger: { error } as unknown as Logger,
+      metrics,
+    });
+    outbox.record(
+      [
+        { ...completed, translatedText: 'Bon\u0000jour' },
+        { ...completed, text: 'Hello' },
+      ],
+      {
+        correlationId: 'c',
+        causationId: 'r',
+      },
+    );
+    await outbox.drain();
+
+    expect(error).toHaveBeenCalledTimes(1);
+    const failures = await metrics.getSingleMetric('translation_outbox_failures_total')?.get();
+    expect(failures?.values[0]?.value).toBe(1);
+    const [params] = statements;
+    const headers = JSON.parse(params?.[5] as string) as Record<string, string>[];
+    const [event] = (params?.[4] as Buffer[]).map((value, i) => codec.decode(value, headers[i] ?? {}));
+    expect(event?.eventType === 'TranslationCompleted' && event.data).toMatchObject({
+      translatedText: 'Bonjour',
+      moreResults: [],
+    });
+  });
+
   it('drain() waits for writes still in flight', async () => {
     let finish: () => void = () => undefined;
     const orm = ormRunning(() => new Promise<void>((resolve) => (finish = resolve)));
