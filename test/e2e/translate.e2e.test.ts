@@ -229,8 +229,9 @@ describe('translation on a fresh stack with only the tiny offline model', () => 
       expect(body.data).toMatchObject({ cached: false, engine: 'apertium' });
       await waitFor('the result stored', () => commands.includes('set'));
       // The gateway's read, the translator's, and its run's just before the chain (an identical run
-      // that ended a moment before has stored its result there).
-      expect(commands.filter((command) => command === 'get')).toHaveLength(3);
+      // that ended a moment before has stored its result there); the translator reads a request's
+      // texts with one MGET.
+      expect(commands.filter((command) => command === 'get' || command === 'mget')).toHaveLength(3);
       expect(commands.filter((command) => command === 'set')).toHaveLength(1);
     } finally {
       await monitor.close();

@@ -67,11 +67,28 @@ describe('HotCache on a real Redis', () => {
     expect(await redis.exists(hotCacheKey(input, prefix))).toBe(0);
   });
 
+  it("reads many texts' entries in order in one MGET, and stores many with one round trip, truncated left out", async () => {
+    const cache = new HotCache(redis, prefix);
+    const input = (text: string) => ({ source: 'en', target: 'it', text });
+    const stored = await cache.storeMany([
+      { input: input('One'), entry: { ...entry, translatedText: 'Uno', truncated: false } },
+      { input: input('Two'), entry: { ...entry, translatedText: 'Du', truncated: true } },
+      { input: input('Three'), entry: { ...entry, translatedText: 'Tre', truncated: false } },
+    ]);
+    expect(stored).toBe(true);
+    const texts = ['Three', 'Two', 'Four', 'One'];
+    const read = await cache.readMany(texts.map(input));
+    expect(read.map((hit) => hit?.translatedText)).toEqual(['Tre', undefined, undefined, 'Uno']);
+    expect(await redis.ttl(hotCacheKey(input('Three'), prefix))).toBeGreaterThan(HOT_CACHE_TTL_SECONDS - 60);
+    expect(await cache.readMany([])).toEqual([]);
+  });
+
   it('misses and skips, without throwing, while Redis is unreachable', async () => {
     const cache = new HotCache(down, prefix);
     const input = { source: 'en', target: 'de', text: 'Good morning' };
     expect(await cache.read(input)).toBeUndefined();
     expect(await cache.store(input, { ...entry, truncated: false })).toBe(false);
+    expect(await cache.readMany([input, input])).toEqual([undefined, undefined]);
   });
 
   it('misses and skips within its timeout while Redis does not answer', async () => {
@@ -86,6 +103,7 @@ describe('HotCache on a real Redis', () => {
       const started = Date.now();
       expect(await cache.read(input)).toBeUndefined();
       expect(await cache.store(input, { ...entry, truncated: false })).toBe(false);
+      expect(await cache.readMany([input])).toEqual([undefined]);
       expect(Date.now() - started).toBeLessThan(1000);
     } finally {
       hung.destroy();

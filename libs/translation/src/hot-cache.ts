@@ -90,30 +90,63 @@ export class HotCache {
     }
   }
 
-  /** Stores a complete translation; returns false when it was not stored (truncated, or Redis down). */
-  async store(
-    input: CacheKeyInput,
-    entry: Omit<CachedTranslation, 'fallback'> & { readonly truncated: boolean; readonly fallback?: boolean },
-  ): Promise<boolean> {
-    if (entry.truncated || !this.redis?.isReady) return false;
-    const value: CachedTranslation = {
-      translatedText: entry.translatedText,
-      source: entry.source,
-      engine: entry.engine,
-      cachedAt: entry.cachedAt,
-      fallback: entry.fallback ?? false,
-    };
+  /** The entries of many texts in order, by one MGET; each as `read` answers it. */
+  async readMany(inputs: readonly CacheKeyInput[]): Promise<(CachedTranslation | undefined)[]> {
+    const none = () => inputs.map((): CachedTranslation | undefined => undefined);
+    if (inputs.length === 0 || !this.redis?.isReady) return none();
     try {
       const redis = this.redis;
-      await this.bound.execute(() =>
-        redis.set(hotCacheKey(input, this.prefix), JSON.stringify(value), { EX: this.ttlSeconds }),
-      );
+      const keys = inputs.map((input) => hotCacheKey(input, this.prefix));
+      const raws = await this.bound.execute(() => redis.mGet(keys));
+      return raws.map((raw) => (raw ? parseHotCacheEntry(raw) : undefined));
+    } catch {
+      return none();
+    }
+  }
+
+  /** Stores a complete translation; returns false when it was not stored (truncated, or Redis down). */
+  store(input: CacheKeyInput, entry: StoredEntry): Promise<boolean> {
+    return this.storeMany([{ input, entry }]);
+  }
+
+  /**
+   * Stores complete translations in one round trip (SETs sent as one pipeline), the truncated left
+   * out; returns false when none was stored (all truncated, or Redis down or slow).
+   */
+  async storeMany(entries: readonly { input: CacheKeyInput; entry: StoredEntry }[]): Promise<boolean> {
+    const complete = entries.filter(({ entry }) => !entry.truncated);
+    if (complete.length === 0 || !this.redis?.isReady) return false;
+    try {
+      const redis = this.redis;
+      await this.bound.execute(() => {
+        const pipeline = redis.multi();
+        for (const { input, entry } of complete) {
+          const value = JSON.stringify(cachedValue(entry));
+          pipeline.set(hotCacheKey(input, this.prefix), value, { EX: this.ttlSeconds });
+        }
+        return pipeline.execAsPipeline();
+      });
       return true;
     } catch {
       return false;
     }
   }
 }
+
+/** What `store` takes: a translation and whether it is complete (a truncated one is never stored). */
+export type StoredEntry = Omit<CachedTranslation, 'fallback'> & {
+  readonly truncated: boolean;
+  readonly fallback?: boolean;
+};
+
+/** The stored value of an entry: the entry's fields only. */
+const cachedValue = (entry: StoredEntry): CachedTranslation => ({
+  translatedText: entry.translatedText,
+  source: entry.source,
+  engine: entry.engine,
+  cachedAt: entry.cachedAt,
+  fallback: entry.fallback ?? false,
+});
 
 /** A stored entry read back; undefined when it is not one (malformed JSON, fields missing). */
 function parseHotCacheEntry(raw: string): CachedTranslation | undefined {

@@ -73,7 +73,7 @@ export interface TranslateTextDeps {
   /** Without `strongerEngineHealthy`, a cached fallback result is served like any other. */
   readonly chain: Pick<TranslationChain, 'translateBatch'> &
     Partial<Pick<TranslationChain, 'strongerEngineHealthy' | 'controlsApplied'>>;
-  readonly cache: Pick<HotCache, 'read' | 'store'>;
+  readonly cache: Pick<HotCache, 'readMany' | 'storeMany'>;
   readonly detector: Pick<LanguageDetector, 'detect'>;
   readonly sink: CompletedTranslationSink;
   /** The most characters one request may carry, all its texts together. */
@@ -118,6 +118,12 @@ interface CheckedRequest {
 
 /** An answer but for its duration, which each caller (joined or not) adds. */
 type Translation = Omit<TranslationResult, 'duration'>;
+
+/** A run the chain translated, with its outcome. */
+interface Done {
+  readonly run: OwnRun;
+  readonly outcome: ChainOutcome;
+}
 
 /** A run on its way through the chain: the source it goes from and its segments. */
 interface PairRun {
@@ -185,7 +191,7 @@ export class TranslateText {
     origin: RequestOrigin,
   ): Promise<(Translation | AppError)[]> {
     const requests = batch.texts.map((text) => ({ ...batch, text }));
-    const found = await Promise.all(requests.map((request) => this.beforeRun(request)));
+    const found = await this.beforeRuns(requests);
     const own: OwnRun[] = [];
     // Identical texts in flight at the same time share one run (one engine call): this request's
     // texts no run holds yet become its own runs, translated together below.
@@ -247,14 +253,28 @@ export class TranslateText {
     };
   }
 
-  /** A text's answer without a run (nothing to translate, or the hot cache), or its cache key. */
-  private async beforeRun(request: CheckedRequest): Promise<Translation | { key: CacheKey }> {
+  /**
+   * Each text's answer without a run (nothing to translate, or the hot cache, read for all texts at
+   * once), or its cache key.
+   */
+  private async beforeRuns(
+    requests: readonly CheckedRequest[],
+  ): Promise<(Translation | { key: CacheKey })[]> {
     // Nothing to translate: no engine call, nothing cached or kept.
-    if (request.text.trim() === '' || request.source === request.target) return asIs(request, request.source);
-    const key = await this.cacheKey(request);
-    const hit = this.usable(await this.deps.cache.read(key), request.target);
-    this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-    return hit ? this.withReport(fromCache(hit, request), request, key) : { key };
+    const keys = await Promise.all(
+      requests.map((request) =>
+        request.text.trim() === '' || request.source === request.target ? undefined : this.cacheKey(request),
+      ),
+    );
+    const entries = await this.deps.cache.readMany(keys.filter((key) => key !== undefined));
+    let next = 0;
+    return requests.map((request, index) => {
+      const key = keys[index];
+      if (!key) return asIs(request, request.source);
+      const hit = this.usable(entries[next++], request.target);
+      this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
+      return hit ? this.withReport(fromCache(hit, request), request, key) : { key };
+    });
   }
 
   /**
@@ -265,21 +285,20 @@ export class TranslateText {
   private async runBatch(runs: readonly OwnRun[], origin: RequestOrigin): Promise<void> {
     const { signal, release } = everyAborted(runs.map((run) => run.signal));
     try {
+      const stored = await this.deps.cache.readMany(runs.map((run) => run.key));
       const open: PairRun[] = [];
-      await Promise.all(
-        runs.map(async (run) => {
-          const { request } = run;
-          const stored = this.usable(await this.deps.cache.read(run.key), request.target);
-          if (stored) return run.resolve(this.withReport(fromCache(stored, request), request, run.key));
-          const segmented = segmentOrReject(run);
-          if (!segmented) return;
-          // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
-          const words = request.format === 'text' ? request.text : segmented.segments.join('\n');
-          const source = request.auto ? (this.deps.detector.detect(words) ?? 'auto') : request.source;
-          if (source === request.target) return run.resolve(asIs(request, source));
-          open.push({ run, source, segmented });
-        }),
-      );
+      runs.forEach((run, index) => {
+        const { request } = run;
+        const hit = this.usable(stored[index], request.target);
+        if (hit) return run.resolve(this.withReport(fromCache(hit, request), request, run.key));
+        const segmented = segmentOrReject(run);
+        if (!segmented) return;
+        // `auto`: our own guess when it is trustworthy; otherwise the engines that can detect do.
+        const words = request.format === 'text' ? request.text : segmented.segments.join('\n');
+        const source = request.auto ? (this.deps.detector.detect(words) ?? 'auto') : request.source;
+        if (source === request.target) return run.resolve(asIs(request, source));
+        open.push({ run, source, segmented });
+      });
       // One chain batch per source language (a batch is one pair).
       const bySource = new Map<string, PairRun[]>();
       for (const entry of open) {
@@ -329,31 +348,29 @@ export class TranslateText {
           )
         : [];
     let next = 0;
-    const completed: CompletedTranslation[] = [];
-    await Promise.all(
-      runs.map(async ({ run, segmented }) => {
-        const count = segmented.segments.length;
-        const result = joinSegments(items.slice(next, (next += count)), segmented);
-        if (result instanceof Error) {
-          run.reject(source === 'auto' ? undetectable(result) : result);
-          return;
-        }
-        const outcome = {
-          result,
-          actualSource: source === 'auto' ? (result.detectedSource ?? 'auto') : source,
-        };
-        completed.push(completedTranslation(run.request, outcome));
-        await this.store(run.key, outcome, target, pair.version);
-        run.resolve(this.withReport(chainAnswer(outcome, run.request), run.request, run.key));
-      }),
-    ).finally(() => {
-      // Kept together: the request's translations of this pair travel as one event.
-      if (origin.recordResult === false || completed.length === 0) return;
+    const done: Done[] = [];
+    for (const { run, segmented } of runs) {
+      const result = joinSegments(items.slice(next, (next += segmented.segments.length)), segmented);
+      if (result instanceof Error) {
+        run.reject(source === 'auto' ? undetectable(result) : result);
+        continue;
+      }
+      const actualSource = source === 'auto' ? (result.detectedSource ?? 'auto') : source;
+      done.push({ run, outcome: { result, actualSource } });
+    }
+    if (done.length === 0) return;
+    // Kept together: the request's translations of this pair travel as one event.
+    if (origin.recordResult !== false) {
+      const completed = done.map(({ run, outcome }) => completedTranslation(run.request, outcome));
       this.deps.sink.record(completed, {
         correlationId: origin.correlationId,
         causationId: origin.causationId,
       });
-    });
+    }
+    await this.store(done, target, pair.version);
+    for (const { run, outcome } of done) {
+      run.resolve(this.withReport(chainAnswer(outcome, run.request), run.request, run.key));
+    }
   }
 
   /** An answer with the report of the request's controls, when it gave any. */
@@ -374,20 +391,25 @@ export class TranslateText {
   }
 
   /**
-   * Stores a complete result under the key asked for and, for `auto`, under the language found, so a
-   * later request naming that language hits too (a Redis round trip each, or nothing while Redis is
-   * down). A truncated result is not stored.
+   * Stores each complete result under the key asked for and, for `auto`, under the language found, so
+   * a later request naming that language hits too (one Redis round trip for all, or nothing while
+   * Redis is down). A truncated result is not stored.
    */
-  private async store(key: CacheKey, outcome: ChainOutcome, target: string, applied: number): Promise<void> {
-    const entry = cachedEntry(outcome);
-    if (!entry) return;
-    const keys = [key];
-    // The second key is a saving only: a glossary that cannot be read now just leaves it out.
-    const alsoFound =
-      entry.source !== key.source &&
-      (await appliesToPair(this.deps.glossaries, entry.source, target, applied).catch(() => false));
-    if (alsoFound) keys.push({ ...key, source: entry.source, glossaryVersion: applied });
-    await Promise.all(keys.map((k) => this.deps.cache.store(k, { ...entry, truncated: false })));
+  private async store(done: readonly Done[], target: string, applied: number): Promise<void> {
+    const stores = await Promise.all(
+      done.map(async ({ run: { key }, outcome }) => {
+        const found = cachedEntry(outcome);
+        if (!found) return [];
+        const entry = { ...found, truncated: false };
+        // The second key is a saving only: a glossary that cannot be read now just leaves it out.
+        const alsoFound =
+          found.source !== key.source &&
+          (await appliesToPair(this.deps.glossaries, found.source, target, applied).catch(() => false));
+        const input = alsoFound ? [key, { ...key, source: found.source, glossaryVersion: applied }] : [key];
+        return input.map((k) => ({ input: k, entry }));
+      }),
+    );
+    await this.deps.cache.storeMany(stores.flat());
   }
 
   /**

@@ -51,12 +51,13 @@ function fakeChain(answer: FakeAnswer | ((text: string) => FakeAnswer)) {
 function fakeCache() {
   const entries = new Map<string, CachedTranslation>();
   const key = (input: CacheKeyInput) => `${input.source}|${input.target}|${input.text}`;
-  const cache: Pick<HotCache, 'read' | 'store'> = {
-    read: async (input) => entries.get(key(input)),
-    store: async (input, entry) => {
-      if (entry.truncated) return false;
-      entries.set(key(input), { ...entry, fallback: entry.fallback ?? false });
-      return true;
+  const cache: Pick<HotCache, 'readMany' | 'storeMany'> = {
+    readMany: async (inputs) => inputs.map((input) => entries.get(key(input))),
+    storeMany: async (stores) => {
+      const complete = stores.filter(({ entry }) => !entry.truncated);
+      for (const { input, entry } of complete)
+        entries.set(key(input), { ...entry, fallback: entry.fallback ?? false });
+      return complete.length > 0;
     },
   };
   return { cache, entries };
@@ -67,10 +68,10 @@ function readsCounted() {
   const { cache } = fakeCache();
   const reads: string[] = [];
   const counted: typeof cache = {
-    store: cache.store,
-    read: async (input) => {
-      reads.push(`${input.text} g${input.glossaryVersion ?? 0}`);
-      return cache.read(input);
+    storeMany: cache.storeMany,
+    readMany: async (inputs) => {
+      reads.push(...inputs.map((input) => `${input.text} g${input.glossaryVersion ?? 0}`));
+      return cache.readMany(inputs);
     },
   };
   return { cache: counted, reads };
@@ -164,14 +165,19 @@ describe('TranslateText', () => {
       maxTextChars: 50,
     });
     const key = { source: 'de', target: 'en', text: 'Hallo Welt', glossaryVersion: 0 };
-    await cache.store(key, {
-      translatedText: 'Hello',
-      source: 'de',
-      engine: 'mymemory',
-      cachedAt: '',
-      truncated: false,
-      fallback: true,
-    });
+    await cache.storeMany([
+      {
+        input: key,
+        entry: {
+          translatedText: 'Hello',
+          source: 'de',
+          engine: 'mymemory',
+          cachedAt: '',
+          truncated: false,
+          fallback: true,
+        },
+      },
+    ]);
     const result = await translateText.execute({ text: 'Hallo Welt', source: 'de', target: 'en' }, origin);
     expect(result).toMatchObject({
       engine: 'deepl',
@@ -314,10 +320,10 @@ describe('TranslateText', () => {
     const storing = new Promise<void>((resolve) => (stored = resolve));
     // Redis answers the SET only when the test says.
     const slowStore: typeof cache = {
-      read: cache.read,
-      store: async (input, entry) => {
+      readMany: cache.readMany,
+      storeMany: async (stores) => {
         await storing;
-        return cache.store(input, entry);
+        return cache.storeMany(stores);
       },
     };
     const sink: CompletedTranslationSink = { record: () => undefined };
@@ -350,11 +356,11 @@ describe('TranslateText', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let reads = 0;
     const slowCache: typeof cache = {
-      store: cache.store,
-      read: async (input) => {
+      storeMany: cache.storeMany,
+      readMany: async (inputs) => {
         reads += 1;
         const nth = reads;
-        const seen = await cache.read(input);
+        const seen = await cache.readMany(inputs);
         if (nth === 2) await held;
         return seen;
       },
