@@ -270,18 +270,12 @@ export function translateText(options: TranslateRouteOptions) {
 export type TranslateText = ReturnType<typeof translateText>;
 
 /** The hot cache as this request reads it: a text's entry under the key the translator stores it. */
-type PairCache = {
-  read(text: string): Promise<CachedTranslation | undefined>;
-  readMany(texts: readonly string[]): Promise<(CachedTranslation | undefined)[]>;
-};
+type PairCache = { read(text: string): Promise<CachedTranslation | undefined> };
 type Steps = Pick<TranslateRouteOptions, 'translator' | 'usage'> & { readonly cache: PairCache };
 type Controls = z.output<z.ZodObject<typeof translationControls>>;
 type Pair = { readonly source: string; readonly target: string; readonly format?: TextFormat } & Controls;
 
-const MISS: PairCache = {
-  read: () => Promise.resolve(undefined),
-  readMany: (texts) => Promise.resolve(texts.map(() => undefined)),
-};
+const MISS: PairCache = { read: () => Promise.resolve(undefined) };
 
 /**
  * The hot cache of the request's pair, keyed as the translator keys it: with the version of the
@@ -293,10 +287,7 @@ async function cacheOfPair({ cache, glossaries }: TranslateRouteOptions, pair: P
   if (pair.glossary || pair.formality || pair.context) return MISS;
   const glossaryVersion = await glossaries.cacheVersion(pair.source, pair.target).catch(() => undefined);
   if (glossaryVersion === undefined) return MISS;
-  return {
-    read: (text) => cache.read({ ...pair, text, glossaryVersion }),
-    readMany: (texts) => cache.readMany(texts.map((text) => ({ ...pair, text, glossaryVersion }))),
-  };
+  return { read: (text) => cache.read({ ...pair, text, glossaryVersion }) };
 }
 
 /** One text: the hot cache, else the translator (its characters counted for the key, if any). */
@@ -330,7 +321,7 @@ async function translateMany(
   seconds: () => number,
 ): Promise<z.input<typeof translationBatchSchema>> {
   const { req, principal } = context;
-  const hits = await cache.readMany(texts);
+  const hits = await Promise.all(texts.map((text) => cache.read(text)));
   const missed = texts.filter((_, index) => !hits[index]);
   const cached = texts.filter((_, index) => hits[index]);
   const answer: TranslateBatchAnswer = await usage.translate(principal, req, {
