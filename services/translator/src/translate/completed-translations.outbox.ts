@@ -70,14 +70,15 @@ interface QueuedRow {
  * Writes completed translations to the Postgres outbox as TranslationCompleted events, after the
  * answer is decided: one event for a request's translations of one pair (up to MAX_REQUEST_FIELDS
  * of them and MAX_EVENT_TEXT_BYTES of text), each text its own entity, so a batch of texts is one
- * row, one Kafka message and one message for the projection rather than one per text. By group commit: one INSERT at a time, carrying every row recorded while the
- * previous one ran (so one row when idle, and one statement for many under load instead of a
- * transaction each: bench:apertium). With `lingerMs`, the first row waits that long for others, so
- * at low rates too a statement, the relay's batch and the projection's carry several rows rather
- * than one each (docs/decisions.md, "The hot cache, coalescing and free-text persistence"). A failed write is
- * logged and counted, never thrown: persistence is asynchronous by the spec, and the client already
- * has its translation. `drain()` ends the linger and waits for the rows recorded so far, so a
- * graceful stop loses none.
+ * row, one Kafka message and one message for the projection rather than one per text. By group
+ * commit: one INSERT at a time, carrying every row recorded while the previous one ran (so one row
+ * when idle, and one statement for many under load instead of a transaction each: bench:apertium).
+ * With `lingerMs`, the first row waits that long for others, so at low rates too a statement, the
+ * relay's batch and the projection's carry several rows rather than one each (docs/decisions.md,
+ * "The hot cache, coalescing and free-text persistence"). A failed write is logged and counted,
+ * never thrown: persistence is asynchronous by the spec, and the client already has its
+ * translation. `drain()` ends the linger and waits for the rows recorded so far, so a graceful stop
+ * loses none.
  */
 export class CompletedTranslationsOutbox implements CompletedTranslationSink {
   private readonly queue: QueuedRow[] = [];

@@ -24,10 +24,11 @@ export const rowKey = (row: TranslationRow): string =>
   `${row.entityType}\u0000${row.entityId}\u0000${row.field}\u0000${row.targetLang}`;
 
 /**
- * The rows a TranslationCompleted stores, one per result it carries (v5: several fields of one entity
- * in one language; v6: free text, several texts, each its own entity), or a PermanentError naming each result the database could never take (results
- * produced to Kafka directly are checked like any other). Languages become our codes; the source may
- * be `auto` (free text whose language nobody could tell).
+ * The rows a TranslationCompleted stores, one per result it carries (v5: several fields of one
+ * entity in one language; v6: free text, several texts, each its own entity), or a PermanentError
+ * naming each result the database could never take (results produced to Kafka directly are checked
+ * like any other). Languages become our codes; the source may be `auto` (free text whose language
+ * nobody could tell).
  */
 export function translationRows(event: TranslationCompleted): TranslationRow[] {
   const { data } = event;
