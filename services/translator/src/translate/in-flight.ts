@@ -5,9 +5,17 @@ interface Run<T> {
 }
 
 /**
+ * The work of a run: its answer. `keepUntil(done)`, called before the answer settles, keeps the run
+ * joinable until `done` ends too (so an identical caller coming meanwhile joins the answer rather
+ * than starting again before the run's cache write has landed).
+ */
+export type Work<T> = (signal: AbortSignal, keepUntil: (done: Promise<unknown>) => void) => Promise<T>;
+
+/**
  * Identical concurrent work done once: callers with the same key while a run is in flight wait for
  * that run instead of starting their own; the run is forgotten when it settles. A caller that goes
  * away (its signal aborts) stops waiting alone; the run is aborted only when every caller has gone.
+ * A settled run stays joinable while what it asked to be kept for (keepUntil) still runs.
  * At most `maxRuns` keys are held: beyond that, callers run on their own, so the map cannot grow with
  * client input.
  */
@@ -21,16 +29,22 @@ export class InFlight<T> {
     return this.runs.size;
   }
 
-  run(key: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  run(key: string, signal: AbortSignal | undefined, work: Work<T>): Promise<T> {
     signal?.throwIfAborted();
     const existing = this.runs.get(key);
     if (existing) return this.wait(key, existing, signal);
-    if (this.runs.size >= this.maxRuns) return work(signal ?? new AbortController().signal);
+    if (this.runs.size >= this.maxRuns) return work(signal ?? new AbortController().signal, () => {});
     const controller = new AbortController();
-    const run: Run<T> = { controller, waiters: 0, promise: work(controller.signal) };
+    let after: Promise<unknown> | undefined;
+    const promise = work(controller.signal, (done) => (after = done));
+    const run: Run<T> = { controller, waiters: 0, promise };
     this.runs.set(key, run);
-    const forget = () => this.forget(key, run);
-    run.promise.then(forget, forget);
+    const forget = () => {
+      const end = () => this.forget(key, run);
+      if (after) after.then(end, end);
+      else end();
+    };
+    promise.then(forget, forget);
     return this.wait(key, run, signal);
   }
 

@@ -104,4 +104,27 @@ describe('InFlight', () => {
     expect(() => inFlight.run('k', gone.signal, job.work)).toThrow('already gone');
     expect(job.runs()).toBe(0);
   });
+
+  it('keeps a settled run joinable until what it asked to be kept for ends', async () => {
+    const inFlight = new InFlight<string>(10);
+    let landed = () => {};
+    const writing = new Promise<void>((resolve) => (landed = resolve));
+    let runs = 0;
+    const work = (_signal: AbortSignal, keepUntil: (done: Promise<unknown>) => void) => {
+      runs += 1;
+      keepUntil(writing);
+      return Promise.resolve('done');
+    };
+
+    await expect(inFlight.run('k', undefined, work)).resolves.toBe('done');
+    await expect(inFlight.run('k', undefined, work)).resolves.toBe('done');
+    expect(runs).toBe(1);
+    expect(inFlight.size).toBe(1);
+
+    landed();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inFlight.size).toBe(0);
+    await expect(inFlight.run('k', undefined, work)).resolves.toBe('done');
+    expect(runs).toBe(2);
+  });
 });

@@ -138,16 +138,19 @@ interface OwnRun {
   readonly key: CacheKey;
   /** Aborts when every caller waiting for this text has gone. */
   readonly signal: AbortSignal;
+  /** Keeps the run joinable until its cache write ends (InFlight). */
+  readonly keepUntil: (done: Promise<unknown>) => void;
   readonly resolve: (translation: Translation) => void;
   readonly reject: (error: unknown) => void;
 }
 
 /**
- * The translation use case, as its steps, for each text of a request: the hot cache; else an
- * identical run in flight, joined; else a run of its own. The request's own runs go through the
- * engine chain together (one batch per source language, detecting the source for `auto`); each
- * stores a complete result in the cache and hands it to persistence (which the answer does not wait
- * for). A text that fails gets its own error; the others keep their translations.
+ * The translation use case, as its steps, for each text of a request: an identical run in flight,
+ * joined; else a run of its own, which reads the hot cache. The request's own runs read the cache
+ * together and go through the engine chain together (one batch per source language, detecting the
+ * source for `auto`); each answers, stores a complete result in the cache and hands it to
+ * persistence (neither of which the answer waits for). A text that fails gets its own error; the
+ * others keep their translations.
  */
 export class TranslateText {
   private readonly lookups?: Counter<'result'>;
@@ -191,21 +194,22 @@ export class TranslateText {
     origin: RequestOrigin,
   ): Promise<(Translation | AppError)[]> {
     const requests = batch.texts.map((text) => ({ ...batch, text }));
-    const found = await this.beforeRuns(requests);
+    const keys = await this.cacheKeys(requests);
     const own: OwnRun[] = [];
-    // Identical texts in flight at the same time share one run (one engine call): this request's
-    // texts no run holds yet become its own runs, translated together below.
-    const answers = found.map((answer, index) => {
-      if (!('key' in answer)) return Promise.resolve(answer);
-      const request = requests[index] as CheckedRequest;
+    // Identical texts in flight at the same time share one run (one cache read, one engine call):
+    // this request's texts no run holds yet become its own runs, translated together below.
+    const answers = requests.map((request, index) => {
+      const key = keys[index];
+      // Nothing to translate: no engine call, nothing cached or kept.
+      if (!key) return Promise.resolve(asIs(request, request.source));
       // The glossary named is not part of the cache key (its version is), but the answer reports it.
       const { glossary } = request.controls;
       return this.inFlight.run(
-        glossary ? `${hotCacheHash(answer.key)}\u0000${glossary}` : hotCacheHash(answer.key),
+        glossary ? `${hotCacheHash(key)}\u0000${glossary}` : hotCacheHash(key),
         origin.signal,
-        (signal) =>
+        (signal, keepUntil) =>
           new Promise<Translation>((resolve, reject) => {
-            own.push({ request, key: answer.key, signal, resolve, reject });
+            own.push({ request, key, signal, keepUntil, resolve, reject });
           }),
       );
     });
@@ -253,34 +257,20 @@ export class TranslateText {
     };
   }
 
-  /**
-   * Each text's answer without a run (nothing to translate, or the hot cache, read for all texts at
-   * once), or its cache key.
-   */
-  private async beforeRuns(
-    requests: readonly CheckedRequest[],
-  ): Promise<(Translation | { key: CacheKey })[]> {
-    // Nothing to translate: no engine call, nothing cached or kept.
-    const keys = await Promise.all(
+  /** Each text's cache key, or none when there is nothing to translate (blank, or into its source). */
+  private cacheKeys(requests: readonly CheckedRequest[]): Promise<(CacheKey | undefined)[]> {
+    return Promise.all(
       requests.map((request) =>
         request.text.trim() === '' || request.source === request.target ? undefined : this.cacheKey(request),
       ),
     );
-    const entries = await this.deps.cache.readMany(keys.filter((key) => key !== undefined));
-    let next = 0;
-    return requests.map((request, index) => {
-      const key = keys[index];
-      if (!key) return asIs(request, request.source);
-      const hit = this.usable(entries[next++], request.target);
-      this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
-      return hit ? this.withReport(fromCache(hit, request), request, key) : { key };
-    });
   }
 
   /**
-   * The runs of one request, for every identical request that joins them: the cache once more (a
-   * run that ended just before this one started has stored its result there), the chain, the
-   * store, then persistence. Settles every run; a run fails alone.
+   * The runs of one request, for every identical request that joins them: the hot cache, read once
+   * for all of them (a run that ended before these were registered stored its result there first:
+   * InFlight keeps a run joinable until its cache write ends), the chain, the answers, then the
+   * store and persistence. Settles every run; a run fails alone.
    */
   private async runBatch(runs: readonly OwnRun[], origin: RequestOrigin): Promise<void> {
     const { signal, release } = everyAborted(runs.map((run) => run.signal));
@@ -290,6 +280,7 @@ export class TranslateText {
       runs.forEach((run, index) => {
         const { request } = run;
         const hit = this.usable(stored[index], request.target);
+        this.lookups?.inc({ result: hit ? 'hit' : 'miss' });
         if (hit) return run.resolve(this.withReport(fromCache(hit, request), request, run.key));
         const segmented = segmentOrReject(run);
         if (!segmented) return;
@@ -367,8 +358,12 @@ export class TranslateText {
         causationId: origin.causationId,
       });
     }
-    await this.store(done, target, pair.version);
+    // The answers do not wait for the cache write (a saving: a failed one is a later miss); each run
+    // stays joinable until it has landed, so an identical request coming meanwhile joins rather
+    // than reading the cache before the write and translating again.
+    const storing = this.store(done, target, pair.version).catch(() => false);
     for (const { run, outcome } of done) {
+      run.keepUntil(storing);
       run.resolve(this.withReport(chainAnswer(outcome, run.request), run.request, run.key));
     }
   }
