@@ -1,3 +1,4 @@
+export * from './coalescer.js';
 export * from './config.js';
 export * from './errors.js';
 export * from './http/index.js';

@@ -28,17 +28,25 @@ export interface NewContentReport {
  * through the entity (em.insert, outside the unit of work), accepted at the transaction's time.
  */
 export async function recordContentReport(em: Em, report: NewContentReport): Promise<void> {
-  const { trackingId, apiKeyId, kind, module, entityType, entityId, sourceVersion } = report;
-  await em.insert(ContentReport, {
-    trackingId,
-    apiKeyId,
-    kind,
-    module,
-    entityType,
-    entityId,
-    sourceVersion,
-    acceptedAt: sql.now(),
-  });
+  await recordContentReports(em, [report]);
+}
+
+/** recordContentReport for several reports, in one INSERT. */
+export async function recordContentReports(em: Em, reports: readonly NewContentReport[]): Promise<void> {
+  if (reports.length === 0) return;
+  await em.insertMany(
+    ContentReport,
+    reports.map(({ trackingId, apiKeyId, kind, module, entityType, entityId, sourceVersion }) => ({
+      trackingId,
+      apiKeyId,
+      kind,
+      module,
+      entityType,
+      entityId,
+      sourceVersion,
+      acceptedAt: sql.now(),
+    })),
+  );
 }
 
 /**

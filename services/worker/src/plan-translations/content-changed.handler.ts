@@ -2,11 +2,10 @@ import type { ContentChanged, ContentChangedData, ContentDeleted } from '@tp/con
 import type { Orm } from '@tp/db';
 import type { IncomingMessage } from '@tp/kafka';
 import { dataErrorAsPermanent, PermanentError } from '@tp/pipeline';
-import { perRegistry, withSpan } from '@tp/runtime';
+import { Coalescer, perRegistry, withSpan, type ItemOutcome } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { Counter, type Registry } from 'prom-client';
 
-import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import type { ReadCacheInvalidator } from '../shared/read-cache-invalidator.js';
 import { checkContentChange } from './check-content-change.js';
 import { applyDeletion } from './content-deleted.js';

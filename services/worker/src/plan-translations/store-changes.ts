@@ -15,9 +15,9 @@ import {
   writeSources,
   type Em,
 } from '@tp/pipeline';
+import type { ItemOutcome } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 
-import type { ItemOutcome } from '../shared/coalescer.js';
 import { planTranslations, type TranslationPlan } from './plan-translations.js';
 
 /** One ContentChanged as the planner stores it: the event, and its change checked. */

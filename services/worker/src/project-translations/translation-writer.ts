@@ -6,8 +6,8 @@ import {
   upsertTranslations,
   type TranslationWrite,
 } from '@tp/pipeline';
+import { Coalescer, type ItemOutcome } from '@tp/runtime';
 
-import { Coalescer, type ItemOutcome } from '../shared/coalescer.js';
 import { rowKey, type TranslationRow } from './translation-row.js';
 
 /** `written`: the row now holds this result; `ignored`: a newer version is stored, or this very event. */

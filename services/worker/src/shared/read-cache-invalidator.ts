@@ -1,9 +1,7 @@
 import { contentReadCacheKey } from '@tp/pipeline';
 import { commandTimeout, type RedisClient } from '@tp/redis';
-import { perRegistry, type Logger } from '@tp/runtime';
+import { Coalescer, perRegistry, type ItemOutcome, type Logger } from '@tp/runtime';
 import { Counter, type Registry } from 'prom-client';
-
-import { Coalescer, type ItemOutcome } from './coalescer.js';
 
 /** Longest an invalidation waits for Redis; the entry's TTL bounds staleness after a miss. */
 const redisBound = commandTimeout(500);

@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName, type ContentChanged } from '@tp/contracts';
-import { connectDatabase, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { connectDatabase, ContentReport, OutboxMessage, SourceContent, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
+import { ReportContentChangeCommand } from './report-change.command.js';
+import { ReportContentChangeHandler } from './report-change.handler.js';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 
@@ -201,6 +205,70 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
     expect(await orm.em.fork().count(OutboxMessage, {})).toBe(before);
     // The owning module may go on reporting it.
     expect((await report('/api/v1/content/crm/customer/c-2', valid)).status).toBe(202);
+  });
+
+  it('accepts reports sent at once, written together, and refuses one of a type another module owns alone', async () => {
+    const em = orm.em.fork();
+    em.create(SourceContent, {
+      module: 'billing',
+      entityType: 'account',
+      entityId: 'a-1',
+      field: 'name',
+      sourceLang: 'en',
+      text: 'ACME',
+      sourceHash: 'h',
+      sourceVersion: 1,
+    });
+    await em.flush();
+    const paths = Array.from({ length: 30 }, (_, i) => `/api/v1/content/catalog/product/p-${i}`);
+    paths.splice(13, 0, '/api/v1/content/catalog/account/a-2');
+
+    const answers = await Promise.all(paths.map((path) => report(path, valid)));
+
+    expect(answers.map((answer) => answer.status)).toEqual(paths.map((_, i) => (i === 13 ? 409 : 202)));
+    expect(answers[13]?.body).toMatchObject({ error: 'MODULE_CONFLICT' });
+    const ids = answers.flatMap(
+      ({ body }) => (body.data as { tracking_id?: string } | undefined)?.tracking_id ?? [],
+    );
+    expect(new Set(ids).size).toBe(30);
+    const rows = await orm.em.fork().find(OutboxMessage, { eventId: { $in: ids } });
+    expect(rows.map((row) => row.messageKey).sort()).toEqual(
+      paths
+        .filter((_, i) => i !== 13)
+        .map((path) => `product:${path.split('/').pop()}`)
+        .sort(),
+    );
+    expect(await orm.em.fork().count(ContentReport, { trackingId: { $in: ids } })).toBe(30);
+    expect(await orm.em.fork().count(OutboxMessage, { messageKey: 'account:a-2' })).toBe(0);
+  });
+});
+
+describe('ReportContentChangeHandler', () => {
+  it('writes reports that wait together in one transaction, and when it fails, each alone: only the failing one fails', async () => {
+    const handler = new ReportContentChangeHandler({ orm, codec, topicPrefix });
+    const change = (id: string) => ({
+      module: 'catalog',
+      entityType: 'widget',
+      entityId: id,
+      sourceLang: 'en',
+      sourceVersion: 1,
+      fields: [{ name: 'name', text: 'Widget', format: 'text' as const }],
+    });
+    const key = randomUUID();
+    // The first starts a transaction at once; the two others wait for it and go together. The third's
+    // tracking row cannot be stored (its key id is no UUID), which fails their joint transaction.
+    const answers = await Promise.allSettled([
+      handler.execute(new ReportContentChangeCommand(change('w-1'), 'req-1', key)),
+      handler.execute(new ReportContentChangeCommand(change('w-2'), 'req-2', key)),
+      handler.execute(new ReportContentChangeCommand(change('w-3'), 'req-3', 'not-a-uuid')),
+    ]);
+
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    const keys = (await orm.em.fork().find(OutboxMessage, { messageKey: { $like: 'widget:%' } })).map(
+      (row) => row.messageKey,
+    );
+    expect(keys.sort()).toEqual(['widget:w-1', 'widget:w-2']);
+    expect(await orm.em.fork().count(ContentReport, { entityType: 'widget' })).toBe(2);
   });
 });
 
