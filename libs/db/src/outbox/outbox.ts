@@ -36,11 +36,20 @@ export async function insertIntoOutbox(
   entries: readonly OutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await withSpan('outbox write', outboxAttributes(entries), () =>
-    insertOutboxRows(
-      em,
-      entries.map((entry) => encodeOutboxRow(codec, entry)),
-    ),
+  await writeOutboxRows(codec, entries, (rows) => insertOutboxRows(em, rows));
+}
+
+/**
+ * Encodes events under an `outbox write` span that lasts until `write` (which inserts the rows) ends:
+ * for a caller that inserts them later, with others' (the gateway's reports, by group commit).
+ */
+export function writeOutboxRows<T>(
+  codec: EventCodec,
+  entries: readonly OutboxEntry[],
+  write: (rows: readonly EncodedOutboxRow[]) => Promise<T>,
+): Promise<T> {
+  return withSpan('outbox write', outboxAttributes(entries), () =>
+    write(entries.map((entry) => encodeOutboxRow(codec, entry))),
   );
 }
 

@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { encodeOutboxRow, insertOutboxRows, type EncodedOutboxRow, type Orm } from '@tp/db';
+import { insertOutboxRows, writeOutboxRows, type EncodedOutboxRow, type Orm } from '@tp/db';
 import { contentChangedEntry, recordContentReports, type NewContentReport } from '@tp/pipeline';
 import { AppError, Coalescer, type ItemOutcome } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
@@ -52,8 +52,6 @@ export class ReportContentChangeHandler implements ICommandHandler<ReportContent
     if (this.deps.topicLimit) {
       await assertDeliverable(change, entry, this.deps.codec, this.deps.topicPrefix, this.deps.topicLimit);
     }
-    // Encoded here, in the request's trace context, which the event's headers carry on.
-    const row = encodeOutboxRow(this.deps.codec, entry);
     const { module, entityType, entityId, sourceVersion } = change;
     const trackingId = entry.event.eventId;
     const report: NewContentReport = {
@@ -65,7 +63,10 @@ export class ReportContentChangeHandler implements ICommandHandler<ReportContent
       entityId,
       sourceVersion,
     };
-    return this.transactions.submit({ row, report });
+    // Encoded here, under the request's `outbox write` span, which the event's headers carry on.
+    return writeOutboxRows(this.deps.codec, [entry], ([row]) =>
+      this.transactions.submit({ row: row as EncodedOutboxRow, report }),
+    );
   }
 
   /** The reports in one transaction; when it fails, each in its own, so one fails only for itself. */
