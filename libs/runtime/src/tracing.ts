@@ -168,6 +168,9 @@ const HEADER_GETTER = {
   },
 };
 
+/** The active context, to run something in it later (inContext). */
+export const activeContext = (): Context => context.active();
+
 /** Runs `fn` with `ctx` active. */
 export function inContext<T>(ctx: Context, fn: () => T): T {
   return context.with(ctx, fn);

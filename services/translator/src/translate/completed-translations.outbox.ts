@@ -8,7 +8,7 @@ import {
   translationCompletedEntry,
   type TranslationOutcome,
 } from '@tp/pipeline';
-import type { Logger } from '@tp/runtime';
+import { activeContext, inContext, type Context, type Logger } from '@tp/runtime';
 import type { EventCodec } from '@tp/schemas';
 import { hotCacheHash } from '@tp/translation';
 import { Counter, type Registry } from 'prom-client';
@@ -46,8 +46,11 @@ export interface OutboxSinkOptions {
   readonly lingerMs?: number;
 }
 
-/** Most rows one INSERT carries. */
-const MAX_ROWS_PER_WRITE = 200;
+/**
+ * Most requests' translations one INSERT carries: a request's are one row per pair, more only past
+ * MAX_REQUEST_FIELDS texts or MAX_EVENT_TEXT_BYTES of text.
+ */
+const MAX_REQUESTS_PER_WRITE = 200;
 
 /**
  * Most bytes of translated text one event carries: a content request's bound on its results (four
@@ -58,7 +61,15 @@ const MAX_EVENT_TEXT_BYTES = 4 * MAX_REQUEST_TEXT_BYTES;
 
 const UNKEEPABLE = 'the translation contains U+0000, which the store cannot hold';
 
-/** A row waiting to be written, with what its failure is logged with. */
+/** A request's translations waiting to be written, with the trace context and time they came in. */
+interface Recorded {
+  readonly completed: readonly CompletedTranslation[];
+  readonly origin: EventOrigin;
+  readonly context: Context;
+  readonly at: number;
+}
+
+/** A row ready to be written, with what its failure is logged with. */
 interface QueuedRow {
   readonly row: EncodedOutboxRow;
   readonly origin: EventOrigin;
@@ -77,11 +88,12 @@ interface QueuedRow {
  * relay's batch and the projection's carry several rows rather than one each (docs/decisions.md,
  * "The hot cache, coalescing and free-text persistence"). A failed write is logged and counted,
  * never thrown: persistence is asynchronous by the spec, and the client already has its
- * translation. `drain()` ends the linger and waits for the rows recorded so far, so a graceful stop
- * loses none.
+ * translation. Events are encoded when written, not when recorded: off the answer's path, in the
+ * trace context and with the time of the request. `drain()` ends the linger and waits for the rows
+ * recorded so far, so a graceful stop loses none.
  */
 export class CompletedTranslationsOutbox implements CompletedTranslationSink {
-  private readonly queue: QueuedRow[] = [];
+  private readonly recorded: Recorded[] = [];
   private writing: Promise<void> | undefined;
   private lingering: ReturnType<typeof setTimeout> | undefined;
   private readonly failures?: Counter;
@@ -103,25 +115,9 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
   }
 
   record(completed: readonly CompletedTranslation[], origin: EventOrigin): void {
-    // Postgres text cannot hold U+0000, so the projection would refuse the event: such a translation
-    // is left out (logged and counted), and the request's others are kept.
-    const keepable = completed.filter((item) => !item.translatedText.includes('\u0000'));
-    if (keepable.length < completed.length) {
-      this.failed([{ origin, count: completed.length - keepable.length }], new Error(UNKEEPABLE));
-    }
-    for (const group of eventGroups(keepable)) {
-      try {
-        // Encoded now, in the request's trace context, which the event's headers carry on.
-        const entry = translationCompletedEntry(
-          freeTextCompletedData(group),
-          this.options.topicPrefix,
-          origin,
-        );
-        this.queue.push({ row: encodeOutboxRow(this.options.codec, entry), origin, count: group.length });
-      } catch (err) {
-        this.failed([{ origin, count: group.length }], err);
-      }
-    }
+    // Encoded when written, off the answer's path, in the request's trace context (kept here), which
+    // the event's headers carry on.
+    this.recorded.push({ completed, origin, context: activeContext(), at: Date.now() });
     this.schedule();
   }
 
@@ -137,20 +133,23 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
   private schedule(): void {
     if (this.writing) return;
     const lingerMs = this.options.lingerMs ?? 0;
-    if (lingerMs === 0 || this.queue.length >= MAX_ROWS_PER_WRITE) return this.writeNow();
+    if (lingerMs === 0 || this.recorded.length >= MAX_REQUESTS_PER_WRITE) return this.writeNow();
     this.lingering ??= setTimeout(() => this.writeNow(), lingerMs);
   }
 
   private writeNow(): void {
     clearTimeout(this.lingering);
     this.lingering = undefined;
-    if (this.queue.length > 0) this.writing ??= this.writeQueued();
+    if (this.recorded.length > 0) this.writing ??= this.writeQueued();
   }
 
-  /** Writes the queue, a batch at a time, until it is empty. */
+  /** Writes what was recorded, a batch at a time, until nothing is left. */
   private async writeQueued(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_ROWS_PER_WRITE);
+    while (this.recorded.length > 0) {
+      const batch = this.recorded
+        .splice(0, MAX_REQUESTS_PER_WRITE)
+        .flatMap((recorded) => this.rows(recorded));
+      if (batch.length === 0) continue;
       try {
         // One statement, so no transaction: the rows commit together or not at all.
         await insertOutboxRows(
@@ -163,6 +162,30 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
       }
     }
     this.writing = undefined;
+  }
+
+  /** The rows of a request's translations: one event per group, each encoded in the request's context. */
+  private rows({ completed, origin, context, at }: Recorded): QueuedRow[] {
+    // Postgres text cannot hold U+0000, so the projection would refuse the event: such a translation
+    // is left out (logged and counted), and the request's others are kept.
+    const keepable = completed.filter((item) => !item.translatedText.includes('\u0000'));
+    if (keepable.length < completed.length) {
+      this.failed([{ origin, count: completed.length - keepable.length }], new Error(UNKEEPABLE));
+    }
+    return eventGroups(keepable).flatMap((group) => {
+      try {
+        const row = inContext(context, () =>
+          encodeOutboxRow(
+            this.options.codec,
+            translationCompletedEntry(freeTextCompletedData(group, at), this.options.topicPrefix, origin),
+          ),
+        );
+        return [{ row, origin, count: group.length }];
+      } catch (err) {
+        this.failed([{ origin, count: group.length }], err);
+        return [];
+      }
+    });
   }
 
   private failed(rows: readonly Pick<QueuedRow, 'origin' | 'count'>[], err: unknown): void {
@@ -181,13 +204,13 @@ export class CompletedTranslationsOutbox implements CompletedTranslationSink {
  * text translated again lands on the same content_translations row. No request precedes a free
  * text's result, so the latest result for a text is the one kept.
  */
-function freeTextCompletedData(group: readonly CompletedTranslation[]): TranslationCompletedData {
+function freeTextCompletedData(group: readonly CompletedTranslation[], at: number): TranslationCompletedData {
   const [first, ...more] = group.map((completed) => {
     const { source, target, text } = completed;
     return { field: freeTextField(hotCacheHash({ source, target, text }), text), outcome: completed };
   });
   if (!first) throw new Error('an event carries at least one translation');
-  return translationCompletedData([first, ...more], Date.now());
+  return translationCompletedData([first, ...more], at);
 }
 
 /**

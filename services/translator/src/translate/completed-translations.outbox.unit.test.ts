@@ -1,6 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { Orm } from '@tp/db';
-import type { Logger } from '@tp/runtime';
+import { initTracing, withSpan, type Logger } from '@tp/runtime';
 import { EventCodec } from '@tp/schemas';
 import { Registry } from 'prom-client';
 
@@ -209,5 +209,34 @@ describe('CompletedTranslationsOutbox', () => {
     // Nothing held: a drain with an empty queue writes nothing.
     await outbox.drain();
     expect(statements).toHaveLength(1);
+  });
+
+  it('encodes an event when it is written, in the trace context and with the time of the request', async () => {
+    // W3C propagation and an async-local context, nothing exported (as a service without an endpoint).
+    initTracing('translator', {}, {});
+    const statements: (readonly unknown[])[] = [];
+    const codec = new EventCodec();
+    const outbox = new CompletedTranslationsOutbox({
+      orm: ormRunning(async (_sql, params) => void statements.push(params)),
+      codec,
+      topicPrefix: '',
+      logger: { error: jest.fn() } as unknown as Logger,
+      lingerMs: 3_600_000,
+    });
+    const recordedBy = Date.now();
+    const traceId = await withSpan('POST /translate', {}, (span) => {
+      outbox.record([completed], { correlationId: 'c', causationId: 'r' });
+      return span.spanContext().traceId;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    await outbox.drain();
+    const [params] = statements;
+    const [headers] = JSON.parse(params?.[5] as string) as Record<string, string>[];
+    expect(headers?.traceparent).toContain(traceId);
+    const event = codec.decode((params?.[4] as Buffer[])[0] as Buffer, headers ?? {});
+    const data = event.eventType === 'TranslationCompleted' ? event.data : undefined;
+    expect(data?.requestedAt).toBeGreaterThanOrEqual(recordedBy);
+    expect(data?.requestedAt).toBeLessThan(recordedBy + 20);
   });
 });
