@@ -36,6 +36,20 @@ const ormRunning = (run: (sql: string, params: readonly unknown[]) => Promise<vo
     },
   }) as unknown as Orm;
 
+/** An outbox whose statements are kept, its linger longer than any test: only drain() writes. */
+function heldOutbox() {
+  const statements: (readonly unknown[])[] = [];
+  const codec = new EventCodec();
+  const outbox = new CompletedTranslationsOutbox({
+    orm: ormRunning(async (_sql, params) => void statements.push(params)),
+    codec,
+    topicPrefix: '',
+    logger: { error: jest.fn() } as unknown as Logger,
+    lingerMs: 3_600_000,
+  });
+  return { outbox, statements, codec };
+}
+
 describe('CompletedTranslationsOutbox', () => {
   it('logs and counts a failed outbox write instead of throwing it at the request', async () => {
     const orm = ormRunning(() => Promise.reject(new Error('connection refused')));
@@ -58,15 +72,7 @@ describe('CompletedTranslationsOutbox', () => {
   });
 
   it("carries a request's translations of one pair in one event, each text under its own entity", async () => {
-    const statements: (readonly unknown[])[] = [];
-    const codec = new EventCodec();
-    const outbox = new CompletedTranslationsOutbox({
-      orm: ormRunning(async (_sql, params) => void statements.push(params)),
-      codec,
-      topicPrefix: '',
-      logger: { error: jest.fn() } as unknown as Logger,
-      lingerMs: 3_600_000,
-    });
+    const { outbox, statements, codec } = heldOutbox();
     const texts = Array.from({ length: 103 }, (_, n) => ({ ...completed, text: `Good morning ${n}` }));
     // 103 texts into fr and one into de: 100 a most an event carries, and one pair an event.
     outbox.record([...texts, { ...completed, target: 'de', translatedText: 'Guten Morgen' }], {
@@ -214,15 +220,7 @@ describe('CompletedTranslationsOutbox', () => {
   it('encodes an event when it is written, in the trace context and with the time of the request', async () => {
     // W3C propagation and an async-local context, nothing exported (as a service without an endpoint).
     initTracing('translator', {}, {});
-    const statements: (readonly unknown[])[] = [];
-    const codec = new EventCodec();
-    const outbox = new CompletedTranslationsOutbox({
-      orm: ormRunning(async (_sql, params) => void statements.push(params)),
-      codec,
-      topicPrefix: '',
-      logger: { error: jest.fn() } as unknown as Logger,
-      lingerMs: 3_600_000,
-    });
+    const { outbox, statements, codec } = heldOutbox();
     const recordedBy = Date.now();
     const traceId = await withSpan('POST /translate', {}, (span) => {
       outbox.record([completed], { correlationId: 'c', causationId: 'r' });

@@ -4,6 +4,7 @@ import { connectDatabase, ContentReport, OutboxMessage, SourceContent, type Orm 
 import { EventCodec } from '@tp/schemas';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
+import { seedSource } from '../../../test/content-seed.js';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
 
@@ -101,18 +102,7 @@ describe('DELETE /api/v1/content/{module}/{type}/{id}', () => {
   );
 
   it('answers 401 without a key, and 409 MODULE_CONFLICT for a type another module owns, writing nothing', async () => {
-    const em = orm.em.fork();
-    em.create(SourceContent, {
-      module: 'crm',
-      entityType: 'customer',
-      entityId: 'c-1',
-      field: 'name',
-      sourceLang: 'en',
-      text: 'ACME',
-      sourceHash: 'h',
-      sourceVersion: 1,
-    });
-    await em.flush();
+    await seedSource(orm, { module: 'crm', type: 'customer', id: 'c-1', sourceLang: 'en' }, { name: 'ACME' });
     const before = await outboxRows();
     expect((await remove('/api/v1/content/crm/customer/c-1', null)).status).toBe(401);
     expect(await remove('/api/v1/content/catalog/customer/c-1')).toMatchObject({

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicName, type ContentChanged } from '@tp/contracts';
-import { connectDatabase, ContentReport, OutboxMessage, SourceContent, type Orm } from '@tp/db';
+import { connectDatabase, ContentReport, OutboxMessage, type Orm } from '@tp/db';
 import { EventCodec } from '@tp/schemas';
 
 import { uniquePrefix } from '@tp/test/harness/kafka';
-import { ReportContentChangeCommand } from './report-change.command.js';
-import { ReportContentChangeHandler } from './report-change.handler.js';
+import { seedSource } from '../../../test/content-seed.js';
 import { startTestGateway, type TestGateway } from '../../../test/gateway-fixture.js';
 import { OpenApiContract } from '../../../test/openapi-contract.js';
+import { ReportContentChangeCommand } from './report-change.command.js';
+import { ReportContentChangeHandler } from './report-change.handler.js';
 
 // The command side through the real gateway (auth, validation, the Nest CommandBus, the outbox) on a
 // database of its own. Nothing relays the outbox here: the rows are the result.
@@ -187,18 +188,7 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
   });
 
   it('answers 409 MODULE_CONFLICT when another module owns the type, and writes nothing', async () => {
-    const em = orm.em.fork();
-    em.create(SourceContent, {
-      module: 'crm',
-      entityType: 'customer',
-      entityId: 'c-1',
-      field: 'name',
-      sourceLang: 'en',
-      text: 'ACME',
-      sourceHash: 'h',
-      sourceVersion: 1,
-    });
-    await em.flush();
+    await seedSource(orm, { module: 'crm', type: 'customer', id: 'c-1', sourceLang: 'en' }, { name: 'ACME' });
     const before = await orm.em.fork().count(OutboxMessage, {});
     const res = await report('/api/v1/content/catalog/customer/c-2', valid);
     expect(res).toMatchObject({ status: 409, body: { code: 40903, error: 'MODULE_CONFLICT' } });
@@ -208,18 +198,11 @@ describe('POST /api/v1/content/{module}/{type}/{id}', () => {
   });
 
   it('accepts reports sent at once, written together, and refuses one of a type another module owns alone', async () => {
-    const em = orm.em.fork();
-    em.create(SourceContent, {
-      module: 'billing',
-      entityType: 'account',
-      entityId: 'a-1',
-      field: 'name',
-      sourceLang: 'en',
-      text: 'ACME',
-      sourceHash: 'h',
-      sourceVersion: 1,
-    });
-    await em.flush();
+    await seedSource(
+      orm,
+      { module: 'billing', type: 'account', id: 'a-1', sourceLang: 'en' },
+      { name: 'ACME' },
+    );
     const paths = Array.from({ length: 30 }, (_, i) => `/api/v1/content/catalog/product/p-${i}`);
     paths.splice(13, 0, '/api/v1/content/catalog/account/a-2');
 
